@@ -1,0 +1,47 @@
+#include "cli_util.h"
+
+#include <charconv>
+#include <cstdio>
+
+namespace voxen::app {
+
+std::optional<int64_t> parse_int64(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  if (s.front() == '+') s.remove_prefix(1);
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::vector<int64_t> parse_ints(std::string_view text, size_t count, const std::string& arg) {
+  std::vector<int64_t> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string_view part = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    auto v = parse_int64(part);
+    if (!v) throw UsageError(arg, "malformed coordinate '" + std::string(text) + "' (expected " + std::to_string(count) + " comma-separated integers)");
+    out.push_back(*v);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  if (out.size() != count)
+    throw UsageError(arg, "malformed coordinate '" + std::string(text) + "' (expected " + std::to_string(count) + " comma-separated integers)");
+  return out;
+}
+
+BlockPos parse_block_pos(std::string_view text, const std::string& arg) {
+  auto v = parse_ints(text, 3, arg);
+  if (!y_in_range(v[1]))
+    throw UsageError(arg, "y " + std::to_string(v[1]) + " is outside the world (" + std::to_string(kMinY) + ".." + std::to_string(kMaxY) + ")");
+  return {v[0], v[1], v[2]};
+}
+
+std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace voxen::app

@@ -1,0 +1,49 @@
+// Helpers shared by the voxen subcommands: argument parsing with one-line errors, JSON output, timing.
+// Errors in arguments are reported as "voxen <cmd>: <argument>: <what>" and exit code 2 (see UsageError).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "voxen/core/coords.h"
+
+namespace voxen::app {
+
+/// Thrown by argument parsing; main() prints "voxen: <arg>: <message>" and exits 2.
+struct UsageError : std::runtime_error {
+  std::string argument;
+  UsageError(std::string arg, const std::string& msg) : std::runtime_error(msg), argument(std::move(arg)) {}
+};
+
+/// Thrown for failures of the work itself (unreadable file, corrupt data); main() prints it and exits 1.
+struct RunError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Parses a decimal int64 ("-30000000"); nullopt if malformed or out of range.
+std::optional<int64_t> parse_int64(std::string_view s);
+/// Parses "A,B" / "A,B,C" into int64 values; throws UsageError naming `arg` if malformed.
+std::vector<int64_t> parse_ints(std::string_view text, size_t count, const std::string& arg);
+/// Parses "X,Y,Z" as a world block position with y in -128..255; throws UsageError naming `arg`.
+BlockPos parse_block_pos(std::string_view text, const std::string& arg);
+
+/// Formats a 64-bit value as 16 lower-case hex digits.
+std::string hex64(uint64_t v);
+
+/// Wall-clock stopwatch in seconds.
+class Stopwatch {
+ public:
+  Stopwatch() : m_start(std::chrono::steady_clock::now()) {}
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count(); }
+  double ms() const { return seconds() * 1000.0; }
+
+ private:
+  std::chrono::steady_clock::time_point m_start;
+};
+
+}  // namespace voxen::app

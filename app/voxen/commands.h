@@ -1,0 +1,17 @@
+// The voxen subcommands. Each add_* registers one CLI11 subcommand on `app`; when it is chosen, its callback
+// stores the function that runs it in `run` (main calls it after parsing, so parse errors come first).
+// A run function returns the process exit code: 0 ok, 1 failure of the work, 2 bad arguments.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace voxen::app {
+
+using RunFn = std::function<int()>;
+
+void add_gen_command(CLI::App& app, RunFn& run);
+void add_probe_command(CLI::App& app, RunFn& run);
+
+}  // namespace voxen::app

@@ -1,0 +1,65 @@
+// A small job system over std::thread with a priority queue: the job with the lowest priority value runs
+// first (callers use distance from the viewer, so work nearest the viewer goes first). Ties run in submission
+// order, so a pool's schedule is reproducible given the same submissions.
+//
+// Threads: submit() and wait_idle() may be called from any thread; jobs run on the pool's workers. Jobs must not
+// touch shared state without their own synchronisation; voxen's jobs are pure functions of their inputs that
+// return results for the main thread to integrate, which is what keeps parallel output byte-identical to
+// single-threaded output.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <queue>
+#include <thread>
+#include <vector>
+
+namespace voxen {
+
+class JobPool {
+ public:
+  /// Starts `threads` workers; 0 means default_thread_count().
+  explicit JobPool(int threads = 0);
+  /// Waits for queued jobs to finish, then joins the workers.
+  ~JobPool();
+  JobPool(const JobPool&) = delete;
+  JobPool& operator=(const JobPool&) = delete;
+
+  /// Queues a job. Lower priority runs sooner.
+  void submit(double priority, std::function<void()> job);
+  /// Blocks until the queue is empty and no job is running.
+  void wait_idle();
+  /// Number of jobs queued but not started.
+  size_t queued() const;
+  /// Number of worker threads.
+  int thread_count() const { return static_cast<int>(m_workers.size()); }
+
+  /// hardware cores - 1, at least 1.
+  static int default_thread_count();
+
+ private:
+  struct Item {
+    double priority;
+    uint64_t order;
+    std::function<void()> job;
+  };
+  struct Later {
+    bool operator()(const Item& a, const Item& b) const {
+      return a.priority != b.priority ? a.priority > b.priority : a.order > b.order;
+    }
+  };
+  void worker_loop();
+
+  mutable std::mutex m_mutex;
+  std::condition_variable m_work_cv;
+  std::condition_variable m_idle_cv;
+  std::priority_queue<Item, std::vector<Item>, Later> m_queue;
+  std::vector<std::thread> m_workers;
+  uint64_t m_next_order = 0;
+  int m_running = 0;
+  bool m_stop = false;
+};
+
+}  // namespace voxen

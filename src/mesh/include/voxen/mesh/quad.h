@@ -1,0 +1,126 @@
+// The packed quad format: what the mesher emits and the renderer's vertex shader reads by vertex pulling
+// (gl_VertexID / 6 = quad, gl_VertexID % 6 = corner of its two triangles). One record per quad.
+//
+// Space: section-local, in half-blocks (a section spans 0..32 on each axis), Y up. The renderer adds the
+// section's camera-relative offset (floating origin), so positions here are always small.
+//
+// Opaque and cutout quads: 16 bytes, four uint32 words.
+//   word0  bits  0- 5  x     origin (min corner of the rectangle) in half-blocks, 0..32
+//          bits  6-11  y
+//          bits 12-17  z
+//          bits 18-22  w-1   extent along the face's U axis, half-blocks (1..32)
+//          bits 23-27  h-1   extent along the face's V axis, half-blocks (1..32)
+//          bits 28-30  face  0 +X, 1 -X, 2 +Y, 3 -Y, 4 +Z, 5 -Z (the direction the quad faces)
+//          bit  31     flip  1: split the quad along corners 1-3 instead of 0-2 (anisotropic AO)
+//   word1  bits  0- 9  texture layer in the sampler2DArray (0..1023)
+//          bits 10-12  kind  QuadKind below
+//          bits 13-20  AO    2 bits per corner (corner i at bits 13+2i), 3 = open, 0 = darkest (classic 0-3 rule)
+//          bits 21-24  flow  fluids: 0..7 = direction (0 north -Z, then clockwise in 45-degree steps), 8 falling,
+//                            15 still; 15 for everything else
+//          bits 25-31  reserved (0)
+//   word2  corner 0 light (bits 0-15) | corner 1 light (bits 16-31)
+//   word3  corner 2 light (bits 0-15) | corner 3 light (bits 16-31)
+//          each light is the 16-bit Light layout of cell.h: sky << 12 | r << 8 | g << 4 | b
+//
+// Corners: 0 = (u0, v0), 1 = (u1, v0), 2 = (u1, v1), 3 = (u0, v1) on the face's tangent axes:
+//   +X/-X: U = +Z, V = +Y     +Y/-Y: U = +X, V = +Z     +Z/-Z: U = +X, V = +Y
+// The rectangle lies in the plane through the origin perpendicular to the face's axis; e.g. the +X face of the
+// cell at section-local x = 3 has origin x = 8 (half-blocks). Winding is decided by the shader from `face`.
+//
+// Kinds:
+//   kAxis     an axis-aligned rectangle as above (cube faces, slabs, stairs, fluid sides).
+//   kCrossA   a plant's diagonal plane through the cell from (x, z) to (x + w, z + w) (origin = cell min
+//             corner, w = 2 half-blocks, h = height), both sides drawn (face is +Y, ignored for geometry).
+//   kCrossB   the other diagonal, from (x + w, z) to (x, z + w).
+//   kSlope    a 45-degree wedge's sloped surface: it rises from the origin's low edge toward `face`'s horizontal
+//             direction (face is +X, -X, +Z or -Z; -Y/+Y variants are not used) over one cell; for an upside-down
+//             wedge the same surface faces down (bit flip of V): see the mesher for the exact corners.
+//   kTriangle a wedge's side: the axis rectangle with corner 2 collapsed onto corner 1 (rising along U) or with
+//             corner 3 collapsed onto corner 0 (falling along U), chosen by the low bit of `flow`.
+//
+// Translucent and fluid quads (the second, blended pass): 20 bytes, the four words above plus
+//   word4  bits  0- 6  corner 0 height in 1/64 block above the quad's origin plane (fluid tops; 64 = full)
+//          bits  7-13  corner 1 height
+//          bits 14-20  corner 2 height
+//          bits 21-27  corner 3 height
+//          bits 28-31  reserved (0)
+//   Non-fluid translucent quads (glass, ice) carry 0 in word4 (no offset).
+#pragma once
+
+#include <cstdint>
+
+namespace voxen::mesh {
+
+enum class QuadKind : uint8_t { kAxis = 0, kCrossA = 1, kCrossB = 2, kSlope = 3, kTriangle = 4 };
+
+/// 16 bytes: opaque and cutout geometry.
+struct Quad {
+  uint32_t w[4];
+};
+static_assert(sizeof(Quad) == 16);
+
+/// 20 bytes: translucent and fluid geometry (Quad plus corner heights).
+struct FluidQuad {
+  uint32_t w[5];
+};
+static_assert(sizeof(FluidQuad) == 20);
+
+/// The fields of a quad, unpacked: what the mesher fills and the tests compare.
+struct QuadFields {
+  int x = 0, y = 0, z = 0;   // origin, half-blocks 0..32
+  int w = 2, h = 2;          // extents, half-blocks 1..32
+  int face = 0;              // 0..5
+  bool flip = false;
+  int texture = 0;           // 0..1023
+  QuadKind kind = QuadKind::kAxis;
+  uint8_t ao[4] = {3, 3, 3, 3};
+  int flow = 15;
+  uint16_t light[4] = {0, 0, 0, 0};
+  uint8_t height[4] = {0, 0, 0, 0};  // fluid corner heights in 1/64 (translucent records only)
+};
+
+constexpr uint32_t pack_word0(const QuadFields& f) {
+  return static_cast<uint32_t>(f.x) | static_cast<uint32_t>(f.y) << 6 | static_cast<uint32_t>(f.z) << 12 |
+         static_cast<uint32_t>(f.w - 1) << 18 | static_cast<uint32_t>(f.h - 1) << 23 |
+         static_cast<uint32_t>(f.face) << 28 | (f.flip ? 1u << 31 : 0u);
+}
+constexpr uint32_t pack_word1(const QuadFields& f) {
+  return static_cast<uint32_t>(f.texture) | static_cast<uint32_t>(f.kind) << 10 |
+         static_cast<uint32_t>(f.ao[0]) << 13 | static_cast<uint32_t>(f.ao[1]) << 15 |
+         static_cast<uint32_t>(f.ao[2]) << 17 | static_cast<uint32_t>(f.ao[3]) << 19 |
+         static_cast<uint32_t>(f.flow) << 21;
+}
+constexpr Quad pack_quad(const QuadFields& f) {
+  return Quad{{pack_word0(f), pack_word1(f),
+               static_cast<uint32_t>(f.light[0]) | static_cast<uint32_t>(f.light[1]) << 16,
+               static_cast<uint32_t>(f.light[2]) | static_cast<uint32_t>(f.light[3]) << 16}};
+}
+constexpr FluidQuad pack_fluid_quad(const QuadFields& f) {
+  const Quad q = pack_quad(f);
+  return FluidQuad{{q.w[0], q.w[1], q.w[2], q.w[3],
+                    static_cast<uint32_t>(f.height[0]) | static_cast<uint32_t>(f.height[1]) << 7 |
+                        static_cast<uint32_t>(f.height[2]) << 14 | static_cast<uint32_t>(f.height[3]) << 21}};
+}
+constexpr QuadFields unpack_quad(const uint32_t* w, bool fluid_record) {
+  QuadFields f;
+  f.x = static_cast<int>(w[0] & 63);
+  f.y = static_cast<int>((w[0] >> 6) & 63);
+  f.z = static_cast<int>((w[0] >> 12) & 63);
+  f.w = static_cast<int>((w[0] >> 18) & 31) + 1;
+  f.h = static_cast<int>((w[0] >> 23) & 31) + 1;
+  f.face = static_cast<int>((w[0] >> 28) & 7);
+  f.flip = (w[0] >> 31) != 0;
+  f.texture = static_cast<int>(w[1] & 1023);
+  f.kind = static_cast<QuadKind>((w[1] >> 10) & 7);
+  for (int i = 0; i < 4; ++i) f.ao[i] = static_cast<uint8_t>((w[1] >> (13 + 2 * i)) & 3);
+  f.flow = static_cast<int>((w[1] >> 21) & 15);
+  f.light[0] = static_cast<uint16_t>(w[2] & 0xFFFF);
+  f.light[1] = static_cast<uint16_t>(w[2] >> 16);
+  f.light[2] = static_cast<uint16_t>(w[3] & 0xFFFF);
+  f.light[3] = static_cast<uint16_t>(w[3] >> 16);
+  if (fluid_record)
+    for (int i = 0; i < 4; ++i) f.height[i] = static_cast<uint8_t>((w[4] >> (7 * i)) & 127);
+  return f;
+}
+
+}  // namespace voxen::mesh
