@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string>
 #include <utility>
-#include <variant>
+#include <optional>
 
 namespace voxen {
 
@@ -36,25 +36,27 @@ struct Error {
   }
 };
 
-/// Either a value or an Error (std::expected arrives in C++23; this fills the gap).
+/// Either a value or an Error (std::expected arrives in C++23; this fills the gap). Stored as an optional value
+/// beside an Error rather than a std::variant: GCC 12 reports a false -Wfree-nonheap-object in variant's destructor.
 template <class T>
 class Result {
  public:
-  Result(T value) : m_v(std::move(value)) {}          // NOLINT(google-explicit-constructor)
-  Result(Error error) : m_v(std::move(error)) {}      // NOLINT(google-explicit-constructor)
-  bool ok() const { return m_v.index() == 0; }
+  Result(T value) : m_value(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+  Result(Error error) : m_error(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+  bool ok() const { return m_value.has_value(); }
   explicit operator bool() const { return ok(); }
-  T& value() & { return std::get<0>(m_v); }
-  const T& value() const& { return std::get<0>(m_v); }
-  T&& value() && { return std::get<0>(std::move(m_v)); }
-  const Error& error() const { return std::get<1>(m_v); }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
+  T& value() & { return *m_value; }
+  const T& value() const& { return *m_value; }
+  T&& value() && { return std::move(*m_value); }
+  const Error& error() const { return m_error; }
+  T* operator->() { return &*m_value; }
+  const T* operator->() const { return &*m_value; }
+  T& operator*() & { return *m_value; }
+  const T& operator*() const& { return *m_value; }
 
  private:
-  std::variant<T, Error> m_v;
+  std::optional<T> m_value;
+  Error m_error;
 };
 
 /// Result for operations with no value.
