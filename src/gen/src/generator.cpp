@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "flat_generator.h"
+#include "gen_blocks.h"
 #include "terrain_generator.h"
 
 namespace voxen::gen {
@@ -18,7 +19,11 @@ Result<std::unique_ptr<Generator>> make_generator(std::string_view name, uint64_
   for (auto n : kNeeded)
     if (!registry.find(n)) return Error{"generator '" + std::string(name) + "' needs block '" + std::string(n) + "', missing from the registry"};
   if (name == "flat") return make_flat_generator(seed, registry);
-  if (name == "default") return make_terrain_generator(seed, registry);
+  if (name == "default") {
+    for (auto n : kTerrainBlockNames)
+      if (!registry.find(n)) return Error{"generator 'default' needs block '" + std::string(n) + "', missing from the registry"};
+    return make_terrain_generator(seed, registry);
+  }
   return Error{"unknown generator '" + std::string(name) + "' (expected default or flat)"};
 }
 
