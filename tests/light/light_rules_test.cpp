@@ -64,7 +64,8 @@ TEST(LightRules, TableReadsOpacityAndColouredEmissionFromTheRegistry) {
   EXPECT_EQ(t.source(id("air"), kMaxY), light::kSkyFull);
   EXPECT_EQ(t.source(id("air"), kMaxY - 1), 0);
   EXPECT_EQ(t.source(id("torch"), kMaxY), make_light(15, 14, 12, 8));
-  EXPECT_EQ(t.source(id("water"), kMaxY), 0);
+  EXPECT_EQ(t.source(id("water"), kMaxY), make_light(12, 0, 0, 0));  // 15 - 1 - opacity 2 from above the world
+  EXPECT_EQ(t.source(id("stone"), kMaxY), 0);
   // Ids the registry does not define read as its undefined block.
   EXPECT_EQ(t.opacity(60000), registry()[60000].opacity);
   EXPECT_EQ(t.emission(60000), 0);
@@ -131,6 +132,25 @@ TEST(LightRules, TheTopAndBottomOfTheWorld) {
   EXPECT_EQ(rgb(w, {2, kMinY + 1, 2}), (Rgb{13, 11, 7}));
   EXPECT_EQ(rgb(w, {5, kMinY, 2}), (Rgb{11, 9, 5}));
   EXPECT_MATCHES_ORACLE(w);
+
+  // Leaves and water in the top layer receive from the sky above the world like any other cell.
+  World t = lone_column();
+  fill_box(t, {0, kMaxY, 0}, {15, kMaxY, 15}, block("stone"));
+  set_cell(t, {4, kMaxY, 4}, block("oak_leaves"));
+  set_cell(t, {9, kMaxY, 9}, block("water"));
+  light_all(t);
+  EXPECT_EQ(sky(t, {4, kMaxY, 4}), 13);
+  EXPECT_EQ(sky(t, {4, kMaxY - 1, 4}), 12);
+  EXPECT_EQ(sky(t, {9, kMaxY, 9}), 12);
+  EXPECT_EQ(sky(t, {10, kMaxY - 1, 9}), 10);
+  EXPECT_MATCHES_ORACLE(t);
+  edit(t, {4, kMaxY, 4}, kAir);
+  EXPECT_EQ(sky(t, {4, kMaxY - 1, 4}), 15);
+  edit(t, {9, kMaxY, 9}, block("glass"));
+  EXPECT_EQ(sky(t, {9, kMaxY - 1, 9}), 15);
+  edit(t, {4, kMaxY, 4}, block("water"));
+  EXPECT_EQ(sky(t, {4, kMaxY - 1, 4}), 11);
+  EXPECT_MATCHES_ORACLE(t);
 
   // Open one roof cell: a shaft of sky 15 from y = 255 down to the ground.
   edit(w, {6, kMaxY, 6}, kAir);

@@ -4,7 +4,8 @@
 //   1. decode: opacity per cell (uniform sections by memset), emitters listed;
 //   2. height map: per (x, z) the highest cell with opacity > 0 (-1 when the whole (x, z) column is clear);
 //   3. initial light: sky 15 above the height map (exactly the cells that get 15: a horizontal step loses 1, so no
-//      other cell can hold sky 15), 0 below; emitters hold their emission;
+//      other cell can hold sky 15), 0 below, except a top cell (y = kMaxY) that is not clear, which receives
+//      14 - opacity from above the world; emitters hold their emission;
 //   4. seeds: the sky-15 cells that touch a darker cell (the cell just above the height map, and those beside a
 //      neighbour whose height map is higher) and the emitters;
 //   5. flood fill (FIFO of packed indices) until no cell changes;
@@ -137,7 +138,14 @@ void sky_seeds(LocalScratch& S) {
     for (int x = 0; x < kColumnWidth; ++x) {
       const int col = z * kColumnWidth + x;
       const int h = S.height[static_cast<size_t>(col)];
-      if (h >= kTopIndex) continue;  // the top cell is not clear: no sky 15 in this (x, z)
+      if (h >= kTopIndex) {  // the top cell is not clear: it receives 14 - opacity from above the world
+        const uint32_t top = static_cast<uint32_t>(kTopIndex * kLayer + col);
+        const Light from_above = propagate(kSkyFull, S.opacity[top], true);
+        if (from_above == 0) continue;
+        S.light[top] = light_max(S.light[top], from_above);
+        S.queue.push_back(top);
+        continue;
+      }
       int reach = h + 1;             // the cell just above the height map lights the one below it
       auto side = [&](int nx, int nz) {
         if (nx < 0 || nx >= kColumnWidth || nz < 0 || nz >= kColumnWidth) return;

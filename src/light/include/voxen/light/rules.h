@@ -80,12 +80,12 @@ class LightTable {
   uint8_t opacity(uint16_t id) const { return id < m_opacity.size() ? m_opacity[id] : m_undefined_opacity; }
   /// Block light emitted by a block id, as a Light with sky 0.
   Light emission(uint16_t id) const { return id < m_emission.size() ? m_emission[id] : m_undefined_emission; }
-  /// The light a cell is a source of by itself: its emission, plus sky 15 when it is the top cell of the world
-  /// (y = kMaxY) with opacity 0 (the cell above the world counts as sky 15).
+  /// The light a cell has whatever its neighbours in the world hold: its emission, plus, for the top cell of the
+  /// world (y = kMaxY), what it receives from the sky 15 above the world (15 when opacity is 0, else
+  /// 14 - opacity, clamped at 0).
   Light source(uint16_t id, int64_t y) const {
-    Light s = emission(id);
-    if (y == kMaxY && opacity(id) == 0) s |= kSkyFull;
-    return s;
+    const Light e = emission(id);
+    return y == kMaxY ? light_max(e, propagate(kSkyFull, opacity(id), true)) : e;
   }
   /// Number of ids with their own entry (registry.size() when built).
   size_t size() const { return m_opacity.size(); }
