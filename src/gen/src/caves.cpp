@@ -54,27 +54,31 @@ bool CaveModel::cell_is_solid(const CaveNode c[8]) {
   return (a_pos || a_neg || b_pos || b_neg) && q_neg;
 }
 
-bool CaveModel::carves(const CaveNode c[8], int fx, int fy, int fz) {
-  const double tx = fx * (1.0 / kCaveStepXZ), ty = fy * (1.0 / kCaveStepY), tz = fz * (1.0 / kCaveStepXZ);
-  auto tri = [&](double CaveNode::*f) {
-    const double x00 = lerp(c[0].*f, c[1].*f, tx), x10 = lerp(c[2].*f, c[3].*f, tx);
-    const double x01 = lerp(c[4].*f, c[5].*f, tx), x11 = lerp(c[6].*f, c[7].*f, tx);
-    return lerp(lerp(x00, x10, tz), lerp(x01, x11, tz), ty);
+CaveModel::Ends CaveModel::ends(const CaveNode c[8], int fx, int fz) {
+  const double tx = fx * (1.0 / kCaveStepXZ), tz = fz * (1.0 / kCaveStepXZ);
+  auto face = [&](double CaveNode::*f, int base) {
+    return lerp(lerp(c[base].*f, c[base + 1].*f, tx), lerp(c[base + 2].*f, c[base + 3].*f, tx), tz);
   };
-  if (tri(&CaveNode::q) > 0) return true;
-  const double a = tri(&CaveNode::a), b = tri(&CaveNode::b);
+  return Ends{face(&CaveNode::a, 0), face(&CaveNode::a, 4), face(&CaveNode::b, 0),
+              face(&CaveNode::b, 4), face(&CaveNode::q, 0), face(&CaveNode::q, 4)};
+}
+
+bool CaveModel::carves(const Ends& e, int fy, bool cavern) {
+  const double ty = fy * (1.0 / kCaveStepY);
+  if (cavern && lerp(e.q0, e.q1, ty) > 0) return true;
+  const double a = lerp(e.a0, e.a1, ty), b = lerp(e.b0, e.b1, ty);
   return a * a + b * b < kTunnelRadius2;
 }
 
-bool CaveModel::carved_point(int64_t x, int64_t y, int64_t z) const {
+bool CaveModel::carved_point(int64_t x, int64_t y, int64_t z, int surface) const {
   const int64_t i = x >> kCaveShiftXZ, j = y >> kCaveShiftY, k = z >> kCaveShiftXZ;
   CaveNode c[8];
   for (int dy = 0; dy < 2; ++dy)
     for (int dz = 0; dz < 2; ++dz)
       for (int dx = 0; dx < 2; ++dx) c[dx + 2 * dz + 4 * dy] = node(wrap_add(i, dx), wrap_add(j, dy), wrap_add(k, dz));
   if (cell_is_solid(c)) return false;
-  return carves(c, static_cast<int>(x & (kCaveStepXZ - 1)), static_cast<int>(y & (kCaveStepY - 1)),
-                static_cast<int>(z & (kCaveStepXZ - 1)));
+  return carves(ends(c, static_cast<int>(x & (kCaveStepXZ - 1)), static_cast<int>(z & (kCaveStepXZ - 1))),
+                static_cast<int>(y & (kCaveStepY - 1)), y < surface - kCavernCover);
 }
 
 RavineSpan CaveModel::ravine(int64_t x, int64_t z, int surface) const {

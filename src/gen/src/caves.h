@@ -28,6 +28,9 @@ namespace voxen::gen {
 inline constexpr int kCaveShiftXZ = 2, kCaveShiftY = 3;
 inline constexpr int kCaveStepXZ = 1 << kCaveShiftXZ, kCaveStepY = 1 << kCaveShiftY;
 
+/// Caverns stay this many blocks below the terrain top (so they do not open wide pits); tunnels may break out.
+inline constexpr int kCavernCover = 12;
+
 /// The three cave fields at one lattice node.
 struct CaveNode {
   double a, b;  // spaghetti fields: a tunnel where a^2 + b^2 < kTunnelRadius2
@@ -51,12 +54,19 @@ class CaveModel {
   /// = dx + 2 dz + 4 dy, each 0 or 1).
   static bool cell_is_solid(const CaveNode corners[8]);
 
-  /// The carve test for the cell at offset (fx 0..3, fy 0..7, fz 0..3) inside the coarse cell with these corners.
-  static bool carves(const CaveNode corners[8], int fx, int fy, int fz);
+  /// The three fields bilinearly interpolated at offset (fx 0..3, fz 0..3) on the bottom (suffix 0) and top
+  /// (suffix 1) faces of a coarse cell; the cells above that offset interpolate between them in y.
+  struct Ends {
+    double a0, a1, b0, b1, q0, q1;
+  };
+  static Ends ends(const CaveNode corners[8], int fx, int fz);
+  /// The carve test for the cell at height offset fy (0..7) above the bottom face, given that offset's Ends;
+  /// caverns count only where `cavern` is true (the generator allows them kCavernCover blocks under the surface).
+  static bool carves(const Ends& e, int fy, bool cavern);
 
-  /// Cave shape at one world cell, without the surface and water limits the generator adds: exactly the
-  /// coarse-grid result for that cell (computes its 8 nodes).
-  bool carved_point(int64_t x, int64_t y, int64_t z) const;
+  /// Cave shape at one world cell whose column's terrain top is `surface`, without the water limit the generator
+  /// adds: exactly the coarse-grid result for that cell (computes its 8 nodes).
+  bool carved_point(int64_t x, int64_t y, int64_t z, int surface) const;
 
   /// The ravine span at world (x, z) whose terrain top is `surface` (world y); may be empty.
   RavineSpan ravine(int64_t x, int64_t z, int surface) const;

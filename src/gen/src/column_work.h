@@ -50,6 +50,10 @@ struct ColumnWork {
   int top_y = 0;                        // no cell above this world y is anything but air
   std::vector<uint32_t> cells = std::vector<uint32_t>(static_cast<size_t>(kColumnHeight) * 256);
   std::vector<CaveNode> cave_nodes;
+  /// What the buffer holds: the serial number of the generator instance that built it (0: nothing yet) and the
+  /// column, so repeated surface_y() calls in one column reuse the build.
+  uint64_t built_by = 0;
+  ColumnPos built_pos;
 
   static constexpr int map_index(int lx, int lz) { return (lz + kMapMargin) * kMapWidth + (lx + kMapMargin); }
   const TerrainSample& sample(int lx, int lz) const { return map[static_cast<size_t>(map_index(lx, lz))]; }

@@ -143,7 +143,7 @@ bool FeaturePlacer::plan_tree(const ColumnWork& w, int64_t gx, int64_t gz, Tree&
   // Soil at the origin, decided from pure functions of (x, z): the surface rules and the cave shape.
   const SurfaceLayers L = m_surface.layers(x, z, s, w.slope(lx, lz));
   if (L.top != m_ids.grass && L.top != m_ids.dirt && L.top != m_ids.snow) return false;
-  if (m_caves.carved_point(x, s.height, z) || m_caves.carved_point(x, s.height - 1, z)) return false;
+  if (m_caves.carved_point(x, s.height, z, s.height) || m_caves.carved_point(x, s.height - 1, z, s.height)) return false;
   if (!m_caves.ravine(x, z, s.height).empty()) return false;
   t.x = x;
   t.z = z;

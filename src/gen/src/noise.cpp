@@ -1,5 +1,6 @@
 #include "noise.h"
 
+#include <array>
 #include <cmath>
 
 #include "voxen/core/error.h"
@@ -39,12 +40,23 @@ inline double dot3(uint64_t h, double dx, double dy, double dz) {
   return g[0] * dx + g[1] * dy + g[2] * dz;
 }
 
+// 2^-k for k = 0..62, exact in double.
+constexpr auto kInvPow2 = [] {
+  std::array<double, 63> t{};
+  double v = 1.0;
+  for (double& e : t) {
+    e = v;
+    v *= 0.5;
+  }
+  return t;
+}();
+
 // Splits a world coordinate into its lattice cell (floor(v / 2^shift), int64) and the fraction in [0, 1),
 // exactly: the remainder is below 2^40 and so is a double without rounding, and the scale is a power of two.
 inline int64_t cell_and_fraction(int64_t v, int shift, double& frac) {
   const int64_t cell = v >> shift;
   const int64_t rem = v & ((int64_t{1} << shift) - 1);
-  frac = std::ldexp(static_cast<double>(rem), -shift);
+  frac = static_cast<double>(rem) * kInvPow2[shift];
   return cell;
 }
 

@@ -9,6 +9,7 @@
 #include "terrain_generator.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "caves.h"
 #include "column_work.h"
@@ -38,7 +39,8 @@ class TerrainGenerator final : public Generator {
         m_surface(seed, m_ids),
         m_features(seed, m_ids, m_caves, m_surface),
         m_bedrock_seed(derive_seed(seed, 0x71)),
-        m_magma_seed(derive_seed(seed, 0x72)) {
+        m_magma_seed(derive_seed(seed, 0x72)),
+        m_serial(next_serial()) {
     m_ground.assign(r.size(), false);
     for (size_t id = 0; id < r.size(); ++id) {
       const BlockDef& d = r[static_cast<uint16_t>(id)];
@@ -60,11 +62,13 @@ class TerrainGenerator final : public Generator {
     }
   }
 
-  // Builds the whole column holding (x, z) into the scratch buffer (no packing) and reads the stripe: exactly
-  // what generate() stores. Cost: one column build (well under a millisecond).
+  // Builds the whole column holding (x, z) into the thread's scratch buffer (no packing) and reads the stripe:
+  // exactly what generate() stores. Cost: one column build (about half a millisecond), skipped when the buffer
+  // already holds that column from this generator.
   int64_t surface_y(int64_t x, int64_t z) const override {
     ColumnWork& w = work();
-    build({column_of(x), column_of(z)}, w);
+    const ColumnPos pos{column_of(x), column_of(z)};
+    if (w.built_by != m_serial || w.built_pos != pos) build(pos, w);
     const int lx = local_of(x), lz = local_of(z);
     for (int y = std::min(w.top_y, kMaxY); y >= kMinY; --y) {
       const uint32_t id = w.at(lx, y, lz) & 0xFFFF;
@@ -79,7 +83,14 @@ class TerrainGenerator final : public Generator {
     return w;
   }
 
+  // A serial number per generator instance (never its address) tags what the scratch buffer holds.
+  static uint64_t next_serial() {
+    static std::atomic<uint64_t> counter{0};
+    return ++counter;
+  }
+
   void build(ColumnPos pos, ColumnWork& w) const {
+    w.built_by = 0;  // an exception part-way must not leave a stale tag
     w.pos = pos;
     w.x0 = pos.min_x();
     w.z0 = pos.min_z();
@@ -92,6 +103,8 @@ class TerrainGenerator final : public Generator {
     m_features.place_ores(w);
     m_features.place_plants(w);
     m_features.place_trees(w);
+    w.built_by = m_serial;
+    w.built_pos = pos;
   }
 
   void plan_stripes(ColumnWork& w) const {
@@ -205,16 +218,16 @@ class TerrainGenerator final : public Generator {
               for (int dx = 0; dx < 2; ++dx)
                 c[dx + 2 * dz + 4 * dy] = w.cave_nodes[static_cast<size_t>(((cj + dy) * kNx + ck + dz) * kNx + ci + dx)];
           if (CaveModel::cell_is_solid(c)) continue;
-          for (int fy = 0; fy < kCaveStepY; ++fy) {
-            const int y = y_base + fy;
-            if (y < kCarveFloor) continue;
-            for (int fz = 0; fz < kCaveStepXZ; ++fz)
-              for (int fx = 0; fx < kCaveStepXZ; ++fx) {
-                const int lx = ci * kCaveStepXZ + fx, lz = ck * kCaveStepXZ + fz;
-                if (y > w.stripes[static_cast<size_t>((lz << 4) | lx)].carve_top) continue;
-                if (CaveModel::carves(c, fx, fy, fz)) carve(w, lx, y, lz);
-              }
-          }
+          for (int fz = 0; fz < kCaveStepXZ; ++fz)
+            for (int fx = 0; fx < kCaveStepXZ; ++fx) {
+              const int lx = ci * kCaveStepXZ + fx, lz = ck * kCaveStepXZ + fz;
+              const StripeInfo& st = w.stripes[static_cast<size_t>((lz << 4) | lx)];
+              const int top = std::min(st.carve_top, y_base + kCaveStepY - 1);
+              if (top < y_base) continue;
+              const CaveModel::Ends e = CaveModel::ends(c, fx, fz);
+              for (int y = std::max(y_base, kCarveFloor); y <= top; ++y)
+                if (CaveModel::carves(e, y - y_base, y < st.height - kCavernCover)) carve(w, lx, y, lz);
+            }
         }
       }
   }
@@ -235,6 +248,7 @@ class TerrainGenerator final : public Generator {
   SurfaceRules m_surface;
   FeaturePlacer m_features;
   uint64_t m_bedrock_seed, m_magma_seed;
+  uint64_t m_serial;
   std::vector<bool> m_ground;  // by block id: counts as the surface for surface_y
 };
 
