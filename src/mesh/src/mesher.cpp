@@ -1,0 +1,729 @@
+// The fast mesher. Data flow per section:
+//   1. classify: one class byte per padded cell (baked.h CellClass), then bit rows along x of occluders and of
+//      cover shapes (18 bits per padded row) and of simple cubes (16 bits per inner row);
+//   2. per face direction: visible faces of simple cubes by bit operations on neighbouring rows, each face's
+//      corners (AO and smooth light) from its 3 x 3 front-layer cells through a 512-entry table; the general path
+//      (shapes, fluids, crosses, translucent cubes, and cube faces partly covered by a shape) per cell;
+//   3. per face direction: greedy merge of the mergeable unit faces in each 16 x 16 slice (boundary planes and
+//      mid-cell planes), emitting merged quads.
+// The reference mesher (reference.cpp) states the same rules plainly; tests require equal unit faces.
+#include "voxen/mesh/mesher.h"
+
+#include <bit>
+#include <cstring>
+
+#include "voxen/mesh/shapes.h"
+
+namespace voxen::mesh {
+
+namespace {
+
+constexpr int kStep[6] = {1, -1, kPaddedArea, -kPaddedArea, kPadded, -kPadded};
+constexpr int kAxisStep[3] = {1, kPaddedArea, kPadded};  // padded index step along x, y, z
+constexpr int kCornerSign[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};  // (U, V) side of corners 0..3
+
+constexpr int pos9(int du, int dv) { return (du + 1) + 3 * (dv + 1); }
+
+struct Rect {
+  uint8_t a, b, w, h;  // in half-blocks on the side's (U, V), 0..2
+};
+
+// Tables built once (thread-safe static initialisation).
+struct Tables {
+  int off9[6][9];          // padded offsets of the 3 x 3 front-layer cells from the front cell
+  uint32_t lut[512];       // per occluder mask of those cells: AO (2 bits per corner) | contributors << 8
+  uint8_t corner_pos[4][4];  // positions (pos9) of front, side U, side V, diagonal for each corner
+  uint8_t boundary_sq[256][6];  // per occupancy and face: squares on the cell side
+  uint8_t mid_sq[256][6];       // per occupancy and face: squares of faces on the mid-cell plane
+  Rect part[16][3];             // partition of a square set into rectangles
+  uint8_t part_count[16];
+};
+
+Tables make_tables() {
+  Tables t{};
+  for (int d = 0; d < 6; ++d) {
+    const FaceAxes& fa = kFaceAxes[d];
+    for (int dv = -1; dv <= 1; ++dv)
+      for (int du = -1; du <= 1; ++du) t.off9[d][pos9(du, dv)] = du * kAxisStep[fa.u] + dv * kAxisStep[fa.v];
+  }
+  for (int k = 0; k < 4; ++k) {
+    const int su = kCornerSign[k][0], sv = kCornerSign[k][1];
+    t.corner_pos[k][0] = static_cast<uint8_t>(pos9(0, 0));
+    t.corner_pos[k][1] = static_cast<uint8_t>(pos9(su, 0));
+    t.corner_pos[k][2] = static_cast<uint8_t>(pos9(0, sv));
+    t.corner_pos[k][3] = static_cast<uint8_t>(pos9(su, sv));
+  }
+  for (uint32_t mask = 0; mask < 512; ++mask) {
+    uint32_t e = 0;
+    for (int k = 0; k < 4; ++k) {
+      const auto occ = [&](int p) { return static_cast<int>((mask >> p) & 1); };
+      const int fr = occ(t.corner_pos[k][0]), s1 = occ(t.corner_pos[k][1]), s2 = occ(t.corner_pos[k][2]),
+                dg = occ(t.corner_pos[k][3]);
+      const int ao = (s1 && s2) ? 0 : 3 - (s1 + s2 + dg);
+      uint32_t flags = 0;
+      if (!fr) flags |= 1;
+      if (!s1) flags |= 2;
+      if (!s2) flags |= 4;
+      if (!dg && (!s1 || !s2)) flags |= 8;
+      e |= static_cast<uint32_t>(ao) << (2 * k);
+      e |= flags << (8 + 4 * k);
+    }
+    t.lut[mask] = e;
+  }
+  for (int occ = 0; occ < 256; ++occ)
+    for (int d = 0; d < 6; ++d) {
+      const FaceAxes& fa = kFaceAxes[d];
+      const int outer = fa.sign > 0 ? 1 : 0, inner = 1 - outer;
+      uint8_t bsq = 0, msq = 0;
+      for (int b = 0; b < 2; ++b)
+        for (int a = 0; a < 2; ++a) {
+          int ho[3], hi[3];
+          ho[fa.axis] = outer;
+          hi[fa.axis] = inner;
+          ho[fa.u] = hi[fa.u] = a;
+          ho[fa.v] = hi[fa.v] = b;
+          const bool o = occ & (1 << subcell_bit(ho[0], ho[1], ho[2]));
+          const bool i = occ & (1 << subcell_bit(hi[0], hi[1], hi[2]));
+          if (o) bsq = static_cast<uint8_t>(bsq | 1 << (a | b << 1));
+          if (i && !o) msq = static_cast<uint8_t>(msq | 1 << (a | b << 1));
+        }
+      t.boundary_sq[occ][d] = bsq;
+      t.mid_sq[occ][d] = msq;
+    }
+  for (int s = 0; s < 16; ++s) {
+    int used = 0, n = 0;
+    for (int b = 0; b < 2; ++b)
+      for (int a = 0; a < 2; ++a) {
+        const auto has = [&](int aa, int bb) { return ((s & ~used) >> (aa | bb << 1)) & 1; };
+        if (!has(a, b)) continue;
+        int w = 1;
+        if (a == 0 && has(1, b)) w = 2;
+        int h = 1;
+        if (b == 0 && has(a, 1) && (w == 1 || has(a + 1, 1))) h = 2;
+        for (int bb = b; bb < b + h; ++bb)
+          for (int aa = a; aa < a + w; ++aa) used |= 1 << (aa | bb << 1);
+        t.part[s][n++] = Rect{static_cast<uint8_t>(a), static_cast<uint8_t>(b), static_cast<uint8_t>(w),
+                              static_cast<uint8_t>(h)};
+      }
+    t.part_count[s] = static_cast<uint8_t>(n);
+  }
+  return t;
+}
+
+const Tables& tables() {
+  static const Tables t = make_tables();
+  return t;
+}
+
+// Light arithmetic: a Light spread to one byte per channel (blue, red, green, sky), so four can be summed.
+inline uint32_t spread8(Light l) { return (l & 0x0F0Fu) | ((static_cast<uint32_t>(l) & 0xF0F0u) << 12); }
+inline Light unspread8(uint32_t s) { return static_cast<Light>((s & 0x0F0Fu) | ((s >> 12) & 0xF0F0u)); }
+// Per-lane (sum + n / 2) / n for lane sums of up to n cells of 0..15.
+inline uint32_t mean_lanes(uint32_t s, int n) {
+  switch (n) {
+    case 1: return s;
+    case 2: return ((s + 0x01010101u) >> 1) & 0x0F0F0F0Fu;
+    case 3: {
+      // floor((x + 1) / 3) == floor((x + 1) * 171 / 512) for x + 1 <= 46; two lanes per 16-bit half at a time.
+      const uint32_t t = s + 0x01010101u;
+      const uint32_t e = (((t & 0x00FF00FFu) * 171u) >> 9) & 0x000F000Fu;
+      const uint32_t o = ((((t >> 8) & 0x00FF00FFu) * 171u) >> 9) & 0x000F000Fu;
+      return e | (o << 8);
+    }
+    case 4: return ((s + 0x02020202u) >> 2) & 0x0F0F0F0Fu;
+    default: return 0;
+  }
+}
+
+inline int brightness(Light l) { return light_sky(l) + light_r(l) + light_g(l) + light_b(l); }
+
+// The quad's flip bit: split along corners 1-3 when the default diagonal 0-2 joins the darker corners.
+inline bool flip_rule(const uint8_t ao[4], const Light l[4]) {
+  const int a02 = ao[0] + ao[2], a13 = ao[1] + ao[3];
+  if (a02 != a13) return a02 < a13;
+  return brightness(l[0]) + brightness(l[2]) < brightness(l[1]) + brightness(l[3]);
+}
+
+// Corner values of a full face.
+struct Corners {
+  uint8_t ao[4];
+  Light light[4];
+  bool uniform() const {
+    return ao[0] == ao[1] && ao[0] == ao[2] && ao[0] == ao[3] && light[0] == light[1] && light[0] == light[2] &&
+           light[0] == light[3];
+  }
+};
+
+// Slice key bits (a mergeable unit face's attributes; equal keys merge).
+constexpr int kKeyAo = 16, kKeyTex = 18, kKeyFlow = 28, kKeyHLow = 32, kKeyHHigh = 39, kKeyList = 46;
+constexpr uint64_t kKeyBottomOrigin = uint64_t{1} << 48;  // fluid top: origin plane at the cell's bottom
+constexpr uint64_t kKeyNoVMerge = uint64_t{1} << 49;      // heights differ along V: merge along U only
+constexpr uint64_t kKeyValid = uint64_t{1} << 63;
+constexpr uint64_t kKeyLightingBits = (uint64_t{1} << kKeyTex) - 1;  // light and AO
+
+}  // namespace
+
+struct MeshScratch::Impl {
+  uint8_t cls[kPaddedVolume];
+  uint32_t occ_row[kPaddedArea];    // bit px of row (py, pz): occluder
+  uint32_t cov_row[kPaddedArea];    // bit px of row (py, pz): cover shape
+  uint16_t simple_row[256];         // bit x of inner row (y, z): simple cube
+  uint16_t general[kSectionVolume]; // padded indices of general cells
+  int general_count = 0;
+  // Greedy slices of the current direction: [0] the cells' boundary planes, [1] their mid-cell planes.
+  uint64_t key[2][16][256];
+  uint16_t used[2][16][16];
+  uint8_t attr_ao[2][16][256];      // corner values for merges that ignore lighting
+  Light attr_light[2][16][256][4];
+  bool any_mid = false;
+};
+
+MeshScratch::MeshScratch() : m_impl(std::make_unique<Impl>()) {}
+MeshScratch::~MeshScratch() = default;
+
+bool operator==(const SectionMesh& a, const SectionMesh& b) {
+  const auto same = [](const auto& x, const auto& y) {
+    return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0);
+  };
+  return same(a.opaque, b.opaque) && same(a.cutout, b.cutout) && same(a.translucent, b.translucent);
+}
+
+namespace {
+
+class Mesher {
+ public:
+  Mesher(const BakedBlocks& blocks, const uint32_t* cells, const Light* light, const MeshOptions& options,
+         MeshScratch::Impl& s, SectionMesh& out)
+      : m_blocks(blocks), m_cells(cells), m_light(light), m_opt(options), m_s(s), m_out(out), m_t(tables()) {}
+
+  void run() {
+    if (!classify()) return;
+    for (int d = 0; d < 6; ++d) {
+      m_d = d;
+      m_s.any_mid = false;
+      std::memset(m_s.used, 0, sizeof(m_s.used));
+      simple_faces();
+      for (int i = 0; i < m_s.general_count; ++i) general_faces(m_s.general[i]);
+      if (m_opt.greedy) {
+        merge_slices(0);
+        if (m_s.any_mid) merge_slices(1);
+      }
+    }
+  }
+
+ private:
+  // --- classification -------------------------------------------------------------------------------------------
+
+  bool classify() {
+    const size_t n = m_blocks.size();
+    bool any = false;
+    for (int i = 0; i < kPaddedVolume; ++i) {
+      const uint32_t id = m_cells[i] & 0xFFFFu;
+      m_s.cls[i] = id < n ? m_blocks.cls(static_cast<uint16_t>(id)) : 0;
+    }
+    for (int r = 0; r < kPaddedArea; ++r) {
+      const uint8_t* row = &m_s.cls[r * kPadded];
+      uint32_t occ = 0, cov = 0;
+      for (int px = 0; px < kPadded; ++px) {
+        occ |= static_cast<uint32_t>(row[px] & kClassOccluder) << px;
+        cov |= static_cast<uint32_t>((row[px] & kClassCoverShape) >> 1) << px;
+      }
+      m_s.occ_row[r] = occ;
+      m_s.cov_row[r] = cov;
+    }
+    m_s.general_count = 0;
+    for (int y = 0; y < 16; ++y)
+      for (int z = 0; z < 16; ++z) {
+        const int base = padded_index(0, y, z);
+        uint32_t simple = 0;
+        for (int x = 0; x < 16; ++x) {
+          const uint8_t c = m_s.cls[base + x];
+          simple |= static_cast<uint32_t>((c & kClassSimple) >> 2) << x;
+          if (c & kClassGeneral) m_s.general[m_s.general_count++] = static_cast<uint16_t>(base + x);
+        }
+        m_s.simple_row[y * 16 + z] = static_cast<uint16_t>(simple);
+        any |= simple != 0;
+      }
+    return any || m_s.general_count > 0;
+  }
+
+  // --- corner values ----------------------------------------------------------------------------------------------
+
+  // AO and smooth light of the corners of the full face of cell `c` (padded index) facing direction d.
+  Corners face_corners(int c, int d) const {
+    const int f = c + kStep[d];
+    const int* off = m_t.off9[d];
+    uint32_t mask = 0;
+    uint32_t L[9];
+    for (int p = 0; p < 9; ++p) {
+      const int i = f + off[p];
+      mask |= static_cast<uint32_t>(m_s.cls[i] & kClassOccluder) << p;
+      L[p] = spread8(m_light[i]);
+    }
+    const uint32_t e = m_t.lut[mask];
+    Corners out;
+    for (int k = 0; k < 4; ++k) {
+      out.ao[k] = static_cast<uint8_t>((e >> (2 * k)) & 3);
+      const uint32_t flags = (e >> (8 + 4 * k)) & 15;
+      const uint8_t* cp = m_t.corner_pos[k];
+      uint32_t sum = 0;
+      sum += L[cp[0]] & (0u - (flags & 1));
+      sum += L[cp[1]] & (0u - ((flags >> 1) & 1));
+      sum += L[cp[2]] & (0u - ((flags >> 2) & 1));
+      sum += L[cp[3]] & (0u - ((flags >> 3) & 1));
+      out.light[k] = unspread8(mean_lanes(sum, std::popcount(flags)));
+    }
+    return out;
+  }
+
+  // --- emission ---------------------------------------------------------------------------------------------------
+
+  struct Piece {
+    int pos[3];  // origin, half-blocks
+    int w = 2, h = 2;
+    int face = 0;
+    QuadKind kind = QuadKind::kAxis;
+    int texture = 0;
+    int flow = kFlowStill;
+    MeshList list = kListOpaque;
+    uint8_t ao[4];
+    Light light[4];
+    uint8_t height[4] = {0, 0, 0, 0};
+  };
+
+  void emit(const Piece& p) {
+    const bool flip = flip_rule(p.ao, p.light);
+    const uint32_t w0 = static_cast<uint32_t>(p.pos[0]) | static_cast<uint32_t>(p.pos[1]) << 6 |
+                        static_cast<uint32_t>(p.pos[2]) << 12 | static_cast<uint32_t>(p.w - 1) << 18 |
+                        static_cast<uint32_t>(p.h - 1) << 23 | static_cast<uint32_t>(p.face) << 28 |
+                        (flip ? 1u << 31 : 0u);
+    const uint32_t w1 = static_cast<uint32_t>(p.texture) | static_cast<uint32_t>(p.kind) << 10 |
+                        static_cast<uint32_t>(p.ao[0]) << 13 | static_cast<uint32_t>(p.ao[1]) << 15 |
+                        static_cast<uint32_t>(p.ao[2]) << 17 | static_cast<uint32_t>(p.ao[3]) << 19 |
+                        static_cast<uint32_t>(p.flow) << 21;
+    const uint32_t w2 = static_cast<uint32_t>(p.light[0]) | static_cast<uint32_t>(p.light[1]) << 16;
+    const uint32_t w3 = static_cast<uint32_t>(p.light[2]) | static_cast<uint32_t>(p.light[3]) << 16;
+    if (p.list == kListTranslucent) {
+      const uint32_t w4 = static_cast<uint32_t>(p.height[0]) | static_cast<uint32_t>(p.height[1]) << 7 |
+                          static_cast<uint32_t>(p.height[2]) << 14 | static_cast<uint32_t>(p.height[3]) << 21;
+      m_out.translucent.push_back(FluidQuad{{w0, w1, w2, w3, w4}});
+    } else {
+      (p.list == kListOpaque ? m_out.opaque : m_out.cutout).push_back(Quad{{w0, w1, w2, w3}});
+    }
+  }
+
+  // A full unit face (2 x 2 half-blocks on the cell's boundary or mid plane, plane 0 / 1): into the greedy slice
+  // when it may merge, else emitted at once. `bottom_origin` marks a fluid top (origin plane at the cell bottom).
+  void full_face(int d, int x, int y, int z, int plane, const Corners& cr, int texture, MeshList list, int flow,
+                 const uint8_t height[4], bool bottom_origin) {
+    const bool heights_along_u = height[0] == height[1] && height[2] == height[3];
+    if (m_opt.greedy && heights_along_u && (!m_opt.merge_requires_equal_lighting || cr.uniform())) {
+      const FaceAxes& fa = kFaceAxes[d];
+      const int xyz[3] = {x, y, z};
+      const int layer = xyz[fa.axis], u = xyz[fa.u], v = xyz[fa.v];
+      uint64_t key = kKeyValid | static_cast<uint64_t>(texture) << kKeyTex | static_cast<uint64_t>(flow) << kKeyFlow |
+                     static_cast<uint64_t>(height[0]) << kKeyHLow | static_cast<uint64_t>(height[3]) << kKeyHHigh |
+                     static_cast<uint64_t>(list) << kKeyList;
+      if (bottom_origin) key |= kKeyBottomOrigin;
+      if (height[0] != height[3]) key |= kKeyNoVMerge;
+      if (m_opt.merge_requires_equal_lighting) {
+        key |= static_cast<uint64_t>(cr.light[0]) | static_cast<uint64_t>(cr.ao[0]) << kKeyAo;
+      } else {
+        m_s.attr_ao[plane][layer][v * 16 + u] = static_cast<uint8_t>(cr.ao[0] | cr.ao[1] << 2 | cr.ao[2] << 4 | cr.ao[3] << 6);
+        std::memcpy(m_s.attr_light[plane][layer][v * 16 + u], cr.light, sizeof(cr.light));
+      }
+      m_s.key[plane][layer][v * 16 + u] = key;
+      m_s.used[plane][layer][v] = static_cast<uint16_t>(m_s.used[plane][layer][v] | 1u << u);
+      if (plane) m_s.any_mid = true;
+      return;
+    }
+    Piece p;
+    set_origin(p, d, x, y, z, plane, bottom_origin, 0, 0);
+    p.face = d;
+    p.texture = texture;
+    p.list = list;
+    p.flow = flow;
+    std::memcpy(p.ao, cr.ao, 4);
+    std::memcpy(p.light, cr.light, sizeof(p.light));
+    std::memcpy(p.height, height, 4);
+    emit(p);
+  }
+
+  // Origin of a piece of cell (x, y, z) on face d: plane 0 = the cell's side, 1 = the mid-cell plane; (a, b) the
+  // piece's offset in half-blocks along the face's U and V.
+  static void set_origin(Piece& p, int d, int x, int y, int z, int plane, bool bottom_origin, int a, int b) {
+    const FaceAxes& fa = kFaceAxes[d];
+    const int xyz[3] = {x, y, z};
+    int along = 2 * xyz[fa.axis];
+    if (plane == 1) along += 1;
+    else if (fa.sign > 0 && !bottom_origin) along += 2;
+    p.pos[fa.axis] = along;
+    p.pos[fa.u] = 2 * xyz[fa.u] + a;
+    p.pos[fa.v] = 2 * xyz[fa.v] + b;
+  }
+
+  void merge_slices(int plane) {
+    const int d = m_d;
+    const FaceAxes& fa = kFaceAxes[d];
+    for (int layer = 0; layer < 16; ++layer) {
+      uint16_t* used = m_s.used[plane][layer];
+      const uint64_t* keys = m_s.key[plane][layer];
+      for (int v = 0; v < 16; ++v) {
+        while (used[v]) {
+          const int u = std::countr_zero(static_cast<unsigned>(used[v]));
+          const uint64_t key = keys[v * 16 + u];
+          int w = 1;
+          while (u + w < 16 && ((used[v] >> (u + w)) & 1) && keys[v * 16 + u + w] == key) ++w;
+          const uint32_t run = ((1u << w) - 1) << u;
+          int h = 1;
+          if (!(key & kKeyNoVMerge)) {
+            while (v + h < 16 && (used[v + h] & run) == run) {
+              bool same = true;
+              for (int i = 0; i < w && same; ++i) same = keys[(v + h) * 16 + u + i] == key;
+              if (!same) break;
+              ++h;
+            }
+          }
+          for (int i = 0; i < h; ++i) used[v + i] = static_cast<uint16_t>(used[v + i] & ~run);
+          Piece p;
+          int xyz[3];
+          xyz[fa.axis] = layer;
+          xyz[fa.u] = u;
+          xyz[fa.v] = v;
+          set_origin(p, d, xyz[0], xyz[1], xyz[2], plane, (key & kKeyBottomOrigin) != 0, 0, 0);
+          p.w = 2 * w;
+          p.h = 2 * h;
+          p.face = d;
+          p.texture = static_cast<int>((key >> kKeyTex) & 1023);
+          p.flow = static_cast<int>((key >> kKeyFlow) & 15);
+          p.list = static_cast<MeshList>((key >> kKeyList) & 3);
+          const auto hl = static_cast<uint8_t>((key >> kKeyHLow) & 127), hh = static_cast<uint8_t>((key >> kKeyHHigh) & 127);
+          p.height[0] = p.height[1] = hl;
+          p.height[2] = p.height[3] = hh;
+          if (m_opt.merge_requires_equal_lighting) {
+            const auto ao = static_cast<uint8_t>((key >> kKeyAo) & 3);
+            const auto l = static_cast<Light>(key & 0xFFFF);
+            for (int k = 0; k < 4; ++k) {
+              p.ao[k] = ao;
+              p.light[k] = l;
+            }
+          } else {
+            const uint8_t a = m_s.attr_ao[plane][layer][v * 16 + u];
+            for (int k = 0; k < 4; ++k) p.ao[k] = static_cast<uint8_t>((a >> (2 * k)) & 3);
+            std::memcpy(p.light, m_s.attr_light[plane][layer][v * 16 + u], sizeof(p.light));
+          }
+          emit(p);
+        }
+      }
+    }
+  }
+
+  // --- simple cubes -----------------------------------------------------------------------------------------------
+
+  void simple_faces() {
+    const int d = m_d;
+    for (int y = 0; y < 16; ++y)
+      for (int z = 0; z < 16; ++z) {
+        const uint32_t s = m_s.simple_row[y * 16 + z];
+        if (!s) continue;
+        const int r = (y + 1) * kPadded + (z + 1);
+        uint32_t on, cn;
+        switch (d) {
+          case kFacePosX: on = m_s.occ_row[r] >> 2; cn = m_s.cov_row[r] >> 2; break;
+          case kFaceNegX: on = m_s.occ_row[r]; cn = m_s.cov_row[r]; break;
+          case kFacePosY: on = m_s.occ_row[r + kPadded] >> 1; cn = m_s.cov_row[r + kPadded] >> 1; break;
+          case kFaceNegY: on = m_s.occ_row[r - kPadded] >> 1; cn = m_s.cov_row[r - kPadded] >> 1; break;
+          case kFacePosZ: on = m_s.occ_row[r + 1] >> 1; cn = m_s.cov_row[r + 1] >> 1; break;
+          default: on = m_s.occ_row[r - 1] >> 1; cn = m_s.cov_row[r - 1] >> 1; break;
+        }
+        uint32_t vis = s & ~on & ~cn & 0xFFFFu;
+        uint32_t part = s & cn & ~on & 0xFFFFu;
+        const int base = padded_index(0, y, z);
+        while (vis) {
+          const int x = std::countr_zero(vis);
+          vis &= vis - 1;
+          cube_face(base + x, x, y, z);
+        }
+        while (part) {
+          const int x = std::countr_zero(part);
+          part &= part - 1;
+          const uint32_t cell = m_cells[base + x];
+          const auto id = static_cast<uint16_t>(cell & 0xFFFF);
+          box_face(base + x, x, y, z, id, static_cast<uint8_t>(cell >> 16), m_blocks[id], 0xFF);
+        }
+      }
+  }
+
+  void cube_face(int c, int x, int y, int z) {
+    const uint32_t cell = m_cells[c];
+    const auto id = static_cast<uint16_t>(cell & 0xFFFF);
+    const BakedBlock& b = m_blocks[id];
+    const int tex = m_blocks.texture(id, static_cast<uint8_t>(cell >> 16), m_d);
+    const Corners cr = face_corners(c, m_d);
+    static constexpr uint8_t kNoHeight[4] = {0, 0, 0, 0};
+    full_face(m_d, x, y, z, 0, cr, tex, b.list, kFlowStill, kNoHeight, false);
+  }
+
+  // --- general cells ----------------------------------------------------------------------------------------------
+
+  // Squares of this cell's side d hidden by its neighbour: what an opaque neighbour covers, or what a neighbour of
+  // the same id covers when this block is translucent.
+  uint8_t hidden_squares(int c, int d, uint16_t id, const BakedBlock& b) const {
+    const int n = c + kStep[d];
+    const uint8_t ncls = m_s.cls[n];
+    if (ncls & kClassOccluder) return 0xF;
+    const uint32_t ncell = m_cells[n];
+    const auto nid = static_cast<uint16_t>(ncell & 0xFFFF);
+    const bool same_translucent = b.transparency == Transparency::kTranslucent && nid == id;
+    if (!(ncls & kClassCoverShape) && !same_translucent) return 0;
+    const BakedBlock& nb = m_blocks[nid];
+    return side_cover(nb.shape, static_cast<uint8_t>((ncell >> 16) & nb.state_mask), opposite_face(d));
+  }
+
+  // Value at half-block point (pu, pv) of a full face (0..2 each) from its corner values: the corners, the mean of
+  // two at an edge's middle, of four at the centre (integers, rounding half up).
+  static Corners interpolate(const Corners& f, const Rect& r) {
+    Corners out;
+    const int pts[4][2] = {{r.a, r.b}, {r.a + r.w, r.b}, {r.a + r.w, r.b + r.h}, {r.a, r.b + r.h}};
+    for (int k = 0; k < 4; ++k) {
+      const int pu = pts[k][0], pv = pts[k][1];
+      // Full-face corner at (u, v) in {0, 2}: 0 = (0,0), 1 = (2,0), 2 = (2,2), 3 = (0,2).
+      const auto corner = [](int u, int v) { return v == 0 ? (u == 0 ? 0 : 1) : (u == 0 ? 3 : 2); };
+      int idx[4], n = 0;
+      for (int v : {0, 2})
+        for (int u : {0, 2})
+          if ((pu == 1 || pu == u) && (pv == 1 || pv == v)) idx[n++] = corner(u, v);
+      int ao = 0;
+      uint32_t sum = 0;
+      for (int i = 0; i < n; ++i) {
+        ao += f.ao[idx[i]];
+        sum += spread8(f.light[idx[i]]);
+      }
+      out.ao[k] = static_cast<uint8_t>((ao + n / 2) / n);
+      out.light[k] = unspread8(mean_lanes(sum, n));
+    }
+    return out;
+  }
+
+  // Pieces of an axis face made of squares `sq` of the full face on plane 0/1 of cell c.
+  void square_pieces(int c, int x, int y, int z, int plane, uint8_t sq, const Corners& cr, int texture, MeshList list) {
+    if (sq == 0xF) {
+      static constexpr uint8_t kNoHeight[4] = {0, 0, 0, 0};
+      full_face(m_d, x, y, z, plane, cr, texture, list, kFlowStill, kNoHeight, false);
+      return;
+    }
+    (void)c;
+    for (int i = 0; i < m_t.part_count[sq]; ++i) {
+      const Rect& r = m_t.part[sq][i];
+      const Corners pc = interpolate(cr, r);
+      Piece p;
+      set_origin(p, m_d, x, y, z, plane, false, r.a, r.b);
+      p.w = r.w;
+      p.h = r.h;
+      p.face = m_d;
+      p.texture = texture;
+      p.list = list;
+      std::memcpy(p.ao, pc.ao, 4);
+      std::memcpy(p.light, pc.light, sizeof(p.light));
+      emit(p);
+    }
+  }
+
+  // Faces on side d of a box-built cell (occupancy `occ`): the side's squares not hidden by the neighbour, and the
+  // mid-cell plane's squares.
+  void box_face(int c, int x, int y, int z, uint16_t id, uint8_t state, const BakedBlock& b, uint8_t occ) {
+    const int d = m_d;
+    const uint8_t bsq = m_t.boundary_sq[occ][d], msq = m_t.mid_sq[occ][d];
+    const uint8_t sq = bsq ? static_cast<uint8_t>(bsq & ~hidden_squares(c, d, id, b)) : 0;
+    if (!sq && !msq) return;
+    const Corners cr = face_corners(c, d);
+    const int tex = m_blocks.texture(id, state, d);
+    if (sq) square_pieces(c, x, y, z, 0, sq, cr, tex, b.list);
+    if (msq) square_pieces(c, x, y, z, 1, msq, cr, tex, b.list);
+  }
+
+  void general_faces(int c) {
+    const int d = m_d;
+    const int local = c - padded_index(0, 0, 0);
+    const int y = local / kPaddedArea, z = (local % kPaddedArea) / kPadded, x = local % kPadded;
+    const uint32_t cell = m_cells[c];
+    const auto id = static_cast<uint16_t>(cell & 0xFFFF);
+    const BakedBlock& b = m_blocks[id];
+    const auto state = static_cast<uint8_t>((cell >> 16) & b.state_mask);
+    switch (b.shape) {
+      case Shape::kCube:
+      case Shape::kSlab:
+      case Shape::kStairs: box_face(c, x, y, z, id, state, b, box_occupancy(b.shape, state)); break;
+      case Shape::kSlope: slope_face(c, x, y, z, id, state, b); break;
+      case Shape::kCross:
+        if (d == kFacePosY) cross_quads(c, x, y, z, id, state, b);
+        break;
+      case Shape::kFluid: fluid_face(c, x, y, z, id, state, b); break;
+      case Shape::kNone: break;
+    }
+  }
+
+  void slope_face(int c, int x, int y, int z, uint16_t id, uint8_t state, const BakedBlock& b) {
+    const int d = m_d;
+    const SlopeInfo si = slope_info(state);
+    switch (slope_side(si, d)) {
+      case SlopeSide::kFull: {
+        const uint8_t sq = static_cast<uint8_t>(0xF & ~hidden_squares(c, d, id, b));
+        if (sq) square_pieces(c, x, y, z, 0, sq, face_corners(c, d), m_blocks.texture(id, state, d), b.list);
+        break;
+      }
+      case SlopeSide::kTriangle: {
+        const uint8_t touched = slope_triangle_touched(si);
+        if ((hidden_squares(c, d, id, b) & touched) == touched) break;
+        const Corners cr = face_corners(c, d);
+        Piece p;
+        set_origin(p, d, x, y, z, 0, false, 0, 0);
+        p.face = d;
+        p.kind = QuadKind::kTriangle;
+        p.flow = slope_triangle_removed_corner(si);
+        p.texture = m_blocks.texture(id, state, d);
+        p.list = b.list;
+        std::memcpy(p.ao, cr.ao, 4);
+        std::memcpy(p.light, cr.light, sizeof(p.light));
+        emit(p);
+        break;
+      }
+      case SlopeSide::kNone: break;
+    }
+    if (d == kFacePosY) {
+      // The sloped surface, lit like the top (bottom when upside-down) of a cube in this cell.
+      const int lit = si.upside_down ? kFaceNegY : kFacePosY;
+      const Corners cr = face_corners(c, lit);
+      Piece p;
+      p.pos[0] = 2 * x;
+      p.pos[1] = 2 * y;
+      p.pos[2] = 2 * z;
+      p.face = si.back_face;
+      p.kind = QuadKind::kSlope;
+      p.flow = si.upside_down ? 1 : 0;
+      p.texture = m_blocks.texture(id, state, lit);
+      p.list = b.list;
+      std::memcpy(p.ao, cr.ao, 4);
+      std::memcpy(p.light, cr.light, sizeof(p.light));
+      emit(p);
+    }
+  }
+
+  void cross_quads(int c, int x, int y, int z, uint16_t id, uint8_t state, const BakedBlock& b) {
+    const Light own = m_light[c];
+    for (QuadKind kind : {QuadKind::kCrossA, QuadKind::kCrossB}) {
+      Piece p;
+      p.pos[0] = 2 * x;
+      p.pos[1] = 2 * y;
+      p.pos[2] = 2 * z;
+      p.face = kFacePosY;
+      p.kind = kind;
+      p.texture = m_blocks.texture(id, state, kFacePosX);
+      p.list = b.list;
+      for (int k = 0; k < 4; ++k) {
+        p.ao[k] = 3;
+        p.light[k] = own;
+      }
+      emit(p);
+    }
+  }
+
+  // Surface height (1/64) of fluid cell i of block `id`: full when the same fluid lies above.
+  int fluid_surface(int i, uint16_t id, const BakedBlock& b) const {
+    if ((m_cells[i + kPaddedArea] & 0xFFFF) == id) return kFluidFull;
+    return fluid_level_height(state::fluid_level(static_cast<uint8_t>((m_cells[i] >> 16) & b.state_mask)));
+  }
+
+  // Heights (1/64) of the four top corners of fluid cell c (quad.h +Y corner order): the mean, rounded half up,
+  // of the surface heights of the cells of the same fluid among the four around each vertical edge.
+  void fluid_corner_heights(int c, uint16_t id, const BakedBlock& b, int h[4]) const {
+    for (int k = 0; k < 4; ++k) {
+      const int sx = kCornerSign[k][0], sz = kCornerSign[k][1];
+      const int cells[4] = {c, c + sx, c + sz * kPadded, c + sx + sz * kPadded};
+      int sum = 0, n = 0;
+      for (int i : cells)
+        if ((m_cells[i] & 0xFFFF) == id) {
+          sum += fluid_surface(i, id, b);
+          ++n;
+        }
+      h[k] = (sum + n / 2) / n;
+    }
+  }
+
+  void fluid_face(int c, int x, int y, int z, uint16_t id, uint8_t state, const BakedBlock& b) {
+    const int d = m_d;
+    const int n = c + kStep[d];
+    const bool full = (m_cells[c + kPaddedArea] & 0xFFFF) == id;
+    if (d == kFacePosY) {
+      if (full) return;
+    } else {
+      if ((m_cells[n] & 0xFFFF) == id) return;
+      if (m_s.cls[n] & kClassOccluder) return;
+      if (m_s.cls[n] & kClassCoverShape) {
+        const uint32_t ncell = m_cells[n];
+        const BakedBlock& nb = m_blocks[static_cast<uint16_t>(ncell & 0xFFFF)];
+        if (side_cover(nb.shape, static_cast<uint8_t>((ncell >> 16) & nb.state_mask), opposite_face(d)) == 0xF) return;
+      }
+    }
+    int h[4];
+    fluid_corner_heights(c, id, b, h);
+    const int flow = state::fluid_falling(state) ? kFlowFalling : fluid_flow_from_heights(h);
+    uint8_t height[4] = {0, 0, 0, 0};
+    if (d == kFacePosY) {
+      for (int k = 0; k < 4; ++k) height[k] = static_cast<uint8_t>(h[k]);
+    } else if (d != kFaceNegY && !full) {
+      // Side corners 2 and 3 are the top corners on this side (quad.h corner order).
+      static constexpr int kTop[6][2] = {{2, 1}, {3, 0}, {0, 0}, {0, 0}, {2, 3}, {1, 0}};
+      height[2] = static_cast<uint8_t>(h[kTop[d][0]]);
+      height[3] = static_cast<uint8_t>(h[kTop[d][1]]);
+    }
+    const Corners cr = face_corners(c, d);
+    full_face(d, x, y, z, 0, cr, m_blocks.texture(id, state, d), b.list, flow, height, d == kFacePosY);
+  }
+
+  const BakedBlocks& m_blocks;
+  const uint32_t* m_cells;
+  const Light* m_light;
+  const MeshOptions& m_opt;
+  MeshScratch::Impl& m_s;
+  SectionMesh& m_out;
+  const Tables& m_t;
+  int m_d = 0;
+};
+
+}  // namespace
+
+void mesh_section(const BakedBlocks& blocks, const uint32_t* cells, const Light* light, const MeshOptions& options,
+                  MeshScratch& scratch, SectionMesh& out) {
+  out.clear();
+  Mesher(blocks, cells, light, options, scratch.impl(), out).run();
+}
+
+void mesh_world_section(const BakedBlocks& blocks, const World& world, SectionPos pos, const MeshOptions& options,
+                        SectionInput& input, MeshScratch& scratch, SectionMesh& out) {
+  out.clear();
+  if (section_is_skippable(world, pos)) return;
+  // A uniform section of opaque cubes whose six face neighbours are uniform opaque cubes too has no face.
+  const Column* col = world.find(pos.column());
+  const Section& sec = col->section(pos.y);
+  const auto buried = [&](const Section& s) {
+    return s.is_uniform() && (blocks.cls(Cell::from_packed(s.palette()[0]).id) & kClassOccluder);
+  };
+  if (buried(sec)) {
+    bool all = true;
+    for (int d = 0; d < 6 && all; ++d) {
+      const FaceAxes& fa = kFaceAxes[d];
+      SectionPos n = pos;
+      if (fa.axis == 0) n.x += fa.sign;
+      if (fa.axis == 1) n.y += fa.sign;
+      if (fa.axis == 2) n.z += fa.sign;
+      const Column* nc = world.find(n.column());
+      all = nc && n.y >= 0 && n.y < kSectionsPerColumn && buried(nc->section(n.y));
+    }
+    if (all) return;
+  }
+  build_section_input(world, pos, input);
+  mesh_section(blocks, input, options, scratch, out);
+}
+
+}  // namespace voxen::mesh
