@@ -1,0 +1,133 @@
+// Terrain vertex shader: vertex pulling of the mesher's packed quads (src/mesh/include/voxen/mesh/quad.h).
+// There is no vertex buffer: vertex gl_VertexID belongs to quad gl_VertexID / 6 of the arena (the draw's `first`
+// is 6 * the mesh's span offset, so gl_VertexID indexes the whole arena) and is corner slot gl_VertexID % 6 of
+// its two triangles.
+//
+// The renderer prepends:
+//   #version 450 core + GL_ARB_shader_draw_parameters, VOXEN_MDI 1: the arena is an SSBO (binding 0) and the
+//     draw's camera-relative section offset comes from the per-draw SSBO (binding 1) at gl_BaseInstanceARB;
+//   #version 330 core, VOXEN_MDI 0 (the per-chunk fallback): the arena is read through a usamplerBuffer (R32UI
+//     view of the same buffer) and the offset is the uniform u_draw_offset, set before each draw.
+//   VOXEN_FLUID 0: 16-byte records (opaque and cutout); 1: 20-byte records (translucent and fluid).
+// Floating origin: positions are section-local half-blocks (0..32) plus the section's offset from the camera,
+// computed on the CPU in int64/double; the view matrix is rotation only, so float32 never sees a big number.
+
+#if VOXEN_FLUID
+#define RECORD_WORDS 5
+#else
+#define RECORD_WORDS 4
+#endif
+
+#if VOXEN_MDI
+layout(std430, binding = 0) readonly buffer Arena { uint arena_words[]; };
+layout(std430, binding = 1) readonly buffer DrawData { vec4 draw_offsets[]; };
+uint arena_word(int i) { return arena_words[i]; }
+vec3 draw_offset() { return draw_offsets[gl_BaseInstanceARB].xyz; }
+#else
+uniform usamplerBuffer u_arena;
+uniform vec3 u_draw_offset;
+uint arena_word(int i) { return texelFetch(u_arena, i).x; }
+vec3 draw_offset() { return u_draw_offset; }
+#endif
+
+uniform mat4 u_view_proj;  // projection * rotation-only view (camera at the origin)
+uniform float u_time;      // seconds, scrolls flowing fluids
+
+out vec3 v_rel;            // camera-relative world position, blocks
+out vec2 v_uv;             // texture coordinates in blocks (the texture repeats every block)
+flat out float v_layer;    // texture layer
+flat out vec3 v_normal;    // world-space normal for shading
+out vec4 v_light;          // sky, red, green, blue light, 0..1
+out float v_ao;            // ambient occlusion level 0..3 (3 = open)
+
+// Triangle corner order: two triangles per quad, split along 0-2 (or 1-3 when the quad's flip bit is set),
+// wound counter-clockwise seen from the side U x V points to, or the other way when `reversed`.
+const int kSplit02[6] = int[6](0, 1, 2, 0, 2, 3);
+const int kSplit13[6] = int[6](1, 2, 3, 1, 3, 0);
+const int kSplit02R[6] = int[6](0, 2, 1, 0, 3, 2);
+const int kSplit13R[6] = int[6](1, 3, 2, 1, 0, 3);
+
+const vec3 kNormals[6] = vec3[6](vec3(1, 0, 0), vec3(-1, 0, 0), vec3(0, 1, 0), vec3(0, -1, 0), vec3(0, 0, 1), vec3(0, 0, -1));
+
+// Position (half-blocks, section-local) of corner c = (u, v) of an axis quad: origin + u*w along U + v*h along V.
+vec3 axis_corner(int face, vec3 origin, float w, float h, float u, float v) {
+  if (face < 2) return origin + vec3(0.0, v * h, u * w);   // U = +Z, V = +Y
+  if (face < 4) return origin + vec3(u * w, 0.0, v * h);   // U = +X, V = +Z
+  return origin + vec3(u * w, v * h, 0.0);                 // U = +X, V = +Y
+}
+
+// Texture coordinates (blocks) of a point on an axis face, oriented so the texture's top row is up on side
+// faces and it reads left to right seen from outside.
+vec2 axis_uv(int face, vec3 p) {
+  if (face == 0) return vec2(-p.z, -p.y);
+  if (face == 1) return vec2(p.z, -p.y);
+  if (face == 2) return vec2(p.x, p.z);
+  if (face == 3) return vec2(p.x, -p.z);
+  if (face == 4) return vec2(p.x, -p.y);
+  return vec2(-p.x, -p.y);
+}
+
+void main() {
+  int quad = gl_VertexID / 6;
+  int slot = gl_VertexID - quad * 6;
+  int base = quad * RECORD_WORDS;
+  uint w0 = arena_word(base);
+  uint w1 = arena_word(base + 1);
+  uint w2 = arena_word(base + 2);
+  uint w3 = arena_word(base + 3);
+
+  vec3 origin = vec3(float(w0 & 63u), float((w0 >> 6) & 63u), float((w0 >> 12) & 63u));
+  float w = float(((w0 >> 18) & 31u) + 1u);
+  float h = float(((w0 >> 23) & 31u) + 1u);
+  int face = int((w0 >> 28) & 7u);
+  bool flip = (w0 >> 31) != 0u;
+  int layer = int(w1 & 1023u);
+  int kind = int((w1 >> 10) & 7u);
+  int flow = int((w1 >> 21) & 15u);
+  vec3 offset = draw_offset();
+
+  // Which way the quad's front faces, to pick the winding (back faces are culled in the opaque pass).
+  vec3 front;
+  bool two_sided = false;
+  if (kind == 1) {          // kCrossA: diagonal plane (x, z) -> (x + w, z + w); U x V = (-1, 0, 1)
+    front = vec3(-1.0, 0.0, 1.0);
+    two_sided = true;
+  } else if (kind == 2) {   // kCrossB: diagonal plane (x + w, z) -> (x, z + w); U x V = (-1, 0, -1)
+    front = vec3(-1.0, 0.0, -1.0);
+    two_sided = true;
+  } else {
+    front = kNormals[face];
+  }
+  // U x V of the axis faces is -X, -Y, +Z for the X, Y, Z pairs: +X, +Y and -Z faces wind the other way.
+  bool reversed = (kind == 0 || kind == 4) && (face == 0 || face == 2 || face == 5);
+  if (two_sided) {
+    // Plants are seen from both sides: wind toward the camera (at the origin of camera-relative space).
+    vec3 centre = offset + (origin + vec3(w * 0.5, h * 0.5, w * 0.5)) * 0.5;
+    reversed = dot(front, -centre) < 0.0;
+    front = vec3(0.0, 1.0, 0.0);  // shade plants like the ground they stand on
+  }
+  int corner = flip ? (reversed ? kSplit13R[slot] : kSplit13[slot]) : (reversed ? kSplit02R[slot] : kSplit02[slot]);
+  float cu = (corner == 1 || corner == 2) ? 1.0 : 0.0;
+  float cv = (corner >= 2) ? 1.0 : 0.0;
+
+  vec3 p;  // section-local position, half-blocks
+  vec2 uv;
+  vec3 normal = front;
+  if (kind == 1 || kind == 2) {
+    float along = kind == 1 ? cu * w : (1.0 - cu) * w;
+    p = origin + vec3(along, cv * h, cu * w);
+    uv = vec2(cu * w * 0.5, 1.0 - cv * h * 0.5);
+  } else {
+    p = axis_corner(face, origin, w, h, cu, cv);
+    uv = axis_uv(face, p * 0.5);
+  }
+
+  v_rel = offset + p * 0.5;
+  v_uv = uv;
+  v_layer = float(layer);
+  v_normal = normal;
+  uint light = (corner < 2) ? (w2 >> (16 * corner)) & 0xFFFFu : (w3 >> (16 * (corner - 2))) & 0xFFFFu;
+  v_light = vec4(float(light >> 12), float((light >> 8) & 15u), float((light >> 4) & 15u), float(light & 15u)) / 15.0;
+  v_ao = float((w1 >> (13 + 2 * corner)) & 3u);
+  gl_Position = u_view_proj * vec4(v_rel, 1.0);
+}

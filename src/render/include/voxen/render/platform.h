@@ -1,0 +1,81 @@
+// Platforms: where an OpenGL context comes from (after filament's Platform/Driver split). The renderer above only
+// sees this interface and never knows whether it draws into an offscreen framebuffer or a window.
+//
+//   EglHeadlessPlatform  EGL with the Mesa surfaceless platform (eglGetPlatformDisplayEXT +
+//                        EGL_PLATFORM_SURFACELESS_MESA): no display and no GPU needed (Mesa's llvmpipe gives
+//                        OpenGL 4.5 core on the CPU). Draws into its own framebuffer object (RGBA8 colour + 24-bit
+//                        depth renderbuffers of the requested size); present() is glFinish.
+//   GlfwWindowPlatform   a GLFW window (GLX under X11); draws into the window's default framebuffer; present()
+//                        swaps buffers.
+//
+// GL functions are loaded by libepoxy, which resolves them per context on first use.
+// Versions: an explicit request (gl_major > 0) is tried alone; otherwise 4.5, 4.3, then 3.3 core are tried in
+// turn and the first that works is used (the renderer then picks its path from the version it got, see
+// renderer.h). Errors (no EGL, no surfaceless platform, no display, no context of the version asked for, no
+// window system) come back as Error values with a message naming what failed and EGL's/GLFW's error code.
+// Threads: a platform and its context belong to the thread that created it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "voxen/core/error.h"
+
+namespace voxen::render {
+
+/// What to create.
+struct PlatformConfig {
+  int width = 1280;   // framebuffer pixels
+  int height = 720;
+  int gl_major = 0;   // 0: best of 4.5, 4.3, 3.3 (core); else exactly this version (core profile)
+  int gl_minor = 0;
+  std::string title = "voxen";  // window title (GlfwWindowPlatform)
+  bool visible = true;          // show the window (GlfwWindowPlatform)
+  bool vsync = true;            // swap interval 1 (GlfwWindowPlatform)
+};
+
+/// The OpenGL version and strings of the current context.
+struct GlInfo {
+  int major = 0, minor = 0;
+  std::string renderer;  // GL_RENDERER, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"
+  std::string vendor;    // GL_VENDOR
+  std::string version;   // GL_VERSION
+  bool at_least(int maj, int min) const { return major > maj || (major == maj && minor >= min); }
+};
+
+class Platform {
+ public:
+  virtual ~Platform() = default;
+  /// "egl-surfaceless" or "glfw".
+  virtual std::string_view name() const = 0;
+  /// Makes this platform's context current on the calling thread.
+  virtual void make_current() = 0;
+  /// Shows the finished frame: swap for a window, glFinish for the offscreen framebuffer.
+  virtual void present() = 0;
+  /// The framebuffer object to draw into (0 = the window's default framebuffer).
+  virtual uint32_t framebuffer() const = 0;
+  /// Framebuffer size in pixels.
+  virtual int width() const = 0;
+  virtual int height() const = 0;
+  /// Processes window events; false once the user asked to close (always true when headless).
+  virtual bool poll_events() { return true; }
+  /// The context's version and strings, queried after creation.
+  const GlInfo& gl_info() const { return m_info; }
+
+ protected:
+  GlInfo m_info;
+};
+
+/// Creates the headless EGL platform with an offscreen framebuffer of config.width x config.height.
+Result<std::unique_ptr<Platform>> make_egl_headless_platform(const PlatformConfig& config);
+/// Creates a GLFW window platform (needs a display: $DISPLAY under X11, e.g. xvfb-run).
+Result<std::unique_ptr<Platform>> make_glfw_window_platform(const PlatformConfig& config);
+/// Either of the above by name: "egl" (headless) or "glfw" (window).
+Result<std::unique_ptr<Platform>> make_platform(std::string_view name, const PlatformConfig& config);
+
+/// Reads GL_VERSION numbers and the renderer strings of the current context.
+GlInfo query_gl_info();
+
+}  // namespace voxen::render

@@ -1,0 +1,146 @@
+// The terrain renderer (the VoxelBlox seed's design, with vertex pulling): every section's packed quads live in
+// two arenas (opaque + cutout 16-byte quads; translucent + fluid 20-byte quads), and each frame draws all visible
+// opaque terrain with ONE glMultiDrawArraysIndirect and all translucent terrain with one more.
+//
+// Per frame (render()):
+//   1. cull: every section's box (16^3, camera-relative in double) against the view frustum in one batch pass
+//      (cull_boxes), then against the fog distance; sort near-first (translucent far-first), ties by SectionPos so
+//      the order never depends on upload history;
+//   2. build: one vec4 per visible section (its camera-relative offset, float) into the per-draw SSBO, and one
+//      DrawArraysIndirectCommand per visible mesh: count = 6 * quads, first = 6 * span offset (gl_VertexID then
+//      indexes the arena directly), baseInstance = the section's index in the per-draw SSBO;
+//   3. submit: sky (a full-screen triangle), the opaque pass (depth test and write, back faces culled, alpha test
+//      in the shader), the translucent pass (blended, no depth write, both sides).
+// The per-chunk path (RenderPath::kPerChunk, `--render-path per-chunk`, and the fallback where GL 4.3 or
+// ARB_shader_draw_parameters is missing) draws the same meshes in the same order with one glDrawArrays each, a
+// uniform for the offset and a texture-buffer view of the arena (GLSL 330), and renders identical pixels.
+//
+// Space: section-local positions in the quads; camera-relative offsets computed in int64/double (camera.h).
+// Threads: the GL context's thread only. Errors: create() returns an Error (shader compile log, GL errors).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "voxen/core/coords.h"
+#include "voxen/core/error.h"
+#include "voxen/mesh/quad.h"
+#include "voxen/render/arena_buffer.h"
+#include "voxen/render/camera.h"
+#include "voxen/render/image.h"
+#include "voxen/render/platform.h"
+#include "voxen/world/block_registry.h"
+
+namespace voxen::render {
+
+enum class RenderPath : uint8_t { kMultiDrawIndirect, kPerChunk };
+/// "mdi" or "per-chunk".
+std::string_view to_string(RenderPath path);
+/// Parses "mdi" / "per-chunk"; false for anything else.
+bool parse_render_path(std::string_view text, RenderPath& out);
+
+struct RendererOptions {
+  RenderPath path = RenderPath::kMultiDrawIndirect;  // asked for; per-chunk is used where GL lacks MDI
+  ElemCount initial_opaque_quads{1u << 16};          // first arena sizes (they double when full)
+  ElemCount initial_translucent_quads{1u << 13};
+  ElemCount span_quads{64};                          // allocation granularity (the seed's 64-quad spans)
+  /// Where the renderer reports decisions (e.g. why it fell back to per-chunk). Default: stderr.
+  std::function<void(const std::string&)> log;
+};
+
+/// One frame's inputs.
+struct FrameParams {
+  Camera camera;              // aspect is taken from the framebuffer
+  double time_of_day = 10.0;  // hours 0..24: the sun rises in the east at 6, is highest at 12, sets at 18
+  double fog_end = 192.0;     // horizontal distance (blocks) where terrain is wholly fog (the render distance)
+  double fog_start = -1.0;    // where fog begins; < 0: 0.6 * fog_end
+  double anim_seconds = 0.0;  // animation clock (flowing fluids scroll)
+  bool translucent = true;    // draw the translucent pass (tests turn it off to see the ground below water)
+};
+
+/// What a frame drew and what it cost on the CPU.
+struct FrameStats {
+  uint32_t sections_loaded = 0;    // sections holding a mesh
+  uint32_t sections_visible = 0;   // sections left after frustum and fog culling
+  uint32_t opaque_meshes = 0;      // opaque meshes drawn
+  uint32_t translucent_meshes = 0; // translucent meshes drawn
+  uint64_t quads_drawn = 0;
+  uint32_t draw_calls = 0;         // GL draw calls for terrain (2 with MDI when both passes have meshes)
+  double cull_ms = 0;              // frustum + fog culling and sorting
+  double build_ms = 0;             // per-draw data and indirect commands
+  double submit_ms = 0;            // GL calls of the frame (buffer uploads, state, draws), not waiting for the GPU
+};
+
+/// The sun's direction (unit, world space, toward the sun) at a time of day in hours: east (+X) at 6, up at 12
+/// (tilted 20 degrees toward the south, +Z), west at 18, below the horizon at night.
+glm::dvec3 sun_direction(double time_of_day);
+
+class Renderer {
+ public:
+  /// Builds shaders, textures (generated from the registry) and buffers on the platform's current context.
+  static Result<std::unique_ptr<Renderer>> create(Platform& platform, const BlockRegistry& registry,
+                                                  const RendererOptions& options = {});
+  ~Renderer();
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+
+  /// Sets (or replaces) a section's meshes: writes only their own spans of the arenas. Both empty removes it.
+  void set_section(const SectionPos& pos, std::span<const mesh::Quad> opaque, std::span<const mesh::FluidQuad> translucent);
+  /// Drops a section's meshes (no-op if absent).
+  void remove_section(const SectionPos& pos);
+  /// Drops every section.
+  void clear();
+
+  /// Draws one frame into the platform's framebuffer (does not present).
+  FrameStats render(const FrameParams& params);
+  /// Reads the platform framebuffer's pixels (RGBA8, top row first). Waits for the GPU.
+  Image read_pixels() const;
+
+  /// The path in use (the one asked for, or per-chunk when the context cannot do MDI).
+  RenderPath path() const { return m_path; }
+  /// Switches path (MDI only where supported; returns false and keeps the current one otherwise).
+  bool set_path(RenderPath path);
+  bool mdi_supported() const { return m_mdi_supported; }
+  const GlInfo& gl_info() const { return m_info; }
+  size_t section_count() const { return m_pos.size(); }
+  /// Bytes of the two arenas' GL buffers, and bytes held by live meshes.
+  uint64_t arena_capacity_bytes() const;
+  uint64_t arena_used_bytes() const;
+  const ArenaBuffer& opaque_arena() const { return *m_opaque; }
+  const ArenaBuffer& translucent_arena() const { return *m_translucent; }
+
+ private:
+  struct Gpu;  // GL objects (programs, textures, buffers)
+  Renderer(Platform& platform, const RendererOptions& options);
+  Status init(const BlockRegistry& registry);
+  void log(const std::string& line) const;
+  void remove_at(size_t index);
+
+  Platform& m_platform;
+  RendererOptions m_options;
+  GlInfo m_info;
+  RenderPath m_path = RenderPath::kMultiDrawIndirect;
+  bool m_mdi_supported = false;
+  std::unique_ptr<Gpu> m_gpu;
+  std::unique_ptr<ArenaBuffer> m_opaque;
+  std::unique_ptr<ArenaBuffer> m_translucent;
+
+  // Sections, dense arrays (structure of arrays) with swap-remove; m_index maps a position to its slot.
+  std::unordered_map<SectionPos, uint32_t, SectionPosHash> m_index;
+  std::vector<SectionPos> m_pos;
+  std::vector<int64_t> m_origin_x, m_origin_y, m_origin_z;  // world block of the section's min corner
+  std::vector<Span> m_opaque_span, m_translucent_span;
+  std::vector<uint32_t> m_opaque_quads, m_translucent_quads;  // 0 = no mesh of that kind
+
+  // Per-frame scratch (kept to avoid reallocating every frame).
+  std::vector<double> m_rel_x, m_rel_y, m_rel_z;
+  std::vector<uint8_t> m_visible;
+};
+
+}  // namespace voxen::render

@@ -1,0 +1,87 @@
+#include "gl_util.h"
+
+#include <cstdio>
+
+namespace voxen::render::gl {
+
+std::string hex(unsigned v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04x", v);
+  return buf;
+}
+
+Status check(std::string_view what) {
+  std::string codes;
+  for (int i = 0; i < 16; ++i) {
+    const GLenum e = glGetError();
+    if (e == GL_NO_ERROR) break;
+    codes += (codes.empty() ? "0x" : ", 0x") + hex(e);
+  }
+  if (codes.empty()) return Ok{};
+  return Error{"OpenGL error while " + std::string(what) + ": " + codes};
+}
+
+namespace {
+
+Result<GLuint> compile(std::string_view program, GLenum stage, const std::vector<std::string>& sources) {
+  const GLuint s = glCreateShader(stage);
+  std::vector<const char*> ptrs;
+  std::vector<GLint> lens;
+  for (const auto& src : sources) {
+    ptrs.push_back(src.data());
+    lens.push_back(static_cast<GLint>(src.size()));
+  }
+  glShaderSource(s, static_cast<GLsizei>(ptrs.size()), ptrs.data(), lens.data());
+  glCompileShader(s);
+  GLint ok = 0;
+  glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+  if (!ok) {
+    GLint len = 0;
+    glGetShaderiv(s, GL_INFO_LOG_LENGTH, &len);
+    std::string log(static_cast<size_t>(std::max(len, 1)), '\0');
+    glGetShaderInfoLog(s, len, nullptr, log.data());
+    glDeleteShader(s);
+    return Error{"shader '" + std::string(program) + "' (" + (stage == GL_VERTEX_SHADER ? "vertex" : "fragment") +
+                 ") failed to compile: " + log};
+  }
+  return s;
+}
+
+}  // namespace
+
+Result<GLuint> build_program(std::string_view name, const std::vector<std::string>& vertex_sources,
+                             const std::vector<std::string>& fragment_sources) {
+  auto vs = compile(name, GL_VERTEX_SHADER, vertex_sources);
+  if (!vs) return vs.error();
+  auto fs = compile(name, GL_FRAGMENT_SHADER, fragment_sources);
+  if (!fs) {
+    glDeleteShader(*vs);
+    return fs.error();
+  }
+  const GLuint p = glCreateProgram();
+  glAttachShader(p, *vs);
+  glAttachShader(p, *fs);
+  glLinkProgram(p);
+  glDetachShader(p, *vs);
+  glDetachShader(p, *fs);
+  glDeleteShader(*vs);
+  glDeleteShader(*fs);
+  GLint ok = 0;
+  glGetProgramiv(p, GL_LINK_STATUS, &ok);
+  if (!ok) {
+    GLint len = 0;
+    glGetProgramiv(p, GL_INFO_LOG_LENGTH, &len);
+    std::string log(static_cast<size_t>(std::max(len, 1)), '\0');
+    glGetProgramInfoLog(p, len, nullptr, log.data());
+    glDeleteProgram(p);
+    return Error{"shader program '" + std::string(name) + "' failed to link: " + log};
+  }
+  return p;
+}
+
+void delete_buffer(GLuint id) { glDeleteBuffers(1, &id); }
+void delete_texture(GLuint id) { glDeleteTextures(1, &id); }
+void delete_vertex_array(GLuint id) { glDeleteVertexArrays(1, &id); }
+void delete_program(GLuint id) { glDeleteProgram(id); }
+
+}  // namespace voxen::render::gl

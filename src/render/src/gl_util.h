@@ -1,0 +1,64 @@
+// Small OpenGL helpers shared by the render module's sources (not public): error checks, shader programs,
+// RAII names. Include after <epoxy/gl.h>.
+#pragma once
+
+#include <epoxy/gl.h>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "voxen/core/error.h"
+
+namespace voxen::render::gl {
+
+/// Hex digits of a GL enum/status.
+std::string hex(unsigned v);
+
+/// Drains glGetError; an Error naming `what` and the codes if any was set.
+Status check(std::string_view what);
+
+/// A linked program, or an Error with the compiler's log (with the stage name).
+/// sources: the text of each stage, concatenated in order (the first should start with #version).
+Result<GLuint> build_program(std::string_view name, const std::vector<std::string>& vertex_sources,
+                             const std::vector<std::string>& fragment_sources);
+
+/// Owns one GL object name; deletes it with the given function on destruction.
+template <void (*Delete)(GLuint)>
+class Name {
+ public:
+  Name() = default;
+  explicit Name(GLuint id) : m_id(id) {}
+  ~Name() { reset(); }
+  Name(Name&& o) noexcept : m_id(std::exchange(o.m_id, 0)) {}
+  Name& operator=(Name&& o) noexcept {
+    if (this != &o) {
+      reset();
+      m_id = std::exchange(o.m_id, 0);
+    }
+    return *this;
+  }
+  Name(const Name&) = delete;
+  Name& operator=(const Name&) = delete;
+  GLuint get() const { return m_id; }
+  void reset(GLuint id = 0) {
+    if (m_id) Delete(m_id);
+    m_id = id;
+  }
+
+ private:
+  GLuint m_id = 0;
+};
+
+void delete_buffer(GLuint id);
+void delete_texture(GLuint id);
+void delete_vertex_array(GLuint id);
+void delete_program(GLuint id);
+
+using Buffer = Name<delete_buffer>;
+using Texture = Name<delete_texture>;
+using VertexArray = Name<delete_vertex_array>;
+using Program = Name<delete_program>;
+
+}  // namespace voxen::render::gl
