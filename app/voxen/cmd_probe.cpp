@@ -1,5 +1,7 @@
-// voxen probe: generates the columns around the probed positions, applies --edit edits in order, and prints the
-// cell (block name, id, state) at each --at position.
+// voxen probe: generates and lights the columns around the probed positions, applies --edit edits in order (light
+// updated incrementally through light::apply_edit), and prints the cell (block name, id, state) and its light (sky
+// 0-15, block light [r, g, b] 0-15 each) at each --at position. JSON: each cell gains "light": {"sky": S,
+// "block": [R, G, B]} (nested because "block" already names the block).
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -9,6 +11,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "voxen/core/job_pool.h"
+#include "voxen/light/light.h"
 #include "voxen/world/world.h"
 #include "world_setup.h"
 
@@ -60,22 +63,29 @@ int run_probe(const ProbeOptions& o) {
   JobPool pool(o.threads);
   World world;
   for (auto& col : gen::generate_columns(*generator, positions, &pool, probes[0].x, probes[0].z)) world.insert(std::move(col));
+  // Light every column (local part on the pool, stitched in sorted order): each probed column has its 8
+  // neighbours loaded, so its light is final.
+  const light::LightTable light_table(reg);
+  light::light_columns(world, light_table, positions, &pool);
 
   for (const auto& e : edits) {
     auto edit = world.make_edit(e.pos, e.cell);
     VOXEN_ASSERT(edit.has_value());  // the column was generated above and y was validated
-    world.apply(*edit);
+    light::apply_edit(world, light_table, *edit);
   }
 
   nlohmann::json cells = nlohmann::json::array();
   for (const auto& p : probes) {
     const Cell c = world.get(p);
     const BlockDef& def = reg[c.id];
+    const Light l = world.light(p);
     if (o.json) {
-      cells.push_back({{"x", p.x}, {"y", p.y}, {"z", p.z}, {"block", def.name}, {"id", c.id}, {"state", c.state}});
+      cells.push_back({{"x", p.x}, {"y", p.y}, {"z", p.z}, {"block", def.name}, {"id", c.id}, {"state", c.state},
+                       {"light", {{"sky", light_sky(l)}, {"block", nlohmann::json::array({light_r(l), light_g(l), light_b(l)})}}}});
     } else {
-      std::printf("%lld,%lld,%lld  %s (id %u, state %u)\n", static_cast<long long>(p.x), static_cast<long long>(p.y),
-                  static_cast<long long>(p.z), def.name.c_str(), c.id, c.state);
+      std::printf("%lld,%lld,%lld  %s (id %u, state %u)  sky %d block %d,%d,%d\n", static_cast<long long>(p.x),
+                  static_cast<long long>(p.y), static_cast<long long>(p.z), def.name.c_str(), c.id, c.state,
+                  light_sky(l), light_r(l), light_g(l), light_b(l));
     }
   }
   if (o.json) std::printf("%s\n", nlohmann::json{{"cells", cells}}.dump().c_str());
@@ -86,7 +96,7 @@ int run_probe(const ProbeOptions& o) {
 
 void add_probe_command(CLI::App& app, RunFn& run) {
   auto o = std::make_shared<ProbeOptions>();
-  CLI::App* cmd = app.add_subcommand("probe", "apply edits to the generated world and print the cells at positions");
+  CLI::App* cmd = app.add_subcommand("probe", "apply edits to the generated, lit world and print the cells and their light at positions");
   o->world.add_to(*cmd);
   cmd->add_option("--edit", o->edits, "X,Y,Z=NAME[:STATE] placed before probing (repeatable, applied in order)");
   cmd->add_option("--at", o->at, "X,Y,Z world block to print (repeatable)");
