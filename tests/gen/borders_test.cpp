@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <set>
+#include <utility>
 
 #include "gen_test_util.h"
 #include "voxen/gen/terrain_model.h"
@@ -99,25 +101,43 @@ TEST(Borders, TreeStraddlingAColumnBorderIsIdenticalFromBothSides) {
 }
 
 // Every tree in an area has the ring of leaves beside its trunk top, including where that ring lies in another
-// column: no tree is cut at a border.
-TEST(Borders, NoCanopyIsCutAtAColumnBorder) {
+// column (no tree is cut at a border), and every leaf has a trunk within reach (no canopy without its tree,
+// which is what a column deciding differently from its neighbour would leave).
+TEST(Borders, NoCanopyIsCutOrOrphanedAtAColumnBorder) {
   const auto g = make("default", 21);
   ASSERT_TRUE(g);
   const gen::TerrainModel m(21);
-  int checked = 0, across = 0;
+  int checked = 0, across = 0, leaves = 0;
   for (int64_t i = 0; i < 200 && checked < 60; ++i) {
     const int64_t x = (i % 15) * 400 - 3000, z = (i / 15) * 400 - 2500;
     const gen::TerrainSample s = m.sample(x, z);
     if (s.biome != gen::Biome::kForest && s.biome != gen::Biome::kSnowyTundra) continue;
     const ColumnPos mid{column_of(x), column_of(z)};
     const World w = gentest::generate_world(*g, area(mid, 1));
+    // Trunk positions (x, z) anywhere in the 3 x 3 columns.
+    std::set<std::pair<int64_t, int64_t>> trunks;
+    for (const ColumnPos& cp : area(mid, 1))
+      for (int lz = 0; lz < 16; ++lz)
+        for (int lx = 0; lx < 16; ++lx)
+          for (int64_t y = kSeaLevel; y < kMaxY; ++y)
+            if (is_log(w.find(cp)->get(lx, y, lz))) {
+              trunks.insert({cp.min_x() + lx, cp.min_z() + lz});
+              break;
+            }
     for (int lz = 0; lz < 16; ++lz)
       for (int lx = 0; lx < 16; ++lx)
         for (int64_t y = kSeaLevel; y < kMaxY - 1; ++y) {
-          const BlockPos top{mid.min_x() + lx, y, mid.min_z() + lz};
-          if (!is_trunk_top(w, top)) continue;
+          const BlockPos p{mid.min_x() + lx, y, mid.min_z() + lz};
+          if (is_leaves(w.get(p))) {
+            ++leaves;
+            bool near = false;
+            for (int dz = -3; dz <= 3 && !near; ++dz)
+              for (int dx = -3; dx <= 3 && !near; ++dx) near = trunks.count({p.x + dx, p.z + dz}) > 0;
+            ASSERT_TRUE(near) << "leaves without a trunk within 3 blocks at " << p.x << "," << p.y << "," << p.z;
+          }
+          if (!is_trunk_top(w, p)) continue;
           ++checked;
-          const BlockPos ring[4] = {{top.x + 1, y, top.z}, {top.x - 1, y, top.z}, {top.x, y, top.z + 1}, {top.x, y, top.z - 1}};
+          const BlockPos ring[4] = {{p.x + 1, y, p.z}, {p.x - 1, y, p.z}, {p.x, y, p.z + 1}, {p.x, y, p.z - 1}};
           for (const BlockPos& r : ring) {
             EXPECT_NE(w.get(r), kAir) << "bare trunk side at " << r.x << "," << r.y << "," << r.z;
             if (column_pos_of(r) != mid) ++across;
@@ -126,6 +146,7 @@ TEST(Borders, NoCanopyIsCutAtAColumnBorder) {
   }
   EXPECT_GT(checked, 20);
   EXPECT_GT(across, 0);
+  EXPECT_GT(leaves, 1000);
 }
 
 }  // namespace
