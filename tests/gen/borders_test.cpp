@@ -2,8 +2,9 @@
 // column edge has its leaves in the neighbouring column whichever column is generated first, or alone.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <optional>
-#include <set>
+#include <string>
 #include <utility>
 
 #include "gen_test_util.h"
@@ -101,39 +102,58 @@ TEST(Borders, TreeStraddlingAColumnBorderIsIdenticalFromBothSides) {
 }
 
 // Every tree in an area has the ring of leaves beside its trunk top, including where that ring lies in another
-// column (no tree is cut at a border), and every leaf has a trunk within reach (no canopy without its tree,
-// which is what a column deciding differently from its neighbour would leave).
+// column (no tree is cut at a border), and every leaf lies in the canopy of a trunk of its own species (no canopy
+// without its tree, which is what a column deciding differently from its neighbour would leave).
 TEST(Borders, NoCanopyIsCutOrOrphanedAtAColumnBorder) {
   const auto g = make("default", 21);
   ASSERT_TRUE(g);
   const gen::TerrainModel m(21);
+  struct Trunk {
+    std::string species;  // "oak", "birch", "spruce"
+    int64_t base = 0, top = 0;
+  };
   int checked = 0, across = 0, leaves = 0;
-  for (int64_t i = 0; i < 200 && checked < 60; ++i) {
+  int areas[2] = {0, 0};  // forest, snowy tundra (dense and sparse trees)
+  for (int64_t i = 0; i < 300 && (areas[0] < 3 || areas[1] < 3); ++i) {
     const int64_t x = (i % 15) * 400 - 3000, z = (i / 15) * 400 - 2500;
     const gen::TerrainSample s = m.sample(x, z);
-    if (s.biome != gen::Biome::kForest && s.biome != gen::Biome::kSnowyTundra) continue;
+    const int kind = s.biome == gen::Biome::kForest ? 0 : (s.biome == gen::Biome::kSnowyTundra ? 1 : -1);
+    if (kind < 0 || areas[kind] >= 3 || s.height <= kSeaLevel) continue;
+    ++areas[kind];
     const ColumnPos mid{column_of(x), column_of(z)};
     const World w = gentest::generate_world(*g, area(mid, 1));
-    // Trunk positions (x, z) anywhere in the 3 x 3 columns.
-    std::set<std::pair<int64_t, int64_t>> trunks;
+    // Trunks anywhere in the 3 x 3 columns, by world (x, z).
+    std::map<std::pair<int64_t, int64_t>, Trunk> trunks;
     for (const ColumnPos& cp : area(mid, 1))
       for (int lz = 0; lz < 16; ++lz)
         for (int lx = 0; lx < 16; ++lx)
-          for (int64_t y = kSeaLevel; y < kMaxY; ++y)
-            if (is_log(w.find(cp)->get(lx, y, lz))) {
-              trunks.insert({cp.min_x() + lx, cp.min_z() + lz});
-              break;
-            }
+          for (int64_t y = kSeaLevel; y < kMaxY; ++y) {
+            const Cell c = w.find(cp)->get(lx, y, lz);
+            if (!is_log(c)) continue;
+            Trunk& t = trunks[{cp.min_x() + lx, cp.min_z() + lz}];
+            const std::string& name = gentest::registry()[c.id].name;
+            if (t.species.empty()) t = {name.substr(0, name.find('_')), y, y};
+            t.top = y;
+          }
     for (int lz = 0; lz < 16; ++lz)
       for (int lx = 0; lx < 16; ++lx)
         for (int64_t y = kSeaLevel; y < kMaxY - 1; ++y) {
           const BlockPos p{mid.min_x() + lx, y, mid.min_z() + lz};
-          if (is_leaves(w.get(p))) {
+          const Cell c = w.get(p);
+          if (is_leaves(c)) {
             ++leaves;
-            bool near = false;
-            for (int dz = -3; dz <= 3 && !near; ++dz)
-              for (int dx = -3; dx <= 3 && !near; ++dx) near = trunks.count({p.x + dx, p.z + dz}) > 0;
-            ASSERT_TRUE(near) << "leaves without a trunk within 3 blocks at " << p.x << "," << p.y << "," << p.z;
+            const std::string& name = gentest::registry()[c.id].name;
+            const std::string species = name.substr(0, name.find('_'));
+            const int reach = species == "spruce" ? 3 : 2;
+            bool owned = false;
+            for (int dz = -reach; dz <= reach && !owned; ++dz)
+              for (int dx = -reach; dx <= reach && !owned; ++dx) {
+                const auto it = trunks.find({p.x + dx, p.z + dz});
+                if (it == trunks.end() || it->second.species != species) continue;
+                const Trunk& t = it->second;
+                owned = species == "spruce" ? (y >= t.base + 2 && y <= t.top + 1) : (y >= t.top - 2 && y <= t.top + 1);
+              }
+            ASSERT_TRUE(owned) << name << " outside every " << species << " canopy at " << p.x << "," << p.y << "," << p.z;
           }
           if (!is_trunk_top(w, p)) continue;
           ++checked;
@@ -144,6 +164,8 @@ TEST(Borders, NoCanopyIsCutOrOrphanedAtAColumnBorder) {
           }
         }
   }
+  EXPECT_EQ(areas[0], 3);
+  EXPECT_EQ(areas[1], 3);
   EXPECT_GT(checked, 20);
   EXPECT_GT(across, 0);
   EXPECT_GT(leaves, 1000);
