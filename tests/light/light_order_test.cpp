@@ -12,6 +12,7 @@
 
 #include "light_hashed_world.h"
 #include "voxen/core/job_pool.h"
+#include "voxen/gen/generator.h"
 
 namespace voxen {
 namespace {
@@ -92,6 +93,45 @@ TEST(LightOrder, StreamingInAnyOrderOnTwoThreadsEqualsSingleThreadedLighting) {
     expect_identical(streamed_world(make, positions, order), ref);
   }
 }
+
+/// Columns of a real generator ("default" or "flat"), generated on whichever thread calls it.
+MakeColumn generated(const char* name, uint64_t seed) {
+  auto g = gen::make_generator(name, seed, registry());
+  EXPECT_TRUE(g.ok()) << name;
+  std::shared_ptr<gen::Generator> shared(std::move(g.value()));
+  return [shared](ColumnPos p) {
+    auto c = std::make_unique<Column>(p);
+    shared->generate(*c);
+    return c;
+  };
+}
+
+class GeneratedOrder : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GeneratedOrder, StreamingOnTwoThreadsEqualsSingleThreadedLightingAndTheOracle) {
+  // Around a spot away from the origin (negative coordinates on one axis) so borders at x = -1/0 are not the only
+  // ones crossed.
+  std::vector<ColumnPos> positions;
+  for (int64_t x = -3; x <= 1; ++x)
+    for (int64_t z = 4; z <= 8; ++z) positions.push_back({x, z});
+  const MakeColumn make = generated(GetParam(), 77);
+  const World ref = reference_world(make, positions);
+  for (uint64_t order = 1; order <= 2; ++order) {
+    SCOPED_TRACE("order seed " + std::to_string(order));
+    expect_identical(streamed_world(make, positions, order), ref);
+  }
+  // The oracle on the inner 3x3 (a world of its own: its edge columns lose their outer neighbours, the centre
+  // column keeps its final light, which must match the 5x5 world's).
+  World inner;
+  for (int64_t x = -2; x <= 0; ++x)
+    for (int64_t z = 5; z <= 7; ++z) inner.insert(make({x, z}));
+  light_all(inner);
+  EXPECT_MATCHES_ORACLE(inner);
+  EXPECT_EQ(inner.find({-1, 6})->content_hash(true), ref.find({-1, 6})->content_hash(true));
+}
+
+INSTANTIATE_TEST_SUITE_P(Light, GeneratedOrder, ::testing::Values("default", "flat"),
+                         [](const auto& tp) { return std::string(tp.param); });
 
 TEST(LightOrder, OneAtATimeInRandomOrderAndBatchedOnAPoolGiveTheSameLight) {
   const auto positions = square(1);
