@@ -135,6 +135,13 @@ TEST(Borders, NoCanopyIsCutOrOrphanedAtAColumnBorder) {
             if (t.species.empty()) t = {name.substr(0, name.find('_')), y, y};
             t.top = y;
           }
+    // Every trunk stands on soil (the origin's ground is decided by pure functions, caves included).
+    for (const auto& [xz, t] : trunks) {
+      const uint16_t below = w.get({xz.first, t.base - 1, xz.second}).id;
+      EXPECT_TRUE(below == gentest::id("grass_block") || below == gentest::id("dirt") || below == gentest::id("snow"))
+          << t.species << " trunk at " << xz.first << "," << t.base << "," << xz.second << " stands on "
+          << gentest::registry()[below].name;
+    }
     for (int lz = 0; lz < 16; ++lz)
       for (int lx = 0; lx < 16; ++lx)
         for (int64_t y = kSeaLevel; y < kMaxY - 1; ++y) {
