@@ -222,43 +222,49 @@ TEST(Terrain, OresStayInTheirDepthBandsAndTheDeepIsLayered) {
     int lo, hi;
   };
   const Band bands[] = {{"coal_ore", 0, 143}, {"iron_ore", -64, 63}, {"gold_ore", -96, -33}, {"diamond_ore", -128, -65}};
-  std::map<uint16_t, int64_t> found;
   std::vector<ColumnPos> cols = area({0, 0}, 1);
   for (const ColumnPos& p : area({-2000, 777}, 1)) cols.push_back(p);
   const World w = gentest::generate_world(*g, cols);
+  // Lowest and highest y and count of every block id over all cells.
+  const size_t n = gentest::registry().size();
+  std::vector<int> lo(n, kMaxY + 1), hi(n, kMinY - 1);
+  std::vector<int64_t> count(n, 0);
+  const uint16_t water = id("water");
   for (const ColumnPos& p : cols) {
     const Column& col = *w.find(p);
     for_each_cell(col, [&](int lx, int y, int lz, Cell c) {
-      for (const Band& b : bands)
-        if (c.id == id(b.name)) {
-          found[c.id]++;
-          ASSERT_GE(y, b.lo) << b.name;
-          ASSERT_LE(y, b.hi) << b.name;
-        }
+      lo[c.id] = std::min(lo[c.id], y);
+      hi[c.id] = std::max(hi[c.id], y);
+      count[c.id]++;
       if (y == kMinY) {
         ASSERT_EQ(c.id, id("bedrock"));
       }
-      if (c.id == id("bedrock")) {
-        ASSERT_LE(y, kMinY + 4);
-      }
-      if (c.id == id("lava") || c.id == id("magma") || c.id == id("deepslate")) {
-        ASSERT_LT(y, 0) << c.id;
-      }
-      if (c.id == id("stone")) {
-        ASSERT_GE(y, -8);
-      }
-      if (c.id == id("ice")) {
-        ASSERT_EQ(y, kSeaLevel);
-      }
-      if (c.id == id("water")) {
-        ASSERT_LE(y, kSeaLevel);
+      if (c.id == water) {
         // Water never floats: below it is more water or a solid block.
         const Cell below = col.get(lx, y - 1, lz);
-        ASSERT_TRUE(below.id == id("water") || gentest::registry()[below.id].solid) << "water over air at y " << y;
+        ASSERT_TRUE(below.id == water || gentest::registry()[below.id].solid) << "water over air at y " << y;
       }
     });
   }
-  for (const Band& b : bands) EXPECT_GT(found[id(b.name)], 0) << b.name << " never generated";
+  for (const Band& b : bands) {
+    SCOPED_TRACE(b.name);
+    EXPECT_GT(count[id(b.name)], 0) << "never generated";
+    EXPECT_GE(lo[id(b.name)], b.lo);
+    EXPECT_LE(hi[id(b.name)], b.hi);
+  }
+  EXPECT_LE(hi[id("bedrock")], kMinY + 4);
+  for (const char* deep : {"lava", "magma", "deepslate"}) {
+    EXPECT_GT(count[id(deep)], 0) << deep;
+    EXPECT_LT(hi[id(deep)], 0) << deep;
+  }
+  EXPECT_GE(lo[id("stone")], -8);
+  if (count[id("ice")] > 0) {
+    EXPECT_EQ(lo[id("ice")], kSeaLevel);
+    EXPECT_EQ(hi[id("ice")], kSeaLevel);
+  }
+  if (count[water] > 0) {
+    EXPECT_LE(hi[water], kSeaLevel);
+  }
 }
 
 TEST(Terrain, OceanWaterIsLevelAtSeaLevel) {
