@@ -2,6 +2,7 @@
 // Exit codes: 0 ok; 1 the work failed (bad file, corrupt data); 2 bad arguments (one-line error).
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -16,6 +17,19 @@ int main(int argc, char** argv) {
   add_gen_command(app, run);
   add_probe_command(app, run);
 
+  // An unknown first word would otherwise be reported by CLI11 as "a subcommand is required"; name it instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      known |= sub->check_name(argv[1]);
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::fprintf(stderr, "voxen: %s: unknown command (expected one of: %s)\n", argv[1], names.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

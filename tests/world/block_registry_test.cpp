@@ -81,7 +81,7 @@ TEST(BlockRegistry, ErrorsNameFileLineAndField) {
       {"bad emission", stone_head + "id = 1\nopacity = 15\ntransparency = \"opaque\"\nshape = \"cube\"\nemission = [1, 2]\n", 14, "'emission'"},
       {"bad colour", stone_head + "id = 1\nopacity = 15\ntransparency = \"opaque\"\nshape = \"cube\"\ncolor = \"red\"\n", 14, "'color'"},
       {"duplicate id", stone_head + "id = 0\nopacity = 15\ntransparency = \"opaque\"\nshape = \"cube\"\n", 10, "'id'"},
-      {"duplicate name", std::string(kAirBlock) + "\n[[block]]\nname = \"air\"\nid = 1\nopacity = 0\ntransparency = \"opaque\"\nshape = \"cube\"\n", 9, "duplicate"},
+      {"duplicate name", stone_head + "id = 1\nopacity = 15\ntransparency = \"opaque\"\nshape = \"cube\"\n\n[[block]]\nname = \"stone\"\nid = 2\nopacity = 15\ntransparency = \"opaque\"\nshape = \"cube\"\n", 16, "duplicate"},
       {"missing field", stone_head + "id = 1\ntransparency = \"opaque\"\nshape = \"cube\"\n", 8, "'opacity' is missing"},
       {"syntax", stone_head + "id = = 1\n", 10, "TOML syntax"},
   };
