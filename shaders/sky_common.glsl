@@ -1,7 +1,10 @@
 // Sky colour shared by the sky pass and the terrain's distance fog (so terrain fades into exactly the sky
-// behind it). Directions are world-space unit vectors, Y up. u_day: 0 at night, 1 in full day.
+// behind it). Directions are world-space unit vectors, Y up. u_day: 0 at night, 1 in full day. u_sky_seen: how
+// much of the sky the eye sees (from the sky light at the eye: 1 outdoors, 0 deep in a cave), so underground the
+// fog and the background beyond the loaded area fade to black instead of showing a sky.
 uniform vec3 u_sun_dir;
 uniform float u_day;
+uniform float u_sky_seen;
 
 vec3 sky_color(vec3 dir) {
   vec3 zenith = mix(vec3(0.010, 0.016, 0.045), vec3(0.30, 0.52, 0.90), u_day);
@@ -15,5 +18,5 @@ vec3 sky_color(vec3 dir) {
   float low = 1.0 - smoothstep(0.0, 0.35, abs(u_sun_dir.y));
   float toward = max(dot(dir, u_sun_dir), 0.0);
   c += vec3(1.0, 0.45, 0.15) * (low * pow(toward, 6.0) * (0.25 + 0.75 * t) * 0.8);
-  return c;
+  return c * u_sky_seen;
 }

@@ -4,6 +4,7 @@
 // (the alpha comes from the texture).
 uniform sampler2DArray u_textures;
 uniform vec2 u_fog;  // horizontal distance (blocks) where fog starts and where it is complete
+uniform uvec4 u_emissive[8];  // bit per texture layer (layer / 32 -> word, layer % 32 -> bit): the layer glows
 
 in vec3 v_rel;
 in vec2 v_uv;
@@ -14,7 +15,14 @@ in float v_ao;
 layout(location = 0) out vec4 o_color;
 
 // Light level (0..1) to brightness: a convex curve like Minecraft's, so torchlight falls off over ~14 blocks.
-vec3 brightness(vec3 l) { return l / (4.0 - 3.0 * l); }
+float brightness(float l) { return l / (4.0 - 3.0 * l); }
+
+bool emissive(int layer) {
+  uvec4 words = u_emissive[layer >> 7];
+  int word = (layer >> 5) & 3;
+  uint bits = word == 0 ? words.x : (word == 1 ? words.y : (word == 2 ? words.z : words.w));
+  return ((bits >> uint(layer & 31)) & 1u) != 0u;
+}
 
 void main() {
   vec4 tex = texture(u_textures, vec3(v_uv, v_layer));
@@ -26,11 +34,15 @@ void main() {
   float shade = n.x * n.x * 0.6 + n.z * n.z * 0.8 + n.y * n.y * (n.y > 0.0 ? 1.0 : 0.5);
   float sun = max(dot(n, u_sun_dir), 0.0) * smoothstep(-0.05, 0.1, u_sun_dir.y);
   float sky_scale = mix(0.10, 1.0, u_day);
-  float sky = brightness(vec3(v_light.x)).x * sky_scale * (0.62 * shade + 0.48 * sun);
-  vec3 block = brightness(v_light.yzw) * 1.05;
-  vec3 light = max(vec3(sky), block) + vec3(0.015);
+  float sky = brightness(v_light.x) * sky_scale * (0.62 * shade + 0.48 * sun);
+  // Block light keeps its hue: the curve is applied to the brightest channel and the others keep their ratio.
+  float peak = max(v_light.y, max(v_light.z, v_light.w));
+  vec3 block = peak > 0.0 ? v_light.yzw * (brightness(peak) / peak) * (0.55 + 0.45 * shade) : vec3(0.0);
+  vec3 light = max(vec3(sky), block) + vec3(0.03);
   float ao = 0.45 + 0.55 * (v_ao / 3.0);
   vec3 color = tex.rgb * light * ao;
+  // Glowing blocks (lava, glowstone, lamps, torches, magma) show their own colour whatever the light.
+  if (emissive(int(v_layer + 0.5))) color = max(color, tex.rgb * (0.85 + 0.15 * ao));
 
   float dist = length(v_rel.xz);
   float fog = smoothstep(u_fog.x, u_fog.y, dist);

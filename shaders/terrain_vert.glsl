@@ -67,6 +67,12 @@ vec2 axis_uv(int face, vec3 p) {
   return vec2(-p.x, -p.y);
 }
 
+// The horizontal unit direction of a fluid flow code 0..7 (0 north -Z, clockwise in 45-degree steps: 2 east +X).
+vec2 flow_direction(int flow) {
+  float a = float(flow) * 0.78539816;
+  return vec2(sin(a), -cos(a));
+}
+
 void main() {
   int quad = gl_VertexID / 6;
   int slot = gl_VertexID - quad * 6;
@@ -75,52 +81,84 @@ void main() {
   uint w1 = arena_word(base + 1);
   uint w2 = arena_word(base + 2);
   uint w3 = arena_word(base + 3);
+#if VOXEN_FLUID
+  uint w4 = arena_word(base + 4);
+#else
+  uint w4 = 0u;
+#endif
 
   vec3 origin = vec3(float(w0 & 63u), float((w0 >> 6) & 63u), float((w0 >> 12) & 63u));
   float w = float(((w0 >> 18) & 31u) + 1u);
   float h = float(((w0 >> 23) & 31u) + 1u);
-  int face = int((w0 >> 28) & 7u);
+  int face = int((w0 >> 28) & 7u) % 6;
   bool flip = (w0 >> 31) != 0u;
   int layer = int(w1 & 1023u);
   int kind = int((w1 >> 10) & 7u);
   int flow = int((w1 >> 21) & 15u);
   vec3 offset = draw_offset();
 
-  // Which way the quad's front faces, to pick the winding (back faces are culled in the opaque pass).
-  vec3 front;
-  bool two_sided = false;
-  if (kind == 1) {          // kCrossA: diagonal plane (x, z) -> (x + w, z + w); U x V = (-1, 0, 1)
-    front = vec3(-1.0, 0.0, 1.0);
-    two_sided = true;
-  } else if (kind == 2) {   // kCrossB: diagonal plane (x + w, z) -> (x, z + w); U x V = (-1, 0, -1)
-    front = vec3(-1.0, 0.0, -1.0);
-    two_sided = true;
-  } else {
-    front = kNormals[face];
-  }
-  // U x V of the axis faces is -X, -Y, +Z for the X, Y, Z pairs: +X, +Y and -Z faces wind the other way.
-  bool reversed = (kind == 0 || kind == 4) && (face == 0 || face == 2 || face == 5);
-  if (two_sided) {
-    // Plants are seen from both sides: wind toward the camera (at the origin of camera-relative space).
+  // The side U x V points to (quad corner order 0..3 runs counter-clockwise seen from there), the shading normal,
+  // and whether the winding must be reversed so the visible side is the front (back faces are culled).
+  vec3 normal = kNormals[face];
+  bool reversed;
+  if (kind == 1 || kind == 2) {
+    // Plants (kCrossA: U x V = (-1, 0, 1); kCrossB: (-1, 0, -1)) are seen from both sides: wind toward the
+    // camera, which sits at the origin of camera-relative space. Shaded like the ground they stand on.
+    vec3 uxv = kind == 1 ? vec3(-1.0, 0.0, 1.0) : vec3(-1.0, 0.0, -1.0);
     vec3 centre = offset + (origin + vec3(w * 0.5, h * 0.5, w * 0.5)) * 0.5;
-    reversed = dot(front, -centre) < 0.0;
-    front = vec3(0.0, 1.0, 0.0);  // shade plants like the ground they stand on
+    reversed = dot(uxv, centre) > 0.0;
+    normal = vec3(0.0, 1.0, 0.0);
+  } else if (kind == 3) {
+    // Slope: corners in +Y order (U = +X, V = +Z: U x V = -Y); upright it faces up (reversed), upside-down down.
+    bool upside = (flow & 1) != 0;
+    reversed = !upside;
+    normal = normalize(vec3(0.0, upside ? -1.0 : 1.0, 0.0) - kNormals[face]);
+  } else {
+    // Axis faces: U x V is -X, -Y, +Z for the X, Y, Z pairs, so +X, +Y and -Z faces wind the other way.
+    reversed = face == 0 || face == 2 || face == 5;
   }
   int corner = flip ? (reversed ? kSplit13R[slot] : kSplit13[slot]) : (reversed ? kSplit02R[slot] : kSplit02[slot]);
-  float cu = (corner == 1 || corner == 2) ? 1.0 : 0.0;
-  float cv = (corner >= 2) ? 1.0 : 0.0;
+  // quad_geometry.cpp (the mesher's CPU statement of these rules) is the model for every case below.
+  int geo = corner;
+  if (kind == 4) {
+    // Triangle: the removed corner (flow & 3) collapses onto its neighbour along V: 2 -> 1, 3 -> 0, 1 -> 2, 0 -> 3.
+    if (corner == (flow & 3)) geo = 3 - corner;
+  }
+  float cu = (geo == 1 || geo == 2) ? 1.0 : 0.0;
+  float cv = (geo >= 2) ? 1.0 : 0.0;
 
   vec3 p;  // section-local position, half-blocks
   vec2 uv;
-  vec3 normal = front;
   if (kind == 1 || kind == 2) {
     float along = kind == 1 ? cu * w : (1.0 - cu) * w;
     p = origin + vec3(along, cv * h, cu * w);
     uv = vec2(cu * w * 0.5, 1.0 - cv * h * 0.5);
+  } else if (kind == 3) {
+    // Corners over the cell's x-z square (w along X, h along Z); those on the back side are high (low when
+    // upside-down); the rise is one block (2 half-blocks).
+    float along = (face < 2) ? cu : cv;
+    bool on_back = (face == 0 || face == 4) == (along == 1.0);
+    bool high = ((flow & 1) != 0) ? !on_back : on_back;
+    p = origin + vec3(cu * w, high ? 2.0 : 0.0, cv * h);
+    uv = vec2(p.x, p.z) * 0.5;
   } else {
     p = axis_corner(face, origin, w, h, cu, cv);
     uv = axis_uv(face, p * 0.5);
   }
+#if VOXEN_FLUID
+  // Fluid surfaces: non-zero corner heights (1/64 block above the origin plane) set each corner's Y.
+  if (w4 != 0u) p.y = origin.y + float((w4 >> (7 * geo)) & 127u) / 32.0;
+  if (w4 != 0u || flow != 15) {
+    if (face == 2 && flow < 8) {
+      // A flowing surface: the texture's bands turn across the flow and scroll downstream.
+      vec2 d = flow_direction(flow);
+      vec2 xz = p.xz * 0.5;
+      uv = vec2(dot(xz, vec2(-d.y, d.x)), dot(xz, d) - u_time * 0.8);
+    } else if (face != 2 && face != 3 && flow != 15) {
+      uv.y -= u_time * 1.6;  // falling and flowing sides pour downward
+    }
+  }
+#endif
 
   v_rel = offset + p * 0.5;
   v_uv = uv;

@@ -13,5 +13,7 @@ using RunFn = std::function<int()>;
 
 void add_gen_command(CLI::App& app, RunFn& run);
 void add_probe_command(CLI::App& app, RunFn& run);
+void add_shot_command(CLI::App& app, RunFn& run);
+void add_imgdiff_command(CLI::App& app, RunFn& run);
 
 }  // namespace voxen::app

@@ -3,6 +3,7 @@
 #include "voxen/render/renderer.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -78,11 +79,12 @@ glm::dvec3 sun_direction(double time_of_day) {
 struct Renderer::Gpu {
   struct TerrainProgram {
     gl::Program program;
-    GLint view_proj = -1, time = -1, fog = -1, sun_dir = -1, day = -1, textures = -1, arena = -1, draw_offset = -1;
+    GLint view_proj = -1, time = -1, fog = -1, sun_dir = -1, day = -1, sky_seen = -1, textures = -1, arena = -1, draw_offset = -1,
+          emissive = -1;
   };
   TerrainProgram mdi_opaque, mdi_translucent, chunk_opaque, chunk_translucent;
   gl::Program sky;
-  GLint sky_inv_view_proj = -1, sky_sun_dir = -1, sky_day = -1;
+  GLint sky_inv_view_proj = -1, sky_sun_dir = -1, sky_day = -1, sky_sky_seen = -1;
   gl::Texture textures;          // sampler2DArray, one layer per registry texture
   gl::Texture opaque_view, translucent_view;  // texture-buffer (R32UI) views of the arenas, per-chunk path
   uint64_t opaque_view_generation = 0, translucent_view_generation = 0;
@@ -133,6 +135,14 @@ Status Renderer::init(const BlockRegistry& registry) {
         ": using the per-chunk path (one draw per mesh)");
   }
   const bool dsa = m_info.at_least(4, 5);
+  // Texture layers used by a block that emits light glow in the shader (one bit per layer, 1024 layers).
+  std::array<GLuint, 32> emissive_bits{};
+  for (size_t id = 0; id < registry.size(); ++id) {
+    const BlockDef& def = registry[static_cast<uint16_t>(id)];
+    if (!def.defined || !def.emits()) continue;
+    for (uint16_t layer : def.face_texture_index)
+      if (layer < 1024) emissive_bits[layer >> 5] |= 1u << (layer & 31);
+  }
   m_gpu = std::make_unique<Gpu>();
   Gpu& g = *m_gpu;
 
@@ -152,11 +162,14 @@ Status Renderer::init(const BlockRegistry& registry) {
     tp.fog = glGetUniformLocation(id, "u_fog");
     tp.sun_dir = glGetUniformLocation(id, "u_sun_dir");
     tp.day = glGetUniformLocation(id, "u_day");
+    tp.sky_seen = glGetUniformLocation(id, "u_sky_seen");
     tp.textures = glGetUniformLocation(id, "u_textures");
     tp.arena = glGetUniformLocation(id, "u_arena");
     tp.draw_offset = glGetUniformLocation(id, "u_draw_offset");
+    tp.emissive = glGetUniformLocation(id, "u_emissive");
     glUseProgram(id);
     glUniform1i(tp.textures, 0);
+    glUniform4uiv(tp.emissive, 8, emissive_bits.data());
     if (tp.arena >= 0) glUniform1i(tp.arena, 1);
     return Ok{};
   };
@@ -175,6 +188,7 @@ Status Renderer::init(const BlockRegistry& registry) {
     g.sky_inv_view_proj = glGetUniformLocation(*p, "u_inv_view_proj");
     g.sky_sun_dir = glGetUniformLocation(*p, "u_sun_dir");
     g.sky_day = glGetUniformLocation(*p, "u_day");
+    g.sky_sky_seen = glGetUniformLocation(*p, "u_sky_seen");
   }
 
   // Textures: every registry texture as one layer of a mipmapped sampler2DArray.
@@ -259,6 +273,13 @@ void Renderer::set_section(const SectionPos& pos, std::span<const mesh::Quad> op
   };
   update(*m_opaque, m_opaque_span[i], m_opaque_quads[i], opaque.data(), opaque.size());
   update(*m_translucent, m_translucent_span[i], m_translucent_quads[i], translucent.data(), translucent.size());
+}
+
+void Renderer::set_section(const SectionPos& pos, const mesh::SectionMesh& mesh) {
+  if (mesh.cutout.empty()) return set_section(pos, mesh.opaque, mesh.translucent);
+  m_concat.assign(mesh.opaque.begin(), mesh.opaque.end());
+  m_concat.insert(m_concat.end(), mesh.cutout.begin(), mesh.cutout.end());
+  set_section(pos, m_concat, mesh.translucent);
 }
 
 void Renderer::remove_at(size_t i) {
@@ -385,6 +406,9 @@ FrameStats Renderer::render(const FrameParams& params) {
 
   const glm::dvec3 sun = sun_direction(params.time_of_day);
   const float day = static_cast<float>(glm::smoothstep(-0.10, 0.15, sun.y));
+  // The sky seen from the eye: the light curve of the eye's sky light (1 at 15, ~0.18 at 7, 0 at 0).
+  const double eye_sky = std::clamp(params.eye_sky_light, 0, 15) / 15.0;
+  const float sky_seen = static_cast<float>(eye_sky / (4.0 - 3.0 * eye_sky));
   const glm::mat4 vp = to_float(view_proj);
   const glm::mat4 inv_vp = to_float(glm::inverse(view_proj));
 
@@ -394,6 +418,7 @@ FrameStats Renderer::render(const FrameParams& params) {
   glUniformMatrix4fv(g.sky_inv_view_proj, 1, GL_FALSE, &inv_vp[0][0]);
   glUniform3f(g.sky_sun_dir, static_cast<float>(sun.x), static_cast<float>(sun.y), static_cast<float>(sun.z));
   glUniform1f(g.sky_day, day);
+  glUniform1f(g.sky_sky_seen, sky_seen);
   glDrawArrays(GL_TRIANGLES, 0, 3);
 
   glEnable(GL_DEPTH_TEST);
@@ -408,6 +433,7 @@ FrameStats Renderer::render(const FrameParams& params) {
     glUniform2f(tp.fog, static_cast<float>(fog_start), static_cast<float>(fog_end));
     glUniform3f(tp.sun_dir, static_cast<float>(sun.x), static_cast<float>(sun.y), static_cast<float>(sun.z));
     glUniform1f(tp.day, day);
+    glUniform1f(tp.sky_seen, sky_seen);
   };
   auto opaque_state = [] {
     glDisable(GL_BLEND);

@@ -30,6 +30,7 @@
 
 #include "voxen/core/coords.h"
 #include "voxen/core/error.h"
+#include "voxen/mesh/mesher.h"
 #include "voxen/mesh/quad.h"
 #include "voxen/render/arena_buffer.h"
 #include "voxen/render/camera.h"
@@ -61,6 +62,8 @@ struct FrameParams {
   double fog_end = 192.0;     // horizontal distance (blocks) where terrain is wholly fog (the render distance)
   double fog_start = -1.0;    // where fog begins; < 0: 0.6 * fog_end
   double anim_seconds = 0.0;  // animation clock (flowing fluids scroll)
+  int eye_sky_light = 15;     // sky light 0..15 of the cell the eye is in: below 15 the sky and the fog darken
+                              // (1 outdoors ... 0 deep underground, where distance fades to black)
   bool translucent = true;    // draw the translucent pass (tests turn it off to see the ground below water)
 };
 
@@ -92,6 +95,9 @@ class Renderer {
 
   /// Sets (or replaces) a section's meshes: writes only their own spans of the arenas. Both empty removes it.
   void set_section(const SectionPos& pos, std::span<const mesh::Quad> opaque, std::span<const mesh::FluidQuad> translucent);
+  /// Sets a section from the mesher's output: opaque and cutout quads share one span (opaque first; the opaque
+  /// pass alpha-tests, which leaves opaque texels alone), translucent quads go to the translucent arena.
+  void set_section(const SectionPos& pos, const mesh::SectionMesh& mesh);
   /// Drops a section's meshes (no-op if absent).
   void remove_section(const SectionPos& pos);
   /// Drops every section.
@@ -141,6 +147,7 @@ class Renderer {
   // Per-frame scratch (kept to avoid reallocating every frame).
   std::vector<double> m_rel_x, m_rel_y, m_rel_z;
   std::vector<uint8_t> m_visible;
+  std::vector<mesh::Quad> m_concat;
 };
 
 }  // namespace voxen::render

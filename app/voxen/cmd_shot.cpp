@@ -1,0 +1,281 @@
+// voxen shot: the main job. Generates, lights and meshes the world in view (worker pool, nearest first), draws one
+// frame with the terrain renderer (one multi-draw-indirect call per pass, or per-chunk) headless through EGL (or
+// in a GLFW window), and writes the picture as PNG. See docs/ARCHITECTURE.md (Rendering) for what is loaded.
+//
+// --pos X,Y,Z is the eye's world position in blocks (integers or decimals; Y may be `surface`: 2 blocks above the
+// top face of the generated ground at X, Z). --look YAW,PITCH in degrees: yaw 0 looks north (-Z), 90 east (+X);
+// pitch positive looks up.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "voxen/core/job_pool.h"
+#include "voxen/light/rules.h"
+#include "voxen/mesh/baked.h"
+#include "voxen/render/image.h"
+#include "voxen/render/platform.h"
+#include "voxen/render/renderer.h"
+#include "voxen/render/streaming.h"
+#include "world_setup.h"
+
+namespace voxen::app {
+namespace {
+
+struct ShotOptions {
+  WorldFlags world;
+  std::string pos;
+  std::string look = "0,0";
+  std::string size = "1280x720";
+  double fov = 70.0;
+  int render_distance = 12;
+  std::string render_path = "mdi";
+  double time_of_day = 10.0;
+  double anim_time = 0.0;
+  std::string out;
+  std::string platform = "egl";
+  std::string gl_version;
+  int threads = 0;
+  bool load_all = false;
+  bool json = false;
+};
+
+// One coordinate: an integer or a decimal ("-12", "7.25"), split exactly into an int64 floor and a fraction in
+// [0, 1) so positions far out (2^40) keep their fractional part.
+bool parse_coord(std::string_view s, int64_t& block, double& frac) {
+  const size_t dot = s.find('.');
+  const std::string_view int_part = s.substr(0, dot);
+  if (int_part.empty() || int_part == "-" || int_part == "+") {
+    if (dot == std::string_view::npos) return false;
+  }
+  int64_t whole = 0;
+  if (!(int_part.empty() || int_part == "-" || int_part == "+")) {
+    auto v = parse_int64(int_part);
+    if (!v) return false;
+    whole = *v;
+  }
+  double f = 0.0;
+  if (dot != std::string_view::npos) {
+    const std::string_view digits = s.substr(dot + 1);
+    if (digits.empty() || digits.size() > 15) return false;
+    double scale = 0.1;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return false;
+      f += (c - '0') * scale;
+      scale *= 0.1;
+    }
+  }
+  const bool negative = !s.empty() && s.front() == '-';
+  if (negative && f > 0.0) {
+    block = whole - 1;
+    frac = 1.0 - f;
+  } else {
+    block = whole;
+    frac = f;
+  }
+  return true;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t at = text.find(sep, start);
+    parts.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+    if (at == std::string::npos) break;
+    start = at + 1;
+  }
+  return parts;
+}
+
+struct EyePos {
+  BlockPos block;
+  glm::dvec3 frac{0.0};
+  bool surface = false;
+};
+
+EyePos parse_eye(const std::string& text) {
+  const auto parts = split(text, ',');
+  const std::string bad = "malformed position '" + text + "' (expected X,Y,Z in blocks; Y may be 'surface')";
+  if (parts.size() != 3) throw UsageError("--pos", bad);
+  EyePos e;
+  if (!parse_coord(parts[0], e.block.x, e.frac.x) || !parse_coord(parts[2], e.block.z, e.frac.z)) throw UsageError("--pos", bad);
+  if (parts[1] == "surface") {
+    e.surface = true;
+  } else {
+    if (!parse_coord(parts[1], e.block.y, e.frac.y)) throw UsageError("--pos", bad);
+    if (e.block.y < kMinY - 64 || e.block.y > kMaxY + 256)
+      throw UsageError("--pos", "y " + parts[1] + " is too far outside the world (" + std::to_string(kMinY - 64) + ".." +
+                                    std::to_string(kMaxY + 256) + ")");
+  }
+  return e;
+}
+
+int run_shot(const ShotOptions& o) {
+  Stopwatch total;
+  // Arguments first: every mistake is reported before any work.
+  if (o.out.empty()) throw UsageError("--out", "required: the PNG file to write");
+  EyePos eye = parse_eye(o.pos);
+  const auto look = split(o.look, ',');
+  double yaw = 0, pitch = 0;
+  try {
+    if (look.size() != 2) throw std::invalid_argument("count");
+    size_t used = 0;
+    yaw = std::stod(look[0], &used);
+    if (used != look[0].size()) throw std::invalid_argument("yaw");
+    pitch = std::stod(look[1], &used);
+    if (used != look[1].size()) throw std::invalid_argument("pitch");
+  } catch (const std::exception&) {
+    throw UsageError("--look", "malformed '" + o.look + "' (expected YAW,PITCH in degrees)");
+  }
+  if (!std::isfinite(yaw) || !std::isfinite(pitch) || pitch < -90.0 || pitch > 90.0)
+    throw UsageError("--look", "pitch must be within -90..90 degrees (got '" + o.look + "')");
+  int width = 0, height = 0;
+  {
+    const auto wh = split(o.size, 'x');
+    auto w = wh.size() == 2 ? parse_int64(wh[0]) : std::nullopt;
+    auto h = wh.size() == 2 ? parse_int64(wh[1]) : std::nullopt;
+    if (!w || !h || *w < 16 || *h < 16 || *w > 8192 || *h > 8192)
+      throw UsageError("--size", "malformed or out of range '" + o.size + "' (expected WxH, each 16..8192)");
+    width = static_cast<int>(*w);
+    height = static_cast<int>(*h);
+  }
+  if (!(o.fov >= 10.0 && o.fov <= 150.0)) throw UsageError("--fov", "must be 10..150 degrees");
+  if (o.render_distance < 1 || o.render_distance > 64) throw UsageError("--render-distance", "must be 1..64 columns");
+  render::RenderPath path;
+  if (!render::parse_render_path(o.render_path, path)) throw UsageError("--render-path", "must be mdi or per-chunk (got '" + o.render_path + "')");
+  if (!(o.time_of_day >= 0.0 && o.time_of_day <= 24.0)) throw UsageError("--time-of-day", "must be 0..24 hours");
+  if (o.threads < 0) throw UsageError("--threads", "must be 0 (default: all cores) or more");
+  render::PlatformConfig pc;
+  pc.width = width;
+  pc.height = height;
+  pc.title = "voxen shot";
+  pc.visible = false;
+  pc.vsync = false;
+  if (!o.gl_version.empty()) {
+    const auto mm = split(o.gl_version, '.');
+    auto ma = mm.size() == 2 ? parse_int64(mm[0]) : std::nullopt;
+    auto mi = mm.size() == 2 ? parse_int64(mm[1]) : std::nullopt;
+    if (!ma || !mi || *ma < 1 || *ma > 99 || *mi < 0 || *mi > 99) throw UsageError("--gl-version", "malformed '" + o.gl_version + "' (expected MAJOR.MINOR, e.g. 4.5)");
+    pc.gl_major = static_cast<int>(*ma);
+    pc.gl_minor = static_cast<int>(*mi);
+  }
+
+  const BlockRegistry reg = load_registry();
+  const auto generator = make_generator_or_throw(o.world, reg);
+  if (eye.surface) {
+    eye.block.y = generator->surface_y(eye.block.x, eye.block.z) + 3;  // 2 blocks above the ground's top face
+    eye.frac.y = 0.0;
+  }
+
+  // The GL context: headless EGL (default) or a hidden GLFW window.
+  auto platform = render::make_platform(o.platform, pc);
+  if (!platform) throw RunError(platform.error().to_string());
+  render::RendererOptions ro;
+  ro.path = path;
+  auto renderer = render::Renderer::create(**platform, reg, ro);
+  if (!renderer) throw RunError("renderer: " + renderer.error().to_string());
+
+  render::Camera cam = render::Camera::at(eye.block, eye.frac);
+  cam.yaw_deg = yaw;
+  cam.pitch_deg = pitch;
+  cam.fov_y_deg = o.fov;
+  cam.aspect = static_cast<double>(width) / height;
+  const double radius = o.render_distance * static_cast<double>(kColumnWidth);
+  cam.far_plane = std::sqrt((radius + 24.0) * (radius + 24.0) + 400.0 * 400.0) + 16.0;
+
+  // Stream in everything within the render distance in the frustum (or all of it with --load-all).
+  const light::LightTable light_table(reg);
+  auto baked = mesh::BakedBlocks::bake(reg);
+  if (!baked) throw RunError("mesh: " + baked.error().to_string());
+  const int threads = o.threads > 0 ? o.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  JobPool pool(threads);
+  World world;
+  render::WorldStreamer streamer(*generator, light_table, *baked, pool);
+  const auto draw = render::columns_for_view(cam, radius, !o.load_all);
+  const render::Frustum frustum = render::Frustum::from_matrix(cam.view_projection());
+  const render::StreamStats ss = streamer.load(world, **renderer, draw, o.load_all ? nullptr : &frustum, &cam);
+
+  render::FrameParams fp;
+  fp.camera = cam;
+  fp.time_of_day = o.time_of_day;
+  fp.fog_end = radius;
+  fp.anim_seconds = o.anim_time;
+  fp.eye_sky_light = light_sky(world.light(eye.block));
+  const render::FrameStats fs = (*renderer)->render(fp);
+  Stopwatch finish;
+  (*platform)->present();
+  const double finish_ms = finish.ms();
+  const render::Image img = (*renderer)->read_pixels();
+  if (auto s = render::save_png(img, o.out); !s.ok()) throw RunError(s.error().to_string());
+  const double total_ms = total.ms();
+
+  const std::string gl_version = std::to_string((*renderer)->gl_info().major) + "." + std::to_string((*renderer)->gl_info().minor);
+  if (o.json) {
+    nlohmann::json j;
+    j["out"] = o.out;
+    j["width"] = width;
+    j["height"] = height;
+    j["eye"] = {{"x", static_cast<double>(eye.block.x) + eye.frac.x}, {"y", static_cast<double>(eye.block.y) + eye.frac.y},
+                {"z", static_cast<double>(eye.block.z) + eye.frac.z}};
+    j["columns_loaded"] = ss.columns_generated;
+    j["columns_drawn"] = ss.columns_drawn;
+    j["sections_meshed"] = ss.sections_meshed;
+    j["sections_drawn"] = fs.sections_visible;
+    j["quads_drawn"] = fs.quads_drawn;
+    j["draw_calls"] = fs.draw_calls;
+    j["arena_bytes"] = (*renderer)->arena_capacity_bytes();
+    j["arena_used_bytes"] = (*renderer)->arena_used_bytes();
+    j["cpu_ms"] = {{"generate", ss.generate_ms}, {"light", ss.light_ms}, {"mesh", ss.mesh_ms}, {"upload", ss.upload_ms},
+                   {"cull", fs.cull_ms}, {"draw", fs.build_ms + fs.submit_ms + finish_ms}};
+    j["frame_ms"] = {{"cull", fs.cull_ms}, {"build", fs.build_ms}, {"submit", fs.submit_ms}, {"finish", finish_ms}};
+    j["total_ms"] = total_ms;
+    j["render_path"] = std::string(render::to_string((*renderer)->path()));
+    j["platform"] = std::string((*platform)->name());
+    j["gl_renderer"] = (*renderer)->gl_info().renderer;
+    j["gl_version"] = gl_version;
+    j["threads"] = threads;
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::printf("wrote %s (%dx%d) on %s, OpenGL %s, %s path\n", o.out.c_str(), width, height,
+                (*renderer)->gl_info().renderer.c_str(), gl_version.c_str(), std::string(render::to_string((*renderer)->path())).c_str());
+    std::printf("columns loaded %zu (drawn %zu), sections drawn %u, quads %llu, draw calls %u, arena %.1f MiB\n",
+                ss.columns_generated, ss.columns_drawn, fs.sections_visible, static_cast<unsigned long long>(fs.quads_drawn),
+                fs.draw_calls, static_cast<double>((*renderer)->arena_capacity_bytes()) / (1024.0 * 1024.0));
+    std::printf("ms: generate %.1f  light %.1f  mesh %.1f  upload %.1f  cull %.2f  draw %.1f  (total %.0f)\n", ss.generate_ms,
+                ss.light_ms, ss.mesh_ms, ss.upload_ms, fs.cull_ms, fs.build_ms + fs.submit_ms + finish_ms, total_ms);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_shot_command(CLI::App& app, RunFn& run) {
+  auto o = std::make_shared<ShotOptions>();
+  CLI::App* cmd = app.add_subcommand("shot", "render one picture of the world (headless OpenGL) to a PNG file");
+  o->world.add_to(*cmd);
+  cmd->add_option("--pos", o->pos, "eye position X,Y,Z in world blocks (Y may be 'surface': 2 blocks above the ground)")->required();
+  cmd->add_option("--look", o->look, "YAW,PITCH in degrees: yaw 0 north (-Z), 90 east (+X); pitch + looks up (default 0,0)");
+  cmd->add_option("--size", o->size, "picture size WxH in pixels (default 1280x720)");
+  cmd->add_option("--fov", o->fov, "vertical field of view in degrees (default 70)");
+  cmd->add_option("--render-distance", o->render_distance, "columns drawn around the eye, 1..64 (default 12)");
+  cmd->add_option("--render-path", o->render_path, "mdi (one multi-draw-indirect per pass) or per-chunk (default mdi)");
+  cmd->add_option("--time-of-day", o->time_of_day, "hours 0..24: sun position and sky (default 10)");
+  cmd->add_option("--anim-time", o->anim_time, "animation clock in seconds: flowing water scrolls (default 0)");
+  cmd->add_option("--out", o->out, "PNG file to write")->required();
+  cmd->add_option("--platform", o->platform, "egl (headless, default) or glfw (a hidden window: needs a display)")
+      ->check(CLI::IsMember({"egl", "glfw"}));
+  cmd->add_option("--gl-version", o->gl_version, "ask for exactly this OpenGL core version, e.g. 4.5 (default: best of 4.5, 4.3, 3.3)");
+  cmd->add_option("--threads", o->threads, "worker threads for generation, light and meshing (default: all cores)");
+  cmd->add_flag("--load-all", o->load_all, "load and mesh every column within the render distance, not only those in view");
+  cmd->add_flag("--json", o->json, "print one JSON object with counts and timings");
+  cmd->callback([o, &run] { run = [o] { return run_shot(*o); }; });
+}
+
+}  // namespace voxen::app
