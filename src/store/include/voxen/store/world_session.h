@@ -1,0 +1,174 @@
+// WorldSession: a saved world, open. It owns the World (the loaded columns), loads columns from the store
+// (generation first, then the journal on top, so the journal always wins), applies edits, and saves them through
+// the write-behind queue.
+//
+// A world directory holds:
+//   voxen.toml   metadata (world_meta.h): format version, seed, generator, the saved block-id table
+//   voxen.lock   advisory lock (flock): one process at a time; taken before anything else is touched
+//   db/          the RocksDB database (rocks_store.h; keys and values in docs/formats/world_store_v1.md)
+//   corrupt/     copies of records that failed to decode, kept aside before anything could overwrite them
+//
+// Generated worlds store journals: per section, the cells that differ from generation. Imported worlds (no
+// generator) store whole sections. Light is never stored; callers recompute it after load().
+//
+// Ownership: each column has exactly one owner. load() marks a column as loading before it reads the store, and a
+// second load() of the same column (from any thread) waits for the first and gets the same column, so two copies
+// of one column can never exist and one can never overwrite the other's edits when saved. The session remembers
+// which sections changed (any change of id or state), and commit() queues them as one batch.
+//
+// Threads: load, edit, apply, get, commit, unload, flush and close lock the session and may be called from any
+// thread. world() hands out the World itself for single-threaded readers (lighting, meshing, printing): don't use
+// it while another thread calls load/edit/unload.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "voxen/core/error.h"
+#include "voxen/core/job_pool.h"
+#include "voxen/store/world_meta.h"
+#include "voxen/store/world_store.h"
+#include "voxen/store/write_queue.h"
+#include "voxen/world/block_registry.h"
+#include "voxen/world/world.h"
+
+namespace voxen::store {
+
+/// Fills a column (its pos() says where) with generated cells; must be thread-safe and a pure function of the
+/// seed and the column position (gen::Generator::generate is).
+using GenerateFn = std::function<void(Column&)>;
+/// Makes the generator a world names (meta: generator name and seed). Errors: unknown name, missing blocks.
+using GeneratorFactory = std::function<Result<GenerateFn>(const std::string& name, uint64_t seed)>;
+
+struct OpenOptions {
+  std::filesystem::path dir;               // the world directory
+  std::optional<uint64_t> create_seed;     // create a world with this seed if dir is missing or empty
+  std::string create_generator = "default";  // generator of a created generated world
+  WorldKind create_kind = WorldKind::kGenerated;
+  bool sync = false;                       // fsync every committed batch (power-loss durability)
+};
+
+/// What one load() did.
+struct LoadReport {
+  size_t loaded = 0;                        // columns this call loaded (not counting ones already loaded)
+  size_t records = 0;                       // records (section journals or sections) read and applied
+  std::vector<std::string> corrupt;         // one message per record that failed to decode (fell back)
+  std::map<std::string, uint64_t> unknown;  // saved block name -> cells shown as "unknown" (name not in registry)
+};
+
+class WorldSession {
+ public:
+  /// Opens the world in options.dir, or creates it (missing or empty dir and create_seed given).
+  /// Errors, with nothing written: dir exists but is not a voxen world (no voxen.toml), voxen.toml is malformed
+  /// or from a newer format version, the world is locked by another process, the generator cannot be made, no
+  /// world at dir and no create_seed. An existing world keeps its seed and generator (create_* are ignored).
+  static Result<std::unique_ptr<WorldSession>> open(const OpenOptions& options, const BlockRegistry& registry,
+                                                    const GeneratorFactory& make_generator);
+  /// A session over any WorldStore and a metadata value (tests; in-memory worlds). The store must outlive the
+  /// session; meta() carries the (possibly grown) id table to pass to the next session over the same store.
+  /// `generate` may be empty only for imported worlds.
+  static Result<std::unique_ptr<WorldSession>> attach(WorldStore& store, WorldMeta meta, const BlockRegistry& registry,
+                                                      GenerateFn generate, bool sync = false);
+  /// close(), logging any error.
+  ~WorldSession();
+  WorldSession(const WorldSession&) = delete;
+  WorldSession& operator=(const WorldSession&) = delete;
+
+  const WorldMeta& meta() const { return m_meta; }
+  bool generated() const { return m_meta.kind == WorldKind::kGenerated; }
+  /// The loaded columns. Single-threaded use only (see the class comment).
+  World& world() { return m_world; }
+  const World& world() const { return m_world; }
+  const BlockRegistry& registry() const { return m_registry; }
+
+  /// Loads the given columns not loaded yet: reads their records in one batch, generates them (on `pool` if
+  /// given, nearest the first position first), applies each journal over its generated column (or, for
+  /// imported worlds, reads whole sections; missing sections are air) and inserts them into the world. A record
+  /// that fails to decode is reported (error naming column and section, warning on stderr), copied aside, and
+  /// its section keeps the generated cells; the other sections and columns load. Errors: store I/O only.
+  Result<LoadReport> load(const std::vector<ColumnPos>& columns, JobPool* pool = nullptr);
+  /// True if the column is loaded.
+  bool loaded(ColumnPos pos) const;
+
+  /// Places `cell` at p as an Edit (before = the current cell, next sequence number), applies and records it.
+  /// nullopt if p's column is not loaded or y is out of range.
+  std::optional<Edit> edit(const BlockPos& p, Cell cell);
+  /// How an edit is applied to the World: World::apply by default; light::apply_edit (which applies the cell
+  /// and updates light) from commands that keep light. Returns whether it was applied.
+  using ApplyFn = std::function<bool(World&, const Edit&)>;
+  /// Applies an edit made elsewhere (its `after` cell) through `how` and records the change (before = the cell
+  /// the world held). False if its column is not loaded or `how` did not apply it.
+  bool apply(const Edit& e, const ApplyFn& how = nullptr);
+  /// Cell at a world position (air if unloaded), under the session's lock.
+  Cell get(const BlockPos& p) const;
+
+  /// Queues every section changed since the last commit as one batch; returns its ticket (0 if nothing
+  /// changed). The batch is saved once committed() reaches the ticket. Errors: voxen.toml cannot be rewritten
+  /// (needed when the world's id table grows).
+  Result<uint64_t> commit();
+  /// Blocks until the batch with this ticket is committed (0 returns at once).
+  Status wait(uint64_t ticket);
+  /// commit() and wait for everything queued.
+  Status flush();
+  /// Highest committed ticket.
+  uint64_t committed() const;
+  /// Called on the writer thread after each batch commits (see WriteBehindQueue::set_listener).
+  void set_commit_listener(std::function<void(uint64_t)> listener);
+
+  /// Queues the column's changed sections, then drops it from the world. A later load() of it waits for that
+  /// batch first, so it reads back exactly what was there. No-op for a column that is not loaded.
+  Status unload(ColumnPos pos);
+  /// Imported worlds: inserts (or replaces) a whole column and marks every section changed, so the next commit
+  /// stores it. Errors: the world is a generated one.
+  Status put_column(std::unique_ptr<Column> column);
+
+  /// Saved cells shown as "unknown" since open, by saved block name.
+  std::map<std::string, uint64_t> unknown_cells() const;
+  /// Flushes everything, closes the store and releases the lock. Further calls do nothing.
+  Status close();
+
+ private:
+  struct ColumnState;
+  WorldSession(const BlockRegistry& registry, WorldMeta meta, IdRemap remap);
+  Status start(WorldStore& store, GenerateFn generate, bool sync);
+  void record_change(const BlockPos& p, Cell before, Cell after);
+  Cell saved_cell(Cell current);
+  std::vector<PendingRecord> take_dirty(ColumnPos pos, ColumnState& state);
+  Result<uint64_t> commit_locked();
+
+  const BlockRegistry& m_registry;
+  WorldMeta m_meta;
+  IdRemap m_remap;
+  std::filesystem::path m_dir;  // empty for attach()ed sessions
+  int m_lock_fd = -1;
+  std::unique_ptr<WorldStore> m_owned_store;
+  WorldStore* m_store = nullptr;
+  GenerateFn m_generate;
+  std::unique_ptr<WriteBehindQueue> m_queue;
+  bool m_meta_dirty = false;
+  bool m_closed = false;
+
+  mutable std::mutex m_mu;
+  std::condition_variable m_loaded_cv;
+  World m_world;
+  std::unordered_map<ColumnPos, std::unique_ptr<ColumnState>, ColumnPosHash> m_columns;
+  std::unordered_set<ColumnPos, ColumnPosHash> m_dirty_columns;
+  std::unordered_map<ColumnPos, uint64_t, ColumnPosHash> m_unload_tickets;
+  std::map<std::string, uint64_t> m_unknown;
+};
+
+/// Hash of what a generator makes at two fixed columns ((0, 0) and (-3, 5)), by block name and state, as 16 hex
+/// digits: a world records it at creation and warns on open when its generator's output has changed.
+std::string generator_fingerprint(const GenerateFn& generate, const BlockRegistry& registry);
+
+}  // namespace voxen::store

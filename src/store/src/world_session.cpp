@@ -1,0 +1,595 @@
+#include "voxen/store/world_session.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <tuple>
+#include <set>
+
+#include "column_journal.h"
+#include "log.h"
+#include "voxen/core/hash.h"
+#include "voxen/store/rocks_store.h"
+
+namespace voxen::store {
+namespace fs = std::filesystem;
+
+struct WorldSession::ColumnState {
+  enum class Phase { kLoading, kLoaded } phase = Phase::kLoading;
+  uint32_t dirty = 0;              // bit s: section s changed since the last commit
+  detail::ColumnJournal journal;   // generated worlds
+  // Imported worlds: sections whose saved cells include blocks the registry lacks, in saved ids, so that saving
+  // such a section again keeps the original ids of the cells still shown as "unknown".
+  std::array<std::unique_ptr<Section>, kSectionsPerColumn> saved_missing;
+};
+
+namespace {
+
+constexpr const char* kMetaFile = "voxen.toml";
+constexpr const char* kLockFile = "voxen.lock";
+
+std::string hex16(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+/// The result of loading one column off the session's lock.
+struct LoadedColumn {
+  std::unique_ptr<Column> column;
+  struct Corrupt {
+    int section;
+    std::string message;
+    std::string value;
+  };
+  std::vector<Corrupt> corrupt;
+  std::vector<std::tuple<int, uint16_t, Cell, Cell>> journal;  // section, index, generated, saved
+  std::array<std::unique_ptr<Section>, kSectionsPerColumn> saved_missing;
+  std::map<std::string, uint64_t> unknown;
+  size_t records = 0;
+};
+
+/// Takes the world's advisory lock; -1 and an error message if another process holds it.
+int take_lock(const fs::path& dir, bool create, std::string& error) {
+  const fs::path p = dir / kLockFile;
+  int fd = ::open(p.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0 && create) fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    // A world without its lock file (copied by hand): the database's own LOCK still guards it.
+    if (!create && errno == ENOENT) return -2;
+    error = "cannot open " + p.string();
+    return -1;
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    error = "world " + dir.string() + " is locked by another process (" + p.string() + " is held)";
+    return -1;
+  }
+  return fd;
+}
+
+}  // namespace
+
+std::string generator_fingerprint(const GenerateFn& generate, const BlockRegistry& registry) {
+  uint64_t h = 0x5EED5EED5EED5EEDull;
+  uint32_t buf[kSectionVolume];
+  for (const ColumnPos pos : {ColumnPos{0, 0}, ColumnPos{-3, 5}}) {
+    Column c(pos);
+    generate(c);
+    for (int s = 0; s < kSectionsPerColumn; ++s) {
+      c.section(s).unpack(buf);
+      for (int i = 0; i < kSectionVolume; ++i) {
+        const Cell cell = Cell::from_packed(buf[i]);
+        // By name, so renumbering the registry does not look like a new generator.
+        uint64_t nh = 0xCBF29CE484222325ull;
+        for (char ch : registry[cell.id].name) nh = (nh ^ static_cast<uint8_t>(ch)) * 0x100000001B3ull;
+        h = mix64(h ^ nh ^ (static_cast<uint64_t>(cell.state) << 56));
+      }
+    }
+  }
+  return hex16(h);
+}
+
+WorldSession::WorldSession(const BlockRegistry& registry, WorldMeta meta, IdRemap remap)
+    : m_registry(registry), m_meta(std::move(meta)), m_remap(std::move(remap)) {}
+
+WorldSession::~WorldSession() {
+  if (Status s = close(); !s.ok()) detail::log().error("closing world: {}", s.error().to_string());
+}
+
+namespace {
+
+/// The "unknown" block's id, or an error when the world needs it and the registry lacks it.
+Result<uint16_t> unknown_block(const std::map<std::string, uint16_t>& saved, const BlockRegistry& registry) {
+  std::vector<std::string> missing;
+  for (const auto& [name, id] : saved)
+    if (!registry.find(name)) missing.push_back(name);
+  if (auto u = registry.find("unknown")) return *u;
+  if (missing.empty()) return uint16_t{0};
+  std::string names;
+  for (const auto& n : missing) names += (names.empty() ? "" : ", ") + n;
+  return Error{"the world uses blocks the registry lacks (" + names + ") and the registry has no 'unknown' block to show them"};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<WorldSession>> WorldSession::attach(WorldStore& store, WorldMeta meta, const BlockRegistry& registry,
+                                                           GenerateFn generate, bool sync) {
+  if (meta.format_version > kFormatVersion)
+    return Error{"world format version " + std::to_string(meta.format_version) + " is newer than this build reads (" +
+                 std::to_string(kFormatVersion) + ")"};
+  if (meta.kind == WorldKind::kGenerated && !generate) return Error{"a generated world needs a generator"};
+  if (meta.registry.empty()) meta.registry = registry_table(registry);
+  auto unknown = unknown_block(meta.registry, registry);
+  if (!unknown) return unknown.error();
+  IdRemap remap(meta.registry, registry, *unknown);
+  std::unique_ptr<WorldSession> s(new WorldSession(registry, std::move(meta), std::move(remap)));
+  if (Status st = s->start(store, std::move(generate), sync); !st.ok()) return st.error();
+  return s;
+}
+
+Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, const BlockRegistry& registry,
+                                                         const GeneratorFactory& make_generator) {
+  const fs::path dir = o.dir;
+  const std::string where = dir.string();
+  std::error_code ec;
+  const bool exists = fs::exists(dir, ec);
+  if (exists && !fs::is_directory(dir, ec)) return Error{where + " is not a directory (a world is a directory)"};
+  const bool has_meta = exists && fs::exists(dir / kMetaFile, ec);
+  const bool empty = !exists || fs::is_empty(dir, ec);
+
+  if (!has_meta) {
+    if (!empty) return Error{where + " is not a voxen world (it has no voxen.toml); refusing to touch it"};
+    if (!o.create_seed) return Error{"no voxen world at " + where + " (give --seed S to create one)"};
+    // Create: everything that can fail without writing is checked first.
+    WorldMeta meta;
+    meta.format_version = kFormatVersion;
+    meta.kind = o.create_kind;
+    meta.seed = *o.create_seed;
+    meta.registry = registry_table(registry);
+    GenerateFn generate;
+    if (meta.kind == WorldKind::kGenerated) {
+      meta.generator = o.create_generator;
+      auto g = make_generator(meta.generator, meta.seed);
+      if (!g) return Error{"world " + where + ": " + g.error().to_string()};
+      generate = std::move(g).value();
+      meta.generator_fingerprint = generator_fingerprint(generate, registry);
+    }
+    fs::create_directories(dir, ec);
+    if (ec) return Error{"cannot create " + where + ": " + ec.message()};
+    std::string lock_error;
+    const int fd = take_lock(dir, true, lock_error);
+    if (fd < 0) return Error{lock_error};
+    auto store = RocksWorldStore::open(dir / "db", dir / "corrupt", true);
+    if (!store) {
+      ::close(fd);
+      return Error{"world " + where + ": " + store.error().to_string()};
+    }
+    if (Status w = write_meta(dir / kMetaFile, meta); !w.ok()) {
+      ::close(fd);
+      return Error{"world " + where + ": " + w.error().to_string()};
+    }
+    auto unknown = unknown_block(meta.registry, registry);
+    VOXEN_ASSERT(unknown.ok());  // a fresh table lists only registry blocks
+    IdRemap remap(meta.registry, registry, *unknown);
+    std::unique_ptr<WorldSession> s(new WorldSession(registry, std::move(meta), std::move(remap)));
+    s->m_dir = dir;
+    s->m_lock_fd = fd;
+    s->m_owned_store = std::move(store).value();
+    if (Status st = s->start(*s->m_owned_store, std::move(generate), o.sync); !st.ok()) return st.error();
+    return s;
+  }
+
+  auto meta = read_meta(dir / kMetaFile);
+  if (!meta) return Error{"world " + where + ": " + meta.error().to_string()};
+  if (meta->format_version > kFormatVersion)
+    return Error{"world " + where + " has format version " + std::to_string(meta->format_version) +
+                 ", newer than this build reads (" + std::to_string(kFormatVersion) + "); it was written by a newer voxen"};
+  auto unknown = unknown_block(meta->registry, registry);
+  if (!unknown) return Error{"world " + where + ": " + unknown.error().to_string()};
+  GenerateFn generate;
+  if (meta->kind == WorldKind::kGenerated) {
+    auto g = make_generator(meta->generator, meta->seed);
+    if (!g) return Error{"world " + where + ": " + g.error().to_string()};
+    generate = std::move(g).value();
+  }
+  std::string lock_error;
+  const int fd = take_lock(dir, false, lock_error);
+  if (fd == -1) return Error{lock_error};
+  auto store = RocksWorldStore::open(dir / "db", dir / "corrupt", false);
+  if (!store) {
+    if (fd >= 0) ::close(fd);
+    return Error{"world " + where + ": " + store.error().to_string()};
+  }
+  IdRemap remap(meta->registry, registry, *unknown);
+  std::unique_ptr<WorldSession> s(new WorldSession(registry, std::move(meta).value(), std::move(remap)));
+  s->m_dir = dir;
+  s->m_lock_fd = fd;
+  s->m_owned_store = std::move(store).value();
+  for (const auto& name : s->m_remap.missing_names())
+    detail::log().warn("world {}: block '{}' is not in the block registry; its cells show as 'unknown'", where, name);
+  if (s->generated()) {
+    const std::string fp = generator_fingerprint(generate, registry);
+    if (s->m_meta.generator_fingerprint.empty()) {
+      s->m_meta.generator_fingerprint = fp;
+      s->m_meta_dirty = true;
+    } else if (fp != s->m_meta.generator_fingerprint) {
+      detail::log().warn("world {}: generator '{}' now makes different terrain than when the world was saved "
+                         "(fingerprint {} -> {}); saved edits are applied over the new terrain",
+                         where, s->m_meta.generator, s->m_meta.generator_fingerprint, fp);
+    }
+  }
+  if (Status st = s->start(*s->m_owned_store, std::move(generate), o.sync); !st.ok()) return st.error();
+  return s;
+}
+
+Status WorldSession::start(WorldStore& store, GenerateFn generate, bool sync) {
+  m_store = &store;
+  m_generate = std::move(generate);
+  WriteBehindQueue::Options qo;
+  qo.sync = sync;
+  m_queue = std::make_unique<WriteBehindQueue>(store, qo);
+  return Ok{};
+}
+
+// ---- loading ---------------------------------------------------------------------------------------------------
+
+bool WorldSession::loaded(ColumnPos pos) const {
+  std::lock_guard lock(m_mu);
+  auto it = m_columns.find(pos);
+  return it != m_columns.end() && it->second->phase == ColumnState::Phase::kLoaded;
+}
+
+Result<LoadReport> WorldSession::load(const std::vector<ColumnPos>& requested, JobPool* pool) {
+  LoadReport report;
+  std::vector<ColumnPos> wanted = requested;
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+
+  for (;;) {
+    // Claim the columns nobody has; note the ones another thread is loading.
+    std::vector<ColumnPos> mine, others;
+    uint64_t wait_ticket = 0;
+    std::optional<IdRemap> remap_copy;  // workers read this copy: edits may grow m_remap meanwhile
+    {
+      std::lock_guard lock(m_mu);
+      remap_copy.emplace(m_remap);
+      for (const ColumnPos& p : wanted) {
+        auto it = m_columns.find(p);
+        if (it == m_columns.end()) {
+          m_columns.emplace(p, std::make_unique<ColumnState>());
+          mine.push_back(p);
+          if (auto t = m_unload_tickets.find(p); t != m_unload_tickets.end()) {
+            wait_ticket = std::max(wait_ticket, t->second);
+            m_unload_tickets.erase(t);
+          }
+        } else if (it->second->phase == ColumnState::Phase::kLoading) {
+          others.push_back(p);
+        }
+      }
+    }
+    auto release_claims = [&] {
+      std::lock_guard lock(m_mu);
+      for (const ColumnPos& p : mine) m_columns.erase(p);
+      m_loaded_cv.notify_all();
+    };
+
+    if (!mine.empty()) {
+      // A column unloaded earlier may still have its last batch in the queue: read only after it is committed.
+      if (wait_ticket) {
+        if (Status w = m_queue->wait(wait_ticket); !w.ok()) {
+          release_claims();
+          return w.error();
+        }
+      }
+      const RecordKind kind = generated() ? RecordKind::kJournal : RecordKind::kSection;
+      auto records = m_store->load_columns(kind, mine);
+      if (!records) {
+        release_claims();
+        return records.error();
+      }
+      std::vector<LoadedColumn> out(mine.size());
+      const IdRemap& remap = *remap_copy;
+      auto work = [this, &records, &out, &remap](size_t i) {
+        LoadedColumn& lc = out[i];
+        const ColumnRecords& rec = (*records)[i];
+        lc.column = std::make_unique<Column>(rec.pos);
+        if (m_generate) m_generate(*lc.column);
+        for (const StoredSection& ss : rec.sections) {
+          Section& section = lc.column->section(ss.section);
+          if (generated()) {
+            auto payload = unseal(ss.value, PayloadKind::kJournal);
+            auto cells = payload ? decode_journal(*payload) : Result<std::vector<JournalCell>>(payload.error());
+            if (!cells) {
+              lc.corrupt.push_back({ss.section, cells.error().to_string(), ss.value});
+              continue;
+            }
+            for (const JournalCell& jc : *cells) {
+              const Cell gen = section.get(jc.index);
+              const Cell cur = remap.to_current(jc.cell);
+              if (remap.missing(jc.cell.id)) ++lc.unknown[remap.saved_name(jc.cell.id)];
+              lc.journal.emplace_back(ss.section, jc.index, gen, jc.cell);
+              section.set(jc.index, cur);
+            }
+          } else {
+            auto payload = unseal(ss.value, PayloadKind::kSection);
+            size_t pos = 0;
+            auto sec = payload ? decode_section(*payload, pos) : Result<Section>(payload.error());
+            if (sec && pos != payload->size())
+              sec = Error{"section: " + std::to_string(payload->size() - pos) + " trailing bytes"};
+            if (!sec) {
+              lc.corrupt.push_back({ss.section, sec.error().to_string(), ss.value});
+              continue;
+            }
+            if (remap.identity()) {
+              section = std::move(*sec);
+            } else {
+              uint32_t buf[kSectionVolume];
+              sec->unpack(buf);
+              bool any_missing = false;
+              for (uint32_t& v : buf) {
+                const Cell saved = Cell::from_packed(v);
+                if (remap.missing(saved.id)) {
+                  any_missing = true;
+                  ++lc.unknown[remap.saved_name(saved.id)];
+                }
+                v = remap.to_current(saved).packed();
+              }
+              section.pack(buf);
+              if (any_missing) lc.saved_missing[static_cast<size_t>(ss.section)] = std::make_unique<Section>(std::move(*sec));
+            }
+          }
+          ++lc.records;
+        }
+      };
+      if (pool && mine.size() > 1) {
+        const ColumnPos c0 = mine.front();
+        for (size_t i = 0; i < mine.size(); ++i) {
+          const double dx = static_cast<double>(mine[i].x - c0.x), dz = static_cast<double>(mine[i].z - c0.z);
+          pool->submit(dx * dx + dz * dz, [&work, i] { work(i); });
+        }
+        pool->wait_idle();
+      } else {
+        for (size_t i = 0; i < mine.size(); ++i) work(i);
+      }
+
+      // Keep every corrupt value aside before the column is handed out (after that an edit could overwrite it).
+      for (LoadedColumn& lc : out) {
+        for (const auto& c : lc.corrupt) {
+          const RecordKey key{kind, SectionPos{lc.column->pos().x, c.section, lc.column->pos().z}};
+          std::string msg = "corrupt record at " + describe(key.pos) + ": " + c.message + "; the section falls back to " +
+                            (generated() ? "generation" : "air");
+          auto kept = m_store->keep_aside(key, c.value);
+          msg += kept ? "; its bytes are kept in " + *kept : "; could not keep its bytes aside: " + kept.error().to_string();
+          detail::log().warn("{}", msg);
+          report.corrupt.push_back(std::move(msg));
+        }
+      }
+
+      std::lock_guard lock(m_mu);
+      for (LoadedColumn& lc : out) {
+        const ColumnPos p = lc.column->pos();
+        ColumnState& st = *m_columns.at(p);
+        for (const auto& [s, idx, gen, saved] : lc.journal) st.journal.load(s, idx, gen, saved);
+        st.saved_missing = std::move(lc.saved_missing);
+        st.phase = ColumnState::Phase::kLoaded;
+        for (const auto& [name, n] : lc.unknown) {
+          report.unknown[name] += n;
+          m_unknown[name] += n;
+        }
+        report.records += lc.records;
+        m_world.insert(std::move(lc.column));
+        ++report.loaded;
+      }
+      m_loaded_cv.notify_all();
+    }
+
+    if (others.empty()) break;
+    // Wait for the columns other threads are loading; if one of them failed (its claim vanished), retry.
+    std::unique_lock lock(m_mu);
+    m_loaded_cv.wait(lock, [&] {
+      for (const ColumnPos& p : others) {
+        auto it = m_columns.find(p);
+        if (it != m_columns.end() && it->second->phase == ColumnState::Phase::kLoading) return false;
+      }
+      return true;
+    });
+    bool retry = false;
+    for (const ColumnPos& p : others) retry |= !m_columns.count(p);
+    if (!retry) break;
+    wanted = others;
+  }
+  for (const auto& [name, n] : report.unknown)
+    detail::log().warn("{} cell{} of block '{}' (not in the block registry) shown as 'unknown'", n, n == 1 ? "" : "s", name);
+  return report;
+}
+
+// ---- edits -----------------------------------------------------------------------------------------------------
+
+Cell WorldSession::saved_cell(Cell current) {
+  if (auto s = m_remap.to_saved(current)) return *s;
+  m_remap.add(current.id, m_meta.registry);
+  m_meta_dirty = true;
+  return *m_remap.to_saved(current);
+}
+
+void WorldSession::record_change(const BlockPos& p, Cell before, Cell after) {
+  const ColumnPos cp = column_pos_of(p);
+  ColumnState& st = *m_columns.at(cp);
+  const int s = section_of_y(p.y);
+  if (generated()) {
+    const auto index = static_cast<uint16_t>(section_index(local_of(p.x), static_cast<int>(p.y - section_base_y(s)), local_of(p.z)));
+    if (!st.journal.record(s, index, before, after, saved_cell(after))) return;
+  } else if (before == after) {
+    return;
+  }
+  st.dirty |= 1u << s;
+  m_dirty_columns.insert(cp);
+}
+
+std::optional<Edit> WorldSession::edit(const BlockPos& p, Cell cell) {
+  std::lock_guard lock(m_mu);
+  if (!m_columns.count(column_pos_of(p)) || m_columns.at(column_pos_of(p))->phase != ColumnState::Phase::kLoaded) return std::nullopt;
+  auto e = m_world.make_edit(p, cell);
+  if (!e) return std::nullopt;
+  m_world.apply(*e);
+  record_change(p, e->before, e->after);
+  return e;
+}
+
+bool WorldSession::apply(const Edit& e, const ApplyFn& how) {
+  std::lock_guard lock(m_mu);
+  auto it = m_columns.find(column_pos_of(e.pos));
+  if (it == m_columns.end() || it->second->phase != ColumnState::Phase::kLoaded || !y_in_range(e.pos.y)) return false;
+  const Cell before = m_world.get(e.pos);
+  if (!(how ? how(m_world, e) : m_world.apply(e))) return false;
+  record_change(e.pos, before, m_world.get(e.pos));
+  return true;
+}
+
+Cell WorldSession::get(const BlockPos& p) const {
+  std::lock_guard lock(m_mu);
+  return m_world.get(p);
+}
+
+// ---- saving ----------------------------------------------------------------------------------------------------
+
+std::vector<PendingRecord> WorldSession::take_dirty(ColumnPos pos, ColumnState& st) {
+  std::vector<PendingRecord> out;
+  const Column* col = m_world.find(pos);
+  for (int s = 0; s < kSectionsPerColumn; ++s) {
+    if (!(st.dirty >> s & 1)) continue;
+    PendingRecord r;
+    r.key = {generated() ? RecordKind::kJournal : RecordKind::kSection, SectionPos{pos.x, s, pos.z}};
+    if (generated()) {
+      r.journal = st.journal.snapshot(s);
+    } else {
+      const Section& sec = col->section(s);
+      const Section* kept = st.saved_missing[static_cast<size_t>(s)].get();
+      if (m_remap.identity() && !kept) {
+        r.section = sec;
+      } else {
+        uint32_t buf[kSectionVolume];
+        sec.unpack(buf);
+        for (int i = 0; i < kSectionVolume; ++i) {
+          const Cell cur = Cell::from_packed(buf[i]);
+          // A cell still showing "unknown" where the saved section had a block the registry lacks keeps that id.
+          if (kept && cur.id == m_remap.unknown_id() && m_remap.missing(kept->get(i).id)) buf[i] = kept->get(i).packed();
+          else buf[i] = saved_cell(cur).packed();
+        }
+        r.section.pack(buf);
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  st.dirty = 0;
+  return out;
+}
+
+Result<uint64_t> WorldSession::commit_locked() {
+  if (m_closed) return Error{"world is closed"};
+  std::vector<PendingRecord> batch;
+  std::vector<ColumnPos> dirty(m_dirty_columns.begin(), m_dirty_columns.end());
+  std::sort(dirty.begin(), dirty.end());
+  for (const ColumnPos& p : dirty) {
+    auto recs = take_dirty(p, *m_columns.at(p));
+    for (auto& r : recs) batch.push_back(std::move(r));
+  }
+  m_dirty_columns.clear();
+  // A grown id table must be on disk before any record that uses the new ids.
+  if (m_meta_dirty && !m_dir.empty()) {
+    if (Status w = write_meta(m_dir / kMetaFile, m_meta); !w.ok()) return w.error();
+  }
+  m_meta_dirty = false;
+  if (batch.empty()) return uint64_t{0};
+  return m_queue->submit(std::move(batch));
+}
+
+Result<uint64_t> WorldSession::commit() {
+  std::lock_guard lock(m_mu);
+  return commit_locked();
+}
+
+Status WorldSession::wait(uint64_t ticket) {
+  if (ticket == 0) return Ok{};
+  return m_queue->wait(ticket);
+}
+
+Status WorldSession::flush() {
+  auto t = commit();
+  if (!t) return t.error();
+  return m_queue->flush();
+}
+
+uint64_t WorldSession::committed() const { return m_queue->committed(); }
+
+void WorldSession::set_commit_listener(std::function<void(uint64_t)> listener) { m_queue->set_listener(std::move(listener)); }
+
+Status WorldSession::unload(ColumnPos pos) {
+  std::lock_guard lock(m_mu);
+  auto it = m_columns.find(pos);
+  if (it == m_columns.end() || it->second->phase != ColumnState::Phase::kLoaded) return Ok{};
+  auto batch = take_dirty(pos, *it->second);
+  m_dirty_columns.erase(pos);
+  if (!batch.empty()) {
+    if (m_meta_dirty && !m_dir.empty()) {
+      if (Status w = write_meta(m_dir / kMetaFile, m_meta); !w.ok()) return w.error();
+      m_meta_dirty = false;
+    }
+    m_unload_tickets[pos] = m_queue->submit(std::move(batch));
+  }
+  m_world.remove(pos);
+  m_columns.erase(it);
+  return Ok{};
+}
+
+Status WorldSession::put_column(std::unique_ptr<Column> column) {
+  if (generated()) return Error{"put_column: only imported worlds store whole columns (this world is generated)"};
+  std::lock_guard lock(m_mu);
+  const ColumnPos p = column->pos();
+  auto& st = m_columns[p];
+  if (!st) st = std::make_unique<ColumnState>();
+  st->phase = ColumnState::Phase::kLoaded;
+  st->saved_missing = {};
+  st->dirty = (1u << kSectionsPerColumn) - 1;
+  m_dirty_columns.insert(p);
+  m_world.insert(std::move(column));
+  m_loaded_cv.notify_all();
+  return Ok{};
+}
+
+std::map<std::string, uint64_t> WorldSession::unknown_cells() const {
+  std::lock_guard lock(m_mu);
+  return m_unknown;
+}
+
+Status WorldSession::close() {
+  if (m_closed) return Ok{};
+  Status result = Ok{};
+  {
+    std::lock_guard lock(m_mu);
+    auto t = commit_locked();
+    if (!t) result = t.error();
+  }
+  if (m_queue) {
+    if (Status f = m_queue->flush(); !f.ok() && result.ok()) result = f;
+    m_queue.reset();
+  }
+  if (m_meta_dirty && !m_dir.empty()) {
+    if (Status w = write_meta(m_dir / kMetaFile, m_meta); !w.ok() && result.ok()) result = w;
+    m_meta_dirty = false;
+  }
+  m_owned_store.reset();
+  if (m_lock_fd >= 0) {
+    ::close(m_lock_fd);
+    m_lock_fd = -1;
+  }
+  m_closed = true;
+  return result;
+}
+
+}  // namespace voxen::store
