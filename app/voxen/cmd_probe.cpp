@@ -2,6 +2,8 @@
 // updated incrementally through light::apply_edit), and prints the cell (block name, id, state) and its light (sky
 // 0-15, block light [r, g, b] 0-15 each) at each --at position. JSON: each cell gains "light": {"sky": S,
 // "block": [R, G, B]} (nested because "block" already names the block).
+// With --world DIR the columns come from a saved world (its saved edits over generation) and --edit edits are saved
+// to it (app/voxen/world_open.h), so a later probe of the same world shows them.
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -13,6 +15,7 @@
 #include "voxen/core/job_pool.h"
 #include "voxen/light/light.h"
 #include "voxen/world/world.h"
+#include "world_open.h"
 #include "world_setup.h"
 
 namespace voxen::app {
@@ -20,6 +23,7 @@ namespace {
 
 struct ProbeOptions {
   WorldFlags world;
+  WorldDirFlag world_dir;
   std::vector<std::string> edits;
   std::vector<std::string> at;
   int threads = 0;
@@ -47,7 +51,7 @@ int run_probe(const ProbeOptions& o) {
   std::vector<BlockPos> probes;
   for (const auto& a : o.at) probes.push_back(parse_block_pos(a, "--at"));
 
-  const auto generator = make_generator_or_throw(o.world, reg);
+  CommandWorld cw(o.world_dir, o.world, reg);  // --world DIR: saved world (journal applied, edits saved)
 
   // Every column holding a probe or an edit, with its 8 neighbours (light crosses column borders).
   std::set<ColumnPos> needed;
@@ -61,8 +65,8 @@ int run_probe(const ProbeOptions& o) {
   const std::vector<ColumnPos> positions(needed.begin(), needed.end());
 
   JobPool pool(o.threads);
-  World world;
-  for (auto& col : gen::generate_columns(*generator, positions, &pool, probes[0].x, probes[0].z)) world.insert(std::move(col));
+  cw.load(positions, &pool, probes[0].x, probes[0].z);
+  World& world = cw.world();
   // Light every column (local part on the pool, stitched in sorted order): each probed column has its 8
   // neighbours loaded, so its light is final.
   const light::LightTable light_table(reg);
@@ -71,7 +75,7 @@ int run_probe(const ProbeOptions& o) {
   for (const auto& e : edits) {
     auto edit = world.make_edit(e.pos, e.cell);
     VOXEN_ASSERT(edit.has_value());  // the column was generated above and y was validated
-    light::apply_edit(world, light_table, *edit);
+    cw.apply(*edit, [&](World& w, const Edit& ed) { return light::apply_edit(w, light_table, ed).applied; });
   }
 
   nlohmann::json cells = nlohmann::json::array();
@@ -89,6 +93,7 @@ int run_probe(const ProbeOptions& o) {
     }
   }
   if (o.json) std::printf("%s\n", nlohmann::json{{"cells", cells}}.dump().c_str());
+  cw.close();
   return 0;
 }
 
@@ -98,6 +103,7 @@ void add_probe_command(CLI::App& app, RunFn& run) {
   auto o = std::make_shared<ProbeOptions>();
   CLI::App* cmd = app.add_subcommand("probe", "apply edits to the generated, lit world and print the cells and their light at positions");
   o->world.add_to(*cmd);
+  o->world_dir.add_to(*cmd);
   cmd->add_option("--edit", o->edits, "X,Y,Z=NAME[:STATE] placed before probing (repeatable, applied in order)");
   cmd->add_option("--at", o->at, "X,Y,Z world block to print (repeatable)");
   cmd->add_option("--threads", o->threads, "worker threads (default: cores - 1, at least 1)");
