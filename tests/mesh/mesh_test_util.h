@@ -28,7 +28,7 @@ inline const BlockRegistry& registry() {
   static const BlockRegistry reg = [] {
     auto r = BlockRegistry::load_default();
     if (!r) {
-      ADD_FAILURE() << r.error().to_string();
+      ADD_FAILURE() << r.error().file << ": " << r.error().message;
       std::abort();
     }
     return std::move(r).value();
@@ -131,7 +131,7 @@ inline SectionInput noise_input(uint64_t seed, double density, int grain, const 
 inline std::unique_ptr<World> generated_world(const std::string& generator_name, uint64_t seed, ColumnPos mid, int r) {
   auto gen = gen::make_generator(generator_name, seed, registry());
   if (!gen) {
-    ADD_FAILURE() << gen.error().to_string();
+    ADD_FAILURE() << gen.error().message;
     return nullptr;
   }
   std::vector<ColumnPos> positions;

@@ -7,7 +7,7 @@
 
 namespace voxen::mesh {
 
-std::vector<int> FaceRecord::key() const {
+std::array<int, 23> FaceRecord::key() const {
   return {static_cast<int>(list), f.x, f.y, f.z, f.w, f.h, f.face, static_cast<int>(f.kind), f.texture, f.flow,
           f.flip ? 1 : 0, f.ao[0], f.ao[1], f.ao[2], f.ao[3], f.light[0], f.light[1], f.light[2], f.light[3],
           f.height[0], f.height[1], f.height[2], f.height[3]};

@@ -107,21 +107,29 @@ class Reference {
       const P3 diag = side_u + scale(unit(fa.v), kSign[k][1]);
       const bool ou = occluder(side_u), ov = occluder(side_v), od = occluder(diag);
       out.ao[static_cast<size_t>(k)] = (ou && ov) ? 0 : 3 - int(ou) - int(ov) - int(od);
-      std::vector<Light> lit;
-      if (!occluder(front)) lit.push_back(light(front));
-      if (!ou) lit.push_back(light(side_u));
-      if (!ov) lit.push_back(light(side_v));
-      if (!od && (!ou || !ov)) lit.push_back(light(diag));
+      LightList lit;
+      if (!occluder(front)) lit.add(light(front));
+      if (!ou) lit.add(light(side_u));
+      if (!ov) lit.add(light(side_v));
+      if (!od && (!ou || !ov)) lit.add(light(diag));
       out.light[static_cast<size_t>(k)] = mean_light(lit);
     }
     return out;
   }
 
-  static Light mean_light(const std::vector<Light>& values) {
-    if (values.empty()) return 0;
-    const int n = static_cast<int>(values.size());
+  // Up to four light values.
+  struct LightList {
+    Light v[4];
+    int n = 0;
+    void add(Light l) { v[n++] = l; }
+  };
+
+  static Light mean_light(const LightList& values) {
+    if (values.n == 0) return 0;
+    const int n = values.n;
     int sky = 0, r = 0, g = 0, b = 0;
-    for (Light l : values) {
+    for (int i = 0; i < n; ++i) {
+      const Light l = values.v[i];
       sky += light_sky(l);
       r += light_r(l);
       g += light_g(l);
@@ -133,17 +141,15 @@ class Reference {
   // Values at point (pu, pv) (half-blocks, 0..2) of a full face: bilinear between the corners at the half-way
   // points, as integer means rounded half up (two corners at an edge's middle, four at the centre).
   static void value_at(const CornerValues& f, int pu, int pv, int& ao, Light& l) {
-    std::vector<int> which;  // full-face corners that take part
     const int at[4][2] = {{0, 0}, {2, 0}, {2, 2}, {0, 2}};
+    int a = 0, n = 0;
+    LightList ls;
     for (int k = 0; k < 4; ++k)
-      if ((pu == 1 || pu == at[k][0]) && (pv == 1 || pv == at[k][1])) which.push_back(k);
-    const int n = static_cast<int>(which.size());
-    int a = 0;
-    std::vector<Light> ls;
-    for (int k : which) {
-      a += f.ao[static_cast<size_t>(k)];
-      ls.push_back(f.light[static_cast<size_t>(k)]);
-    }
+      if ((pu == 1 || pu == at[k][0]) && (pv == 1 || pv == at[k][1])) {  // full-face corners that take part
+        a += f.ao[static_cast<size_t>(k)];
+        ls.add(f.light[static_cast<size_t>(k)]);
+        ++n;
+      }
     ao = (a + n / 2) / n;
     l = mean_light(ls);
   }

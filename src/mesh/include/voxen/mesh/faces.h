@@ -5,6 +5,7 @@
 // Threads: pure functions.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@ struct FaceRecord {
 
   /// Every field as an ordered tuple (for sorting and equality): list, origin, extents, face, kind, texture, flow,
   /// flip, AO, light, heights.
-  std::vector<int> key() const;
+  std::array<int, 23> key() const;
   friend bool operator==(const FaceRecord& a, const FaceRecord& b) { return a.key() == b.key(); }
   friend bool operator<(const FaceRecord& a, const FaceRecord& b) { return a.key() < b.key(); }
   /// One line naming every field, for test failure messages.
