@@ -28,8 +28,8 @@ class Generator {
   virtual ~Generator() = default;
   /// Fills all 24 sections of `out` (whose pos() says where it is) with generated cells. Light is not touched.
   virtual void generate(Column& out) const = 0;
-  /// World y of the top solid (non-air, non-fluid, non-plant) block at world (x, z) as generated; the camera's
-  /// "surface" and the spawn point stand on it.
+  /// World y of the top solid (non-air, non-fluid, non-plant, non-leaves) block at world (x, z) as generated;
+  /// the camera's "surface" and the spawn point stand on it. Logs and cacti count. Agrees with generate()'s cells.
   virtual int64_t surface_y(int64_t x, int64_t z) const = 0;
   /// "default" or "flat".
   virtual std::string_view name() const = 0;
