@@ -42,8 +42,16 @@ TEST(Flat, SurfaceYRepeatsAndMatchesCells) {
       EXPECT_EQ(g->surface_y(x, z), g->surface_y(x + 64, z - 128));
       EXPECT_EQ(g->surface_y(x, z), g->surface_y(x + (int64_t{1} << 40), z - (int64_t{1} << 40)));
     }
-  // The ground at a plain grass block is y 0.
+  // The ground at a plain grass block is y 0, and surface_y agrees with the cells over a whole 64 x 64 tile.
   EXPECT_EQ(g->surface_y(30, 30), 0);
+  for (int64_t cz = 0; cz < 4; ++cz)
+    for (int64_t cx = 0; cx < 4; ++cx) {
+      Column tile({cx, cz});
+      g->generate(tile);
+      for (int lz = 0; lz < 16; ++lz)
+        for (int lx = 0; lx < 16; ++lx)
+          ASSERT_EQ(g->surface_y(cx * 16 + lx, cz * 16 + lz), gentest::top_ground(tile, lx, lz)) << lx << "," << lz;
+    }
   Column col({0, 0});
   g->generate(col);
   EXPECT_EQ(col.get(0, kMinY, 0).id, gentest::id("bedrock"));
