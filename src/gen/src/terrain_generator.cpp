@@ -9,6 +9,7 @@
 #include "terrain_generator.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 
 #include "caves.h"
@@ -96,8 +97,7 @@ class TerrainGenerator final : public Generator {
     w.z0 = pos.min_z();
     m_model.sample_area(w.x0 - kMapMargin, w.z0 - kMapMargin, kMapWidth, kMapWidth, w.map.data());
     plan_stripes(w);
-    for (int lz = 0; lz < kColumnWidth; ++lz)
-      for (int lx = 0; lx < kColumnWidth; ++lx) fill_stripe(w, lx, lz);
+    fill_base(w);
     carve_caves(w);
     carve_ravines(w);
     m_features.place_ores(w);
@@ -127,7 +127,40 @@ class TerrainGenerator final : public Generator {
       }
   }
 
-  void fill_stripe(ColumnWork& w, int lx, int lz) const {
+  // Rock type at world y for a stripe whose dither hash is hd: deepslate below y = -8, stone from y = 0, and in
+  // between a mix that turns from deepslate to stone (one hash byte per layer).
+  uint32_t rock(int y, uint64_t hd) const {
+    if (y < -8) return Cell{m_ids.deepslate, 0}.packed();
+    if (y >= 0) return Cell{m_ids.stone, 0}.packed();
+    const bool stone = static_cast<int>((hd >> (8 * (y + 8))) & 0xFF) < (y + 9) * 28;
+    return Cell{stone ? m_ids.stone : m_ids.deepslate, 0}.packed();
+  }
+
+  // Rock, soil, water and air for the whole column. Rows of rock below every stripe's soil are written a whole
+  // 16 x 16 layer at a time (contiguous in the buffer); the rest stripe by stripe.
+  void fill_base(ColumnWork& w) const {
+    int solid_top = kMaxY;  // highest y that is rock in every stripe
+    std::array<uint64_t, 256> dither;
+    for (int i = 0; i < 256; ++i) {
+      const StripeInfo& st = w.stripes[static_cast<size_t>(i)];
+      solid_top = std::min(solid_top, st.height - st.layers.under_depth - st.layers.deep_depth - 1);
+      dither[static_cast<size_t>(i)] = hash2(m_bedrock_seed ^ 0xD5ull, w.x0 + (i & 15), w.z0 + (i >> 4));
+    }
+    for (int y = kMinY + 5; y <= solid_top; ++y) {
+      uint32_t* row = w.cells.data() + cell_index(0, y, 0);
+      if (y < -8 || y >= 0) {
+        std::fill(row, row + 256, rock(y, 0));
+      } else {
+        for (int i = 0; i < 256; ++i) row[i] = rock(y, dither[static_cast<size_t>(i)]);
+      }
+    }
+    for (int lz = 0; lz < kColumnWidth; ++lz)
+      for (int lx = 0; lx < kColumnWidth; ++lx)
+        fill_stripe(w, lx, lz, std::max(kMinY + 5, solid_top + 1), dither[static_cast<size_t>((lz << 4) | lx)]);
+  }
+
+  // One stripe: the bedrock floor, then everything from y_from up to the top of the highest non-empty section.
+  void fill_stripe(ColumnWork& w, int lx, int lz, int y_from, uint64_t hd) const {
     const StripeInfo& st = w.stripes[static_cast<size_t>((lz << 4) | lx)];
     const BlockIds& b = m_ids;
     const int64_t x = w.x0 + lx, z = w.z0 + lz;
@@ -135,7 +168,7 @@ class TerrainGenerator final : public Generator {
     auto put = [cells](int y, uint32_t v) { cells[static_cast<size_t>(y - kMinY) << 8] = v; };
     auto fill = [&](int y0, int y1, uint16_t id) {
       const uint32_t v = Cell{id, 0}.packed();
-      for (int y = y0; y <= y1; ++y) put(y, v);
+      for (int y = std::max(y0, y_from); y <= y1; ++y) put(y, v);
     };
     const int h = st.height;
     const int ceiling = section_base_y(section_of_y(w.top_y)) + kSectionSize - 1;
@@ -144,25 +177,15 @@ class TerrainGenerator final : public Generator {
     const uint64_t hb = hash2(m_bedrock_seed, x, z);
     put(kMinY, Cell{b.bedrock, 0}.packed());
     for (int i = 1; i <= 4; ++i) {
-      const bool rock = static_cast<int>((hb >> (8 * i)) & 0xFF) < (5 - i) * 51;
-      put(kMinY + i, Cell{rock ? b.bedrock : b.deepslate, 0}.packed());
+      const bool bedrock = static_cast<int>((hb >> (8 * i)) & 0xFF) < (5 - i) * 51;
+      put(kMinY + i, Cell{bedrock ? b.bedrock : b.deepslate, 0}.packed());
     }
-    // Rock: deepslate below y = -8, stone from y = 0, a dithered mix in between (one hash byte per layer).
-    const int soil = st.layers.under_depth + st.layers.deep_depth;
-    const int rock_top = h - soil - 1;
-    fill(kMinY + 5, std::min(rock_top, -9), b.deepslate);
-    if (rock_top >= -8) {
-      const uint64_t hd = hash2(m_bedrock_seed ^ 0xD5ull, x, z);
-      for (int y = -8; y <= std::min(rock_top, -1); ++y) {
-        const bool stone = static_cast<int>((hd >> (8 * (y + 8))) & 0xFF) < (y + 9) * 28;
-        put(y, Cell{stone ? b.stone : b.deepslate, 0}.packed());
-      }
-    }
-    fill(0, rock_top, b.stone);
-    // Soil layers and the top block.
+    // Rock, then the soil layers and the top block.
     const int deep_top = h - st.layers.under_depth - 1;
-    fill(std::max(kMinY + 5, deep_top - st.layers.deep_depth + 1), deep_top, st.layers.deep);
-    fill(std::max(kMinY + 5, deep_top + 1), h - 1, st.layers.under);
+    const int rock_top = deep_top - st.layers.deep_depth;
+    for (int y = y_from; y <= rock_top; ++y) put(y, rock(y, hd));
+    fill(deep_top - st.layers.deep_depth + 1, deep_top, st.layers.deep);
+    fill(deep_top + 1, h - 1, st.layers.under);
     put(h, Cell{st.layers.top, 0}.packed());
     // Water up to sea level (ice on top where it is cold), then air.
     if (h < kSeaLevel) {
