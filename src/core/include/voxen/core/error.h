@@ -26,13 +26,14 @@ struct Error {
     std::string s;
     if (!file.empty()) {
       s += file;
-      if (line >= 0) s += ":" + std::to_string(line);
-      if (offset >= 0) s += " @ byte " + std::to_string(offset);
-      s += ": ";
+      // Appends piece by piece: GCC 12 reports a false -Wrestrict for `"literal" + std::string` here.
+      if (line >= 0) s.append(":").append(std::to_string(line));
+      if (offset >= 0) s.append(" @ byte ").append(std::to_string(offset));
+      s.append(": ");
     } else if (offset >= 0) {
-      s += "byte " + std::to_string(offset) + ": ";
+      s.append("byte ").append(std::to_string(offset)).append(": ");
     }
-    return s + message;
+    return s.append(message);
   }
 };
 

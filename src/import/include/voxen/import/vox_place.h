@@ -1,0 +1,100 @@
+// Placing an evaluated .vox scene into a voxen World: palette colours become blocks, voxels become cells.
+//
+// Colours -> blocks. Each colour index the scene uses gets a block registered at runtime with
+// BlockRegistry::add (id = next free id), described by vox_block_def():
+//   shape cube, face_color = the palette colour (0xAARRGGBB) on every face, texture = the block's own name on
+//   every face: the renderer generates one texture per name from the colour of the block that uses it (there is
+//   no per-face tint in the quad format), so each imported colour gets its own texture layer (at most 1024 in
+//   all, quad.h; BakedBlocks::bake reports more);
+//   opaque (opacity 15) unless the material is _glass, _blend or _media: then translucent, opacity 0, and the
+//   colour's alpha = round(255 * (1 - transparency)) clamped to 48..255 (transparency = _trans, else _alpha,
+//   else 0.5), so glass stays visible;
+//   emission (block light, 0..15 per channel) for _emit materials: strength = clamp(_emit * 2^_flux, 0, 1)
+//   (_emit defaults to 1 when absent), channel = round(15 * strength * colour channel / 255), at least 1 in the
+//   brightest channel when strength > 0. MagicaVoxel's physically based emission has no block-light
+//   equivalent; this keeps the hue and makes a full-strength white emitter a level-15 light.
+// The block's name encodes exactly those properties: "vox_rrggbb" (opaque), "vox_rrggbb_tAA" (translucent with
+// alpha AA), "vox_rrggbb_eRGB" (emission levels as hex digits), e.g. "vox_ffcc00_efc0". A name already in the
+// registry is reused, so one colour and material always gets the same id within a world (a registry), across
+// imports. metal/roughness/specular stay in VoxMaterial (the registry has no fields for them).
+// A material whose dictionary has "_voxen_block" = "name[:state]" naming a block of the registry maps to that
+// cell instead: files written by write_vox read back to the very cells they were written from.
+//
+// No partial world: plan_vox_placement computes every cell first and checks the scene fits the world's height;
+// apply_vox_placement then checks the columns and the id space before it registers a block or writes a cell.
+// Threads: main thread; BlockRegistry::add must not run while other threads read the registry.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "voxen/core/coords.h"
+#include "voxen/core/error.h"
+#include "voxen/import/vox_file.h"
+#include "voxen/import/vox_scene.h"
+#include "voxen/world/block_registry.h"
+#include "voxen/world/world.h"
+
+namespace voxen::import {
+
+/// The block an imported colour index becomes (see above). `name` is set; `id` is 0 (add() assigns one).
+BlockDef vox_block_def(const VoxRgba& color, const VoxMaterial& material);
+
+/// Where the scene goes.
+enum class VoxAnchor : uint8_t {
+  kScene,         // scene coordinates as they are (voxen axes), plus `origin`
+  kGroundCentre,  // the scene's bounds centred on origin.x/origin.z (floor), its lowest cell at origin.y
+};
+
+struct VoxPlaceOptions {
+  BlockPos origin{0, 0, 0};
+  VoxAnchor anchor = VoxAnchor::kScene;
+  bool create_columns = true;        // missing columns are created empty (air); false: a missing column is an error
+  uint64_t max_voxels = uint64_t{1} << 25;  // cap on voxels placed over all instances (hostile files)
+};
+
+/// The placed scene in world coordinates, computed before anything is written.
+struct VoxPlacement {
+  EvaluatedScene scene;     // cells relative to the scene origin (voxen axes)
+  BlockPos offset{};        // world position of scene (0, 0, 0)
+  BlockPos min{}, max{};    // inclusive world bounds of the placed cells (min > max when nothing is placed)
+  bool empty() const { return scene.voxels.empty(); }
+};
+
+/// Evaluates the scene and positions it. Errors: as evaluate_scene, or a scene whose cells would fall outside
+/// y kMinY..kMaxY (the message gives the scene's height and the y range it would need).
+Result<VoxPlacement> plan_vox_placement(const VoxFile& file, const VoxPlaceOptions& options);
+
+/// Columns (sorted) that hold any of the placement's cells: what a caller generates before applying.
+std::vector<ColumnPos> placement_columns(const VoxPlacement& placement);
+
+/// What an import did.
+struct VoxImportStats {
+  uint64_t models = 0;          // SIZE/XYZI pairs in the file
+  uint64_t voxels = 0;          // sum of the file's XYZI counts
+  uint64_t placed_voxels = 0;   // distinct cells written into the world
+  uint64_t instance_voxels = 0; // voxels placed counting every visible instance
+  uint32_t instances = 0;       // visible instances
+  uint32_t hidden_instances = 0;
+  uint32_t blocks_added = 0;    // blocks newly registered for colours
+  BlockPos min{}, max{};        // inclusive world bounds of the written cells
+  std::array<Cell, 256> cells{};  // the cell each colour index became (air for unused indices)
+};
+
+/// Registers (or finds) the block of every colour index marked in `used`; returns the cell per index.
+/// Errors: the id space cannot hold the new blocks (checked before any is added).
+Result<std::array<Cell, 256>> register_vox_blocks(BlockRegistry& registry, const VoxFile& file,
+                                                  const std::array<bool, 256>& used);
+
+/// Writes a planned placement into `world`. Errors (nothing changed): a missing column when
+/// create_columns is false (named), or the id space full.
+Result<VoxImportStats> apply_vox_placement(World& world, BlockRegistry& registry, const VoxFile& file,
+                                           const VoxPlacement& placement, bool create_columns);
+
+/// read_vox_file + plan_vox_placement + apply_vox_placement.
+Result<VoxImportStats> import_vox_file(World& world, BlockRegistry& registry, const std::string& path,
+                                       const VoxPlaceOptions& options);
+
+}  // namespace voxen::import

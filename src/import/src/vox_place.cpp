@@ -1,0 +1,212 @@
+// Placement of an evaluated scene into a World and the colour -> block mapping (rules in vox_place.h).
+#include "voxen/import/vox_place.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <unordered_map>
+
+namespace voxen::import {
+namespace {
+
+std::string hex2(unsigned v) {
+  char buf[4];
+  std::snprintf(buf, sizeof buf, "%02x", v & 0xFF);
+  return buf;
+}
+
+bool is_translucent(const VoxMaterial& m) {
+  return m.present && (m.type == VoxMaterialType::kGlass || m.type == VoxMaterialType::kBlend ||
+                       m.type == VoxMaterialType::kMedia);
+}
+
+}  // namespace
+
+BlockDef vox_block_def(const VoxRgba& color, const VoxMaterial& material) {
+  BlockDef d;
+  d.shape = Shape::kCube;
+  d.solid = true;
+  uint32_t alpha = 255;
+  std::string name = "vox_" + hex2(color.r) + hex2(color.g) + hex2(color.b);
+  if (is_translucent(material)) {
+    const float t = material.trans > 0.0f ? std::min(material.trans, 1.0f) : 0.5f;
+    alpha = static_cast<uint32_t>(std::clamp(std::lround(255.0f * (1.0f - t)), 48L, 255L));
+    d.transparency = Transparency::kTranslucent;
+    d.opacity = 0;
+    name += "_t" + hex2(alpha);
+  } else {
+    d.transparency = Transparency::kOpaque;
+    d.opacity = 15;
+  }
+  if (material.present && material.type == VoxMaterialType::kEmit) {
+    const float flux = std::clamp(material.flux, 0.0f, 8.0f);
+    const float strength = std::clamp(material.emit * std::exp2(flux), 0.0f, 1.0f);
+    if (strength > 0.0f) {
+      const uint8_t rgb[3] = {color.r, color.g, color.b};
+      int brightest = 0;
+      for (int i = 1; i < 3; ++i)
+        if (rgb[i] > rgb[brightest]) brightest = i;
+      for (int i = 0; i < 3; ++i)
+        d.emission[static_cast<size_t>(i)] =
+            static_cast<uint8_t>(std::clamp(std::lround(15.0f * strength * static_cast<float>(rgb[i]) / 255.0f), 0L, 15L));
+      if (d.emission[static_cast<size_t>(brightest)] == 0) d.emission[static_cast<size_t>(brightest)] = 1;
+      static constexpr char kHex[] = "0123456789abcdef";
+      name += "_e";
+      for (int i = 0; i < 3; ++i) name += kHex[d.emission[static_cast<size_t>(i)]];
+    }
+  }
+  const uint32_t argb = alpha << 24 | static_cast<uint32_t>(color.r) << 16 | static_cast<uint32_t>(color.g) << 8 |
+                        static_cast<uint32_t>(color.b);
+  d.face_color.fill(argb);
+  d.face_texture.fill(name);
+  d.name = std::move(name);
+  return d;
+}
+
+Result<std::array<Cell, 256>> register_vox_blocks(BlockRegistry& registry, const VoxFile& file,
+                                                  const std::array<bool, 256>& used) {
+  std::array<Cell, 256> cells{};
+  std::array<std::optional<BlockDef>, 256> to_add;
+  std::unordered_map<std::string, size_t> planned;  // name -> first colour index adding it
+  size_t new_blocks = 0;
+  for (size_t i = 1; i < 256; ++i) {
+    if (!used[i]) continue;
+    const VoxMaterial& mat = file.materials[i];
+    if (const std::string* named = dict_find(mat.properties, "_voxen_block")) {
+      if (auto cell = registry.parse_cell(*named)) {
+        cells[i] = *cell;
+        continue;
+      }
+    }
+    BlockDef def = vox_block_def(file.palette[i], mat);
+    if (auto id = registry.find(def.name)) {
+      cells[i] = Cell{*id, 0};
+      continue;
+    }
+    if (planned.emplace(def.name, i).second) {
+      ++new_blocks;
+      to_add[i] = std::move(def);
+    }
+  }
+  if (registry.size() + new_blocks > 65535)
+    return Error{"the block registry cannot hold " + std::to_string(new_blocks) + " more blocks for the palette (" +
+                 std::to_string(registry.size()) + " of 65535 ids in use)"};
+  for (size_t i = 1; i < 256; ++i) {
+    if (!to_add[i]) continue;
+    auto id = registry.add(std::move(*to_add[i]));
+    if (!id) return id.error();  // not reached: names were checked free and the id space large enough
+  }
+  for (size_t i = 1; i < 256; ++i) {
+    if (!used[i] || cells[i].id != kAirId) continue;
+    auto id = registry.find(vox_block_def(file.palette[i], file.materials[i]).name);
+    VOXEN_ASSERT(id.has_value());
+    cells[i] = Cell{*id, 0};
+  }
+  return cells;
+}
+
+Result<VoxPlacement> plan_vox_placement(const VoxFile& file, const VoxPlaceOptions& options) {
+  auto scene = evaluate_scene(file, options.max_voxels);
+  if (!scene) return scene.error();
+  VoxPlacement p;
+  p.scene = std::move(scene).value();
+  p.offset = options.origin;
+  if (p.empty()) {
+    p.min = {0, 0, 0};
+    p.max = {-1, -1, -1};
+    return p;
+  }
+  const auto& lo = p.scene.min;
+  const auto& hi = p.scene.max;
+  if (options.anchor == VoxAnchor::kGroundCentre) {
+    p.offset.x = options.origin.x - floor_div(int64_t{lo[0]} + hi[0], 2);
+    p.offset.y = options.origin.y - lo[1];
+    p.offset.z = options.origin.z - floor_div(int64_t{lo[2]} + hi[2], 2);
+  }
+  p.min = {p.offset.x + lo[0], p.offset.y + lo[1], p.offset.z + lo[2]};
+  p.max = {p.offset.x + hi[0], p.offset.y + hi[1], p.offset.z + hi[2]};
+  if (!y_in_range(p.min.y) || !y_in_range(p.max.y))
+    return Error{"the scene spans world y " + std::to_string(p.min.y) + ".." + std::to_string(p.max.y) + " (" +
+                 std::to_string(p.max.y - p.min.y + 1) + " blocks tall); the world holds y " + std::to_string(kMinY) +
+                 ".." + std::to_string(kMaxY)};
+  return p;
+}
+
+std::vector<ColumnPos> placement_columns(const VoxPlacement& placement) {
+  std::vector<ColumnPos> cols;
+  ColumnPos last{INT64_MIN, INT64_MIN};
+  for (const auto& v : placement.scene.voxels) {
+    const ColumnPos c{column_of(placement.offset.x + v.x), column_of(placement.offset.z + v.z)};
+    if (c == last) continue;
+    cols.push_back(c);
+    last = c;
+  }
+  std::sort(cols.begin(), cols.end());
+  cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+  return cols;
+}
+
+Result<VoxImportStats> apply_vox_placement(World& world, BlockRegistry& registry, const VoxFile& file,
+                                           const VoxPlacement& placement, bool create_columns) {
+  VoxImportStats stats;
+  stats.models = file.models.size();
+  stats.voxels = file.voxel_count();
+  stats.instance_voxels = placement.scene.instance_voxels;
+  stats.instances = placement.scene.instances;
+  stats.hidden_instances = placement.scene.hidden_instances;
+  stats.min = placement.min;
+  stats.max = placement.max;
+  const auto columns = placement_columns(placement);
+  if (!create_columns) {
+    for (const ColumnPos& c : columns)
+      if (!world.find(c))
+        return Error{"column (" + std::to_string(c.x) + ", " + std::to_string(c.z) + ") (world x " +
+                     std::to_string(c.min_x()) + ".." + std::to_string(c.min_x() + 15) + ", z " +
+                     std::to_string(c.min_z()) + ".." + std::to_string(c.min_z() + 15) +
+                     ") under the scene is not loaded"};
+  }
+  std::array<bool, 256> used{};
+  for (const auto& v : placement.scene.voxels) used[v.color] = true;
+  const size_t before = registry.size();
+  auto cells = register_vox_blocks(registry, file, used);
+  if (!cells) return cells.error();
+  stats.cells = *cells;
+  stats.blocks_added = static_cast<uint32_t>(registry.size() - before);
+  for (const ColumnPos& c : columns)
+    if (!world.find(c)) world.insert(std::make_unique<Column>(c));
+  Column* col = nullptr;
+  ColumnPos col_pos{INT64_MIN, INT64_MIN};
+  for (const auto& v : placement.scene.voxels) {
+    const BlockPos p{placement.offset.x + v.x, placement.offset.y + v.y, placement.offset.z + v.z};
+    const ColumnPos cp = column_pos_of(p);
+    if (!(cp == col_pos)) {
+      col = world.find(cp);
+      col_pos = cp;
+    }
+    VOXEN_ASSERT(col != nullptr);
+    col->set(local_of(p.x), p.y, local_of(p.z), (*cells)[v.color]);
+  }
+  stats.placed_voxels = placement.scene.voxels.size();
+  return stats;
+}
+
+Result<VoxImportStats> import_vox_file(World& world, BlockRegistry& registry, const std::string& path,
+                                       const VoxPlaceOptions& options) {
+  auto file = read_vox_file(path);
+  if (!file) return file.error();
+  auto placement = plan_vox_placement(*file, options);
+  if (!placement) {
+    Error e = placement.error();
+    if (e.file.empty()) e.file = path;
+    return e;
+  }
+  auto stats = apply_vox_placement(world, registry, *file, *placement, options.create_columns);
+  if (!stats) {
+    Error e = stats.error();
+    if (e.file.empty()) e.file = path;
+    return e;
+  }
+  return stats;
+}
+
+}  // namespace voxen::import

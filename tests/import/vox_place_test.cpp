@@ -1,0 +1,191 @@
+// Placing scenes into a World: colour blocks (opaque, glass, emissive), stable ids, anchors, cells read back,
+// and failures that leave the world and the registry untouched.
+#include <gtest/gtest.h>
+
+#include "voxen/import/vox_place.h"
+#include "vox_builder.h"
+
+namespace voxen::import {
+namespace {
+
+using testing::VoxBuilder;
+
+BlockRegistry registry() {
+  auto r = BlockRegistry::load_default();
+  EXPECT_TRUE(r.ok()) << r.error().to_string();
+  return std::move(r).value();
+}
+
+std::array<std::array<uint8_t, 4>, 256> palette_with(std::initializer_list<std::pair<size_t, std::array<uint8_t, 4>>> e) {
+  std::array<std::array<uint8_t, 4>, 256> p{};
+  for (auto& c : p) c = {10, 20, 30, 255};
+  for (const auto& [index, rgba] : e) p[index - 1] = rgba;  // chunk entry index-1 is colour index `index`
+  return p;
+}
+
+TEST(VoxBlockDef, OpaqueGlassAndEmissiveColours) {
+  VoxMaterial diffuse;
+  const BlockDef a = vox_block_def({255, 136, 0, 255}, diffuse);
+  EXPECT_EQ(a.name, "vox_ff8800");
+  EXPECT_EQ(a.shape, Shape::kCube);
+  EXPECT_EQ(a.opacity, 15);
+  EXPECT_EQ(a.transparency, Transparency::kOpaque);
+  EXPECT_EQ(a.face_color[kFacePosY], 0xFFFF8800u);
+  EXPECT_EQ(a.face_texture[kFaceNegZ], "vox_ff8800");  // its own texture, painted in its colour
+  EXPECT_FALSE(a.emits());
+
+  VoxMaterial glass;
+  glass.present = true;
+  glass.type = VoxMaterialType::kGlass;
+  glass.trans = 0.75f;
+  const BlockDef g = vox_block_def({100, 200, 255, 255}, glass);
+  EXPECT_EQ(g.transparency, Transparency::kTranslucent);
+  EXPECT_EQ(g.opacity, 0);
+  EXPECT_EQ(g.face_color[0] >> 24, 64u);  // round(255 * 0.25)
+  EXPECT_EQ(g.name, "vox_64c8ff_t40");
+  glass.trans = 0.99f;
+  EXPECT_EQ(vox_block_def({1, 2, 3, 255}, glass).face_color[0] >> 24, 48u);  // clamped: glass stays visible
+
+  VoxMaterial emit;
+  emit.present = true;
+  emit.type = VoxMaterialType::kEmit;
+  emit.emit = 1.0f;
+  const BlockDef e = vox_block_def({255, 128, 0, 255}, emit);
+  EXPECT_EQ(e.emission, (std::array<uint8_t, 3>{15, 8, 0}));
+  EXPECT_EQ(e.name, "vox_ff8000_ef80");
+  EXPECT_EQ(e.opacity, 15);
+  emit.emit = 0.25f;
+  emit.flux = 1.0f;  // strength 0.25 * 2 = 0.5
+  EXPECT_EQ(vox_block_def({255, 255, 255, 255}, emit).emission, (std::array<uint8_t, 3>{8, 8, 8}));
+  emit.emit = 0.01f;
+  emit.flux = 0.0f;
+  EXPECT_EQ(vox_block_def({0, 0, 40, 255}, emit).emission, (std::array<uint8_t, 3>{0, 0, 1}));
+}
+
+VoxBuilder small_scene() {
+  VoxBuilder b;
+  b.model(3, 1, 2, {{0, 0, 0, 1}, {1, 0, 0, 2}, {2, 0, 1, 3}});
+  b.rgba(palette_with({{1, {200, 0, 0, 255}}, {2, {0, 200, 0, 255}}, {3, {0, 0, 200, 255}}}));
+  b.matl(2, {{"_type", "_glass"}, {"_trans", "0.5"}});
+  b.matl(3, {{"_type", "_emit"}, {"_emit", "1"}});
+  return b;
+}
+
+TEST(VoxPlace, CellsLandWhereTheSceneSaysWithTheirBlocks) {
+  auto f = read_vox(small_scene().bytes(), "s.vox");
+  ASSERT_TRUE(f.ok());
+  BlockRegistry reg = registry();
+  World world;
+  VoxPlaceOptions o;
+  o.origin = {1000, 64, -2000};
+  auto plan = plan_vox_placement(*f, o);
+  ASSERT_TRUE(plan.ok());
+  auto stats = apply_vox_placement(world, reg, *f, *plan, true);
+  ASSERT_TRUE(stats.ok()) << stats.error().to_string();
+  EXPECT_EQ(stats->placed_voxels, 3u);
+  EXPECT_EQ(stats->blocks_added, 3u);
+  // Size (3, 1, 2), pivot (1, 0, 1): voxel (0,0,0) -> scene (-1, 0, -1) -> voxen (-1, -1, -1).
+  const Cell red = world.get({999, 63, -2001});
+  const Cell green = world.get({1000, 63, -2001});
+  const Cell blue = world.get({1001, 64, -2001});
+  EXPECT_EQ(reg[red.id].name, "vox_c80000");
+  EXPECT_EQ(reg[green.id].transparency, Transparency::kTranslucent);
+  EXPECT_EQ(reg[blue.id].emission, (std::array<uint8_t, 3>{0, 0, 12}));
+  EXPECT_EQ(stats->cells[1], red);
+  EXPECT_EQ(stats->min, (BlockPos{999, 63, -2001}));
+  EXPECT_EQ(stats->max, (BlockPos{1001, 64, -2001}));
+  // Nothing else: the world holds exactly those three non-air cells.
+  int solid = 0;
+  for (int64_t x = 990; x < 1010; ++x)
+    for (int64_t y = 60; y < 70; ++y)
+      for (int64_t z = -2010; z < -1990; ++z) solid += world.get({x, y, z}).id != kAirId;
+  EXPECT_EQ(solid, 3);
+}
+
+TEST(VoxPlace, IdsStayStableAcrossImportsIntoOneWorld) {
+  auto f = read_vox(small_scene().bytes(), "s.vox");
+  ASSERT_TRUE(f.ok());
+  BlockRegistry reg = registry();
+  World world;
+  VoxPlaceOptions o;
+  auto first = apply_vox_placement(world, reg, *f, *plan_vox_placement(*f, o), true);
+  ASSERT_TRUE(first.ok());
+  const size_t size_after_first = reg.size();
+  o.origin = {500, 0, 500};
+  auto second = apply_vox_placement(world, reg, *f, *plan_vox_placement(*f, o), true);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->blocks_added, 0u);
+  EXPECT_EQ(reg.size(), size_after_first);
+  EXPECT_EQ(first->cells, second->cells);
+}
+
+TEST(VoxPlace, GroundCentreAnchorPutsTheLowestCellAtOriginY) {
+  auto f = read_vox(small_scene().bytes(), "s.vox");
+  ASSERT_TRUE(f.ok());
+  VoxPlaceOptions o;
+  o.anchor = VoxAnchor::kGroundCentre;
+  o.origin = {0, 10, 0};
+  auto plan = plan_vox_placement(*f, o);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->min.y, 10);
+  EXPECT_EQ(plan->min.x + plan->max.x, 0);  // x -1..1 centred
+  EXPECT_EQ(plan->min.z, 0);
+  EXPECT_EQ(placement_columns(*plan), (std::vector<ColumnPos>{{-1, 0}, {0, 0}}));
+}
+
+TEST(VoxPlace, TooTallSceneFailsAndChangesNothing) {
+  VoxBuilder b;
+  b.model(1, 1, 200, {{0, 0, 0, 1}, {0, 0, 199, 1}});
+  auto f = read_vox(b.bytes(), "tall.vox");
+  ASSERT_TRUE(f.ok());
+  BlockRegistry reg = registry();
+  const size_t before = reg.size();
+  World world;
+  VoxPlaceOptions o;
+  o.origin = {0, 200, 0};
+  auto plan = plan_vox_placement(*f, o);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.error().message.find("200 blocks tall"), std::string::npos) << plan.error().message;
+  EXPECT_EQ(world.column_count(), 0u);
+  EXPECT_EQ(reg.size(), before);
+}
+
+TEST(VoxPlace, MissingColumnIsAnErrorWhenColumnsAreNotCreated) {
+  auto f = read_vox(small_scene().bytes(), "s.vox");
+  ASSERT_TRUE(f.ok());
+  BlockRegistry reg = registry();
+  const size_t before = reg.size();
+  World world;
+  world.insert(std::make_unique<Column>(ColumnPos{0, -1}));
+  VoxPlaceOptions o;
+  o.origin = {16, 0, 0};  // x 15..17: columns 0 and 1; only column (0, -1) exists
+  auto plan = plan_vox_placement(*f, o);
+  ASSERT_TRUE(plan.ok());
+  auto r = apply_vox_placement(world, reg, *f, *plan, false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("not loaded"), std::string::npos);
+  EXPECT_EQ(world.column_count(), 1u);
+  EXPECT_EQ(reg.size(), before);
+  for (int64_t x = 0; x < 16; ++x) EXPECT_EQ(world.get({x, -1, -1}).id, kAirId);
+}
+
+TEST(VoxPlace, OverwritesTerrainButEmptyVoxelsDoNotCarve) {
+  auto f = read_vox(small_scene().bytes(), "s.vox");
+  ASSERT_TRUE(f.ok());
+  BlockRegistry reg = registry();
+  World world;
+  auto col = std::make_unique<Column>(ColumnPos{-1, -1});
+  const Cell stone{reg.id("stone"), 0};
+  for (int x = 0; x < 16; ++x)
+    for (int z = 0; z < 16; ++z) col->set(x, -1, z, stone);
+  world.insert(std::move(col));
+  auto plan = plan_vox_placement(*f, {});
+  ASSERT_TRUE(plan.ok());
+  ASSERT_TRUE(apply_vox_placement(world, reg, *f, *plan, true).ok());
+  EXPECT_NE(world.get({-1, -1, -1}), stone);  // the red voxel replaced stone
+  EXPECT_EQ(world.get({-2, -1, -1}), stone);  // untouched beside it
+  EXPECT_EQ(world.get({-1, -1, -2}), stone);
+}
+
+}  // namespace
+}  // namespace voxen::import
