@@ -41,8 +41,9 @@ inline CommandResult run_voxen(const std::vector<std::string>& args, const std::
   close(fe);
   std::string cmd = env.empty() ? "" : env + " ";
   cmd += shell_quote(VOXEN_BINARY);
-  for (const auto& a : args) cmd += " " + shell_quote(a);
-  cmd += " >" + std::string(out_path) + " 2>" + std::string(err_path) + " </dev/null";
+  // Appended piece by piece: GCC 12 reports a false -Wrestrict for `"literal" + std::string` when inlined.
+  for (const auto& a : args) cmd.append(" ").append(shell_quote(a));
+  cmd.append(" >").append(out_path).append(" 2>").append(err_path).append(" </dev/null");
   const int status = std::system(cmd.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -1,0 +1,100 @@
+// voxen export-vox: generates the columns under a world region and writes the region as a MagicaVoxel .vox file
+// (models of at most 256^3 under a scene graph, a palette of the block states used; see
+// src/import/include/voxen/import/vox_write.h). Importing the file back at its own positions gives the same cells.
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "voxen/core/job_pool.h"
+#include "voxen/import/vox_write.h"
+#include "world_setup.h"
+
+namespace voxen::app {
+namespace {
+
+constexpr int64_t kMaxExtent = 1024;  // blocks along x and along z
+
+struct ExportOptions {
+  WorldFlags world;
+  std::string from;
+  std::string to;
+  std::string out;
+  int threads = 0;
+  bool json = false;
+};
+
+int run_export(const ExportOptions& o) {
+  const BlockPos a = parse_block_pos(o.from, "--from");
+  const BlockPos b = parse_block_pos(o.to, "--to");
+  const BlockPos lo{std::min(a.x, b.x), std::min(a.y, b.y), std::min(a.z, b.z)};
+  const BlockPos hi{std::max(a.x, b.x), std::max(a.y, b.y), std::max(a.z, b.z)};
+  if (hi.x - lo.x >= kMaxExtent || hi.z - lo.z >= kMaxExtent || hi.x - lo.x < 0 || hi.z - lo.z < 0)
+    throw UsageError("--to", "the region may span at most " + std::to_string(kMaxExtent) + " blocks along x and z (got " +
+                                 std::to_string(static_cast<uint64_t>(hi.x - lo.x) + 1) + " x " +
+                                 std::to_string(static_cast<uint64_t>(hi.z - lo.z) + 1) + ")");
+  if (o.out.empty()) throw UsageError("--out", "required: the .vox file to write");
+  if (o.threads < 0) throw UsageError("--threads", "must be 0 (default) or more");
+
+  const BlockRegistry reg = load_registry();
+  const auto generator = make_generator_or_throw(o.world, reg);
+  Stopwatch sw;
+  std::vector<ColumnPos> positions;
+  for (int64_t cx = column_of(lo.x); cx <= column_of(hi.x); ++cx)
+    for (int64_t cz = column_of(lo.z); cz <= column_of(hi.z); ++cz) positions.push_back({cx, cz});
+  JobPool pool(o.threads);
+  World world;
+  for (auto& col : gen::generate_columns(*generator, positions, &pool, (lo.x + hi.x) / 2, (lo.z + hi.z) / 2))
+    world.insert(std::move(col));
+  const double generate_ms = sw.ms();
+
+  Stopwatch write_sw;
+  import::VoxWriteStats ws;
+  auto bytes = import::write_vox(world, reg, lo, hi, &ws);
+  if (!bytes) throw RunError("export-vox: " + bytes.error().to_string());
+  {
+    std::ofstream f(o.out, std::ios::binary | std::ios::trunc);
+    if (!f) throw RunError(o.out + ": cannot open for writing");
+    f.write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
+    if (!f) throw RunError(o.out + ": write failed");
+  }
+  const double write_ms = write_sw.ms();
+
+  if (o.json) {
+    nlohmann::json j;
+    j["out"] = o.out;
+    j["from"] = {lo.x, lo.y, lo.z};
+    j["to"] = {hi.x, hi.y, hi.z};
+    j["columns"] = positions.size();
+    j["models"] = ws.models;
+    j["voxels"] = ws.voxels;
+    j["palette"] = ws.palette;
+    j["bytes"] = bytes->size();
+    j["generate_ms"] = generate_ms;
+    j["write_ms"] = write_ms;
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::printf("wrote %s: %u models, %llu voxels, %u palette colours, %zu bytes\n", o.out.c_str(), ws.models,
+                static_cast<unsigned long long>(ws.voxels), ws.palette, bytes->size());
+    std::printf("ms: generate %.1f (%zu columns)  write %.1f\n", generate_ms, positions.size(), write_ms);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_export_vox_command(CLI::App& app, RunFn& run) {
+  auto o = std::make_shared<ExportOptions>();
+  CLI::App* cmd = app.add_subcommand("export-vox", "write a region of the generated world as a MagicaVoxel .vox file");
+  o->world.add_to(*cmd);
+  cmd->add_option("--from", o->from, "one corner X,Y,Z of the region (world blocks, inclusive)")->required();
+  cmd->add_option("--to", o->to, "the opposite corner X,Y,Z (inclusive; at most 1024 blocks along x and z)")->required();
+  cmd->add_option("--out", o->out, "the .vox file to write")->required();
+  cmd->add_option("--threads", o->threads, "worker threads for generation (default: cores - 1, at least 1)");
+  cmd->add_flag("--json", o->json, "print one JSON object");
+  cmd->callback([o, &run] { run = [o] { return run_export(*o); }; });
+}
+
+}  // namespace voxen::app

@@ -1,0 +1,341 @@
+// voxen view: imports a MagicaVoxel .vox scene into an empty world on a plain ground plane, frames the camera on
+// the scene's bounds from a 3/4 view, renders one frame headless and writes the PNG; prints the counts the Quantum
+// seed tabulates for its cottage (voxels, cube-per-voxel triangles, culled faces, greedy quads with and without
+// the AO rule, draw calls) and the milliseconds to import, mesh and draw.
+//
+// Worlds: the counts come from a world holding the scene alone (lit, then meshed three ways: culled, greedy,
+// greedy ignoring AO and light), so the ground never enters them; the picture comes from a second world, the
+// scene plus a one-block ground plane (block "vox_ground") under its lowest cell, reaching 3 columns past its
+// footprint. Scenes up to 256 blocks tall stand on y = 0 (ground at y = -1); taller ones (up to 383) stand on
+// y = -127 above a ground at the bottom of the world.
+// Camera: looks from the south-east and above (yaw -45, pitch -30 degrees, vertical field of view 50) at the
+// centre of the bounds, far enough that the bounds' enclosing sphere fits the narrower field of view.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "voxen/core/job_pool.h"
+#include "voxen/import/vox_place.h"
+#include "voxen/light/light.h"
+#include "voxen/mesh/baked.h"
+#include "voxen/mesh/mesher.h"
+#include "voxen/render/image.h"
+#include "voxen/render/platform.h"
+#include "voxen/render/renderer.h"
+#include "world_setup.h"
+
+namespace voxen::app {
+namespace {
+
+struct ViewOptions {
+  std::string file;
+  std::string out;
+  std::string size = "960x540";
+  std::string platform = "egl";
+  int threads = 0;
+  bool json = false;
+  bool without_scene = false;
+};
+
+struct MeshCounts {
+  uint64_t culled_faces = 0, greedy_quads = 0, greedy_quads_no_ao = 0;
+};
+
+std::vector<ColumnPos> with_ring(const std::vector<ColumnPos>& cols) {
+  std::vector<ColumnPos> out;
+  for (const ColumnPos& c : cols)
+    for (int64_t dx = -1; dx <= 1; ++dx)
+      for (int64_t dz = -1; dz <= 1; ++dz) out.push_back({c.x + dx, c.z + dz});
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+/// Meshes every section of `columns` in `world` with each option set, one job per column on `pool`; returns the
+/// quad counts per option set (summed in column order, so the same for any pool size) and, when `keep` is given,
+/// the meshes of the first option set by section.
+std::vector<uint64_t> mesh_columns(const mesh::BakedBlocks& baked, const World& world, const std::vector<ColumnPos>& columns,
+                                   const std::vector<mesh::MeshOptions>& options, JobPool& pool,
+                                   std::vector<std::pair<SectionPos, mesh::SectionMesh>>* keep) {
+  struct PerColumn {
+    std::vector<uint64_t> counts;
+    std::vector<std::pair<SectionPos, mesh::SectionMesh>> meshes;
+  };
+  std::vector<PerColumn> results(columns.size());
+  for (size_t i = 0; i < columns.size(); ++i) {
+    pool.submit(static_cast<double>(i), [&, i] {
+      auto input = std::make_unique<mesh::SectionInput>();
+      mesh::MeshScratch scratch;
+      mesh::SectionMesh out;
+      PerColumn& r = results[i];
+      r.counts.assign(options.size(), 0);
+      for (int s = 0; s < kSectionsPerColumn; ++s) {
+        const SectionPos sp{columns[i].x, s, columns[i].z};
+        for (size_t k = 0; k < options.size(); ++k) {
+          mesh::mesh_world_section(baked, world, sp, options[k], *input, scratch, out);
+          r.counts[k] += out.quad_count();
+          if (k == 0 && keep && !out.empty()) r.meshes.emplace_back(sp, out);
+        }
+      }
+    });
+  }
+  pool.wait_idle();
+  std::vector<uint64_t> totals(options.size(), 0);
+  for (PerColumn& r : results) {
+    for (size_t k = 0; k < options.size(); ++k) totals[k] += r.counts[k];
+    if (keep)
+      for (auto& m : r.meshes) keep->push_back(std::move(m));
+  }
+  return totals;
+}
+
+int run_view(const ViewOptions& o) {
+  Stopwatch total;
+  int width = 0, height = 0;
+  {
+    const size_t x = o.size.find('x');
+    auto w = x == std::string::npos ? std::nullopt : parse_int64(std::string_view(o.size).substr(0, x));
+    auto h = x == std::string::npos ? std::nullopt : parse_int64(std::string_view(o.size).substr(x + 1));
+    if (!w || !h || *w < 16 || *h < 16 || *w > 8192 || *h > 8192)
+      throw UsageError("--size", "malformed or out of range '" + o.size + "' (expected WxH, each 16..8192)");
+    width = static_cast<int>(*w);
+    height = static_cast<int>(*h);
+  }
+  if (o.threads < 0) throw UsageError("--threads", "must be 0 (default: all cores) or more");
+  const std::string out_path =
+      o.out.empty() ? std::filesystem::path(o.file).stem().string() + ".png" : o.out;
+
+  BlockRegistry reg = load_registry();
+
+  // Import: read and validate, place (scene alone), register the colours' blocks.
+  Stopwatch import_sw;
+  auto file = import::read_vox_file(o.file);
+  if (!file) throw RunError(file.error().to_string());
+  import::VoxPlaceOptions po;
+  po.anchor = import::VoxAnchor::kGroundCentre;
+  po.origin = {0, kMinY + 1, 0};  // fits every scene up to 383 tall; moved up to y = 0 below when it can
+  auto plan = import::plan_vox_placement(*file, po);
+  if (plan && !plan->empty() && plan->max.y - plan->min.y < 256) {
+    const int64_t up = 0 - plan->min.y;
+    plan->offset.y += up;
+    plan->min.y += up;
+    plan->max.y += up;
+  }
+  if (!plan) {
+    Error e = plan.error();
+    if (e.file.empty()) e.file = o.file;
+    throw RunError(e.to_string());
+  }
+  World scene_world;
+  auto stats = import::apply_vox_placement(scene_world, reg, *file, *plan, true);
+  if (!stats) {
+    Error e = stats.error();
+    if (e.file.empty()) e.file = o.file;
+    throw RunError(e.to_string());
+  }
+  const double import_ms = import_sw.ms();
+  for (const Error& w : file->warnings) std::fprintf(stderr, "voxen view: warning: %s\n", w.to_string().c_str());
+
+  // The ground block and the baked tables (after every block is registered).
+  BlockDef ground_def;
+  ground_def.name = "vox_ground";
+  ground_def.shape = Shape::kCube;
+  ground_def.opacity = 15;
+  ground_def.solid = true;
+  ground_def.face_color.fill(0xFF9C9A94u);
+  ground_def.face_texture.fill("vox_ground");
+  const uint16_t ground_id = reg.find("vox_ground") ? *reg.find("vox_ground") : [&] {
+    auto id = reg.add(ground_def);
+    if (!id) throw RunError("block registry: " + id.error().to_string());
+    return *id;
+  }();
+  auto baked = mesh::BakedBlocks::bake(reg);
+  if (!baked) throw RunError("mesh: " + baked.error().to_string());
+  const light::LightTable light_table(reg);
+  const int threads = o.threads > 0 ? o.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  JobPool pool(threads);
+
+  // Counts: the scene alone, lit, meshed culled / greedy / greedy without the AO-and-light rule.
+  const std::vector<ColumnPos> scene_cols = import::placement_columns(*plan);
+  const std::vector<ColumnPos> scene_ring = with_ring(scene_cols);
+  for (const ColumnPos& c : scene_ring)
+    if (!scene_world.find(c)) scene_world.insert(std::make_unique<Column>(c));
+  Stopwatch light_sw;
+  light::light_columns(scene_world, light_table, scene_ring, &pool);
+  double light_ms = light_sw.ms();
+  mesh::MeshOptions culled;
+  culled.greedy = false;
+  mesh::MeshOptions greedy;
+  mesh::MeshOptions greedy_no_ao;
+  greedy_no_ao.merge_requires_equal_lighting = false;
+  const auto counts = mesh_columns(*baked, scene_world, scene_cols, {culled, greedy, greedy_no_ao}, pool, nullptr);
+
+  // The picture's world: the scene over a ground plane reaching 3 columns past its footprint.
+  const int64_t ground_y = plan->empty() ? -1 : plan->min.y - 1;
+  ColumnPos lo{0, 0}, hi{0, 0};
+  if (!scene_cols.empty()) {
+    lo = hi = scene_cols.front();
+    for (const ColumnPos& c : scene_cols) {
+      lo = {std::min(lo.x, c.x), std::min(lo.z, c.z)};
+      hi = {std::max(hi.x, c.x), std::max(hi.z, c.z)};
+    }
+  }
+  std::vector<ColumnPos> draw_cols;
+  for (int64_t cx = lo.x - 3; cx <= hi.x + 3; ++cx)
+    for (int64_t cz = lo.z - 3; cz <= hi.z + 3; ++cz) draw_cols.push_back({cx, cz});
+  const std::vector<ColumnPos> all_cols = with_ring(draw_cols);
+  World view_world;
+  const Cell ground{ground_id, 0};
+  for (const ColumnPos& c : all_cols) {
+    const Column* src = o.without_scene ? nullptr : scene_world.find(c);
+    auto col = src ? std::make_unique<Column>(*src) : std::make_unique<Column>(c);
+    for (int x = 0; x < 16; ++x)
+      for (int z = 0; z < 16; ++z)
+        if (col->get(x, ground_y, z).id == kAirId) col->set(x, ground_y, z, ground);
+    view_world.insert(std::move(col));
+  }
+  Stopwatch light2_sw;
+  light::light_columns(view_world, light_table, all_cols, &pool);
+  light_ms += light2_sw.ms();
+  std::vector<std::pair<SectionPos, mesh::SectionMesh>> meshes;
+  Stopwatch mesh_sw;
+  mesh_columns(*baked, view_world, draw_cols, {greedy}, pool, &meshes);
+  const double mesh_ms = mesh_sw.ms();
+
+  // Camera: a 3/4 view from the south-east and above, framing the bounds' enclosing sphere.
+  const BlockPos bmin = plan->empty() ? BlockPos{0, 0, 0} : plan->min;
+  const BlockPos bmax = plan->empty() ? BlockPos{0, 0, 0} : plan->max;
+  const glm::dvec3 size_v(static_cast<double>(bmax.x - bmin.x + 1), static_cast<double>(bmax.y - bmin.y + 1),
+                          static_cast<double>(bmax.z - bmin.z + 1));
+  const double radius = 0.5 * glm::length(size_v);
+  render::Camera cam;
+  cam.yaw_deg = -45.0;
+  cam.pitch_deg = -30.0;
+  cam.fov_y_deg = 50.0;
+  cam.aspect = static_cast<double>(width) / height;
+  const double half_fov_y = glm::radians(cam.fov_y_deg) / 2.0;
+  const double half_fov_x = std::atan(std::tan(half_fov_y) * cam.aspect);
+  const double distance = radius / std::sin(std::min(half_fov_x, half_fov_y)) + 1.0;
+  const glm::dvec3 centre_rel = 0.5 * size_v;  // from bmin
+  const glm::dvec3 eye_rel = centre_rel - cam.forward() * distance;
+  const glm::dvec3 eye_floor = glm::floor(eye_rel);
+  cam.block = {bmin.x + static_cast<int64_t>(eye_floor.x), bmin.y + static_cast<int64_t>(eye_floor.y),
+               bmin.z + static_cast<int64_t>(eye_floor.z)};
+  cam.frac = eye_rel - eye_floor;
+  cam.near_plane = std::max(0.1, std::min(1.0, distance - radius - 1.0));
+  cam.far_plane = distance + radius + 48.0 * 16.0;
+
+  // Bounds on screen: the projected corners' pixel rectangle (clamped to the picture).
+  std::array<int, 4> bounds_px{width, height, -1, -1};
+  for (int corner = 0; corner < 8; ++corner) {
+    const BlockPos p{(corner & 1) ? bmax.x + 1 : bmin.x, (corner & 2) ? bmax.y + 1 : bmin.y,
+                     (corner & 4) ? bmax.z + 1 : bmin.z};
+    const glm::dvec4 clip = cam.view_projection() * glm::dvec4(cam.relative(p), 1.0);
+    if (clip.w <= 0) continue;
+    const double px = (clip.x / clip.w * 0.5 + 0.5) * width;
+    const double py = (1.0 - (clip.y / clip.w * 0.5 + 0.5)) * height;
+    bounds_px[0] = std::min(bounds_px[0], static_cast<int>(std::floor(px)));
+    bounds_px[1] = std::min(bounds_px[1], static_cast<int>(std::floor(py)));
+    bounds_px[2] = std::max(bounds_px[2], static_cast<int>(std::ceil(px)));
+    bounds_px[3] = std::max(bounds_px[3], static_cast<int>(std::ceil(py)));
+  }
+  bounds_px = {std::clamp(bounds_px[0], 0, width - 1), std::clamp(bounds_px[1], 0, height - 1),
+               std::clamp(bounds_px[2], 0, width - 1), std::clamp(bounds_px[3], 0, height - 1)};
+
+  // Draw.
+  render::PlatformConfig pc;
+  pc.width = width;
+  pc.height = height;
+  pc.title = "voxen view";
+  pc.visible = false;
+  pc.vsync = false;
+  auto platform = render::make_platform(o.platform, pc);
+  if (!platform) throw RunError(platform.error().to_string());
+  auto renderer = render::Renderer::create(**platform, reg);
+  if (!renderer) throw RunError("renderer: " + renderer.error().to_string());
+  for (const auto& [pos, m] : meshes) (*renderer)->set_section(pos, m);
+  render::FrameParams fp;
+  fp.camera = cam;
+  fp.fog_start = distance + radius + 16.0;
+  fp.fog_end = fp.fog_start * 1.5 + 64.0;
+  fp.eye_sky_light = 15;
+  Stopwatch render_sw;
+  const render::FrameStats fs = (*renderer)->render(fp);
+  (*platform)->present();
+  const render::Image img = (*renderer)->read_pixels();
+  const double render_ms = render_sw.ms();
+  if (auto s = render::save_png(img, out_path); !s.ok()) throw RunError(s.error().to_string());
+
+  const nlohmann::json bounds = {bmin.x, bmin.y, bmin.z, bmax.x, bmax.y, bmax.z};
+  if (o.json) {
+    nlohmann::json j;
+    j["file"] = o.file;
+    j["out"] = out_path;
+    j["width"] = width;
+    j["height"] = height;
+    j["models"] = stats->models;
+    j["voxels"] = stats->voxels;
+    j["placed_voxels"] = stats->placed_voxels;
+    j["instances"] = stats->instances;
+    j["hidden_instances"] = stats->hidden_instances;
+    j["blocks_added"] = stats->blocks_added;
+    j["cube_triangles"] = stats->placed_voxels * 12;
+    j["culled_faces"] = counts[0];
+    j["greedy_quads"] = counts[1];
+    j["greedy_quads_no_ao"] = counts[2];
+    j["draw_calls"] = fs.draw_calls;
+    j["import_ms"] = import_ms;
+    j["light_ms"] = light_ms;
+    j["mesh_ms"] = mesh_ms;
+    j["render_ms"] = render_ms;
+    j["total_ms"] = total.ms();
+    j["bounds"] = bounds;
+    j["bounds_px"] = bounds_px;
+    j["warnings"] = file->warnings.size();
+    j["gl_renderer"] = (*renderer)->gl_info().renderer;
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::printf("wrote %s (%dx%d) from %s\n", out_path.c_str(), width, height, o.file.c_str());
+    std::printf("models             %llu\n", static_cast<unsigned long long>(stats->models));
+    std::printf("voxels             %llu (placed %llu in %u instances, %u hidden)\n",
+                static_cast<unsigned long long>(stats->voxels), static_cast<unsigned long long>(stats->placed_voxels),
+                stats->instances, stats->hidden_instances);
+    std::printf("cube triangles     %llu\n", static_cast<unsigned long long>(stats->placed_voxels * 12));
+    std::printf("culled faces       %llu\n", static_cast<unsigned long long>(counts[0]));
+    std::printf("greedy quads       %llu (without the AO rule %llu)\n", static_cast<unsigned long long>(counts[1]),
+                static_cast<unsigned long long>(counts[2]));
+    std::printf("draw calls         %u\n", fs.draw_calls);
+    std::printf("bounds             (%lld, %lld, %lld)..(%lld, %lld, %lld)\n", static_cast<long long>(bmin.x),
+                static_cast<long long>(bmin.y), static_cast<long long>(bmin.z), static_cast<long long>(bmax.x),
+                static_cast<long long>(bmax.y), static_cast<long long>(bmax.z));
+    std::printf("ms: import %.1f  light %.1f  mesh %.1f  draw %.1f  (total %.0f)\n", import_ms, light_ms, mesh_ms,
+                render_ms, total.ms());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_view_command(CLI::App& app, RunFn& run) {
+  auto o = std::make_shared<ViewOptions>();
+  CLI::App* cmd = app.add_subcommand("view", "import a MagicaVoxel .vox scene, render it headless to a PNG, print counts");
+  cmd->add_option("file", o->file, "the .vox file")->required();
+  cmd->add_option("--out", o->out, "PNG file to write (default: the .vox file's name with .png, here)");
+  cmd->add_option("--size", o->size, "picture size WxH in pixels (default 960x540)");
+  cmd->add_option("--platform", o->platform, "egl (headless, default) or glfw (a hidden window: needs a display)")
+      ->check(CLI::IsMember({"egl", "glfw"}));
+  cmd->add_option("--threads", o->threads, "worker threads for light and meshing (default: all cores)");
+  cmd->add_flag("--without-scene", o->without_scene,
+                "draw the ground alone with the same camera (the empty scene, for comparing pictures)");
+  cmd->add_flag("--json", o->json, "print one JSON object");
+  cmd->callback([o, &run] { run = [o] { return run_view(*o); }; });
+}
+
+}  // namespace voxen::app

@@ -1,0 +1,218 @@
+// `voxen view` and `voxen export-vox` through the real binary: every real .vox file imports, counts and renders
+// a picture that differs from the empty scene where the bounds project; bad files exit 1 with the byte offset;
+// an exported region reads back to the generated cells.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "run_command.h"
+#include "voxen/gen/generator.h"
+#include "voxen/import/vox_place.h"
+#include "voxen/render/image.h"
+#include "vox_builder.h"
+
+namespace voxen::import {
+namespace {
+
+using voxen::testing::run_voxen;
+
+std::string temp_path(const std::string& name) { return ::testing::TempDir() + "/voxen_import_" + name; }
+
+void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+nlohmann::json parse_json(const std::string& s) {
+  auto j = nlohmann::json::parse(s, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << s;
+  return j;
+}
+
+struct RealFile {
+  const char* name;
+  uint64_t models;
+  uint64_t voxels;  // SOURCES.md
+};
+
+constexpr RealFile kFiles[] = {
+    {"mmmm_chr_mike.vox", 1, 291},
+    {"mmmm_chr_beardo3.vox", 1, 299},
+    {"mmmm_scene_store8.vox", 1, 441118},
+    {"floooh_scene.vox", 1, 45220},
+    {"ogt_test_multiple_model_scene.vox", 41, 6053},
+    {"dotvox_axes.vox", 4, 4372},
+    {"dotvox_placeholder-with-materials.vox", 1, 4},
+    {"bevyvoxscene_study.vox", 16, 259281},
+};
+
+class ViewRealFiles : public ::testing::TestWithParam<RealFile> {};
+
+TEST_P(ViewRealFiles, ImportsCountsAndDrawsTheScene) {
+  const RealFile rf = GetParam();
+  const std::string path = std::string(VOXEN_SHARED_DATA_DIR) + "/vox/" + rf.name;
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data file " << path << " is absent (../shared/data)";
+  const std::string png = temp_path(std::string(rf.name) + ".png");
+  const std::string empty_png = temp_path(std::string(rf.name) + ".empty.png");
+  auto r = run_voxen({"view", path, "--out", png, "--size", "256x160", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = parse_json(r.out);
+  for (const char* key : {"models", "voxels", "placed_voxels", "cube_triangles", "culled_faces", "greedy_quads",
+                          "greedy_quads_no_ao", "draw_calls", "import_ms", "mesh_ms", "render_ms", "bounds"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["models"].get<uint64_t>(), rf.models);
+  EXPECT_EQ(j["voxels"].get<uint64_t>(), rf.voxels);
+
+  // placed_voxels: what the scene graph places, evaluated in this process.
+  auto file = read_vox_file(path);
+  ASSERT_TRUE(file.ok());
+  auto scene = evaluate_scene(*file);
+  ASSERT_TRUE(scene.ok());
+  const uint64_t placed = j["placed_voxels"].get<uint64_t>();
+  EXPECT_EQ(placed, scene->voxels.size());
+  EXPECT_EQ(j["cube_triangles"].get<uint64_t>(), placed * 12);
+  const auto culled = j["culled_faces"].get<uint64_t>();
+  EXPECT_GT(culled, 0u);
+  EXPECT_LE(culled, placed * 6);
+  EXPECT_LE(j["greedy_quads"].get<uint64_t>(), culled);
+  EXPECT_LE(j["greedy_quads_no_ao"].get<uint64_t>(), j["greedy_quads"].get<uint64_t>());
+  EXPECT_GE(j["draw_calls"].get<int>(), 1);
+  const auto b = j["bounds"];
+  ASSERT_EQ(b.size(), 6u);
+  EXPECT_EQ(b[1].get<int64_t>(), 0);  // the lowest cell stands on y = 0
+  EXPECT_EQ(b[4].get<int64_t>() - b[1].get<int64_t>(), scene->max[1] - scene->min[1]);
+  EXPECT_EQ(b[3].get<int64_t>() - b[0].get<int64_t>(), scene->max[0] - scene->min[0]);
+
+  // The picture is not blank: where the bounds project it differs from the same view without the scene.
+  auto e = run_voxen({"view", path, "--out", empty_png, "--size", "256x160", "--json", "--without-scene"});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  auto img = render::load_png(png);
+  auto blank = render::load_png(empty_png);
+  ASSERT_TRUE(img.ok() && blank.ok());
+  ASSERT_EQ(img->width, 256);
+  ASSERT_EQ(img->height, 160);
+  const auto px = j["bounds_px"];
+  int differ = 0, total = 0;
+  for (int y = px[1].get<int>(); y <= px[3].get<int>(); ++y)
+    for (int x = px[0].get<int>(); x <= px[2].get<int>(); ++x) {
+      const size_t i = (static_cast<size_t>(y) * 256 + static_cast<size_t>(x)) * 4;
+      int d = 0;
+      for (int c = 0; c < 3; ++c) d += std::abs(img->pixels[i + c] - blank->pixels[i + c]);
+      differ += d > 24;
+      ++total;
+    }
+  ASSERT_GT(total, 0);
+  // At least 1% (and 20 pixels): sparse scenes such as dotvox_axes (thin letters in a wide box) cover little of
+  // their bounds' rectangle.
+  EXPECT_GT(differ, std::max(20, total / 100)) << differ << " of " << total << " pixels differ inside the bounds";
+  std::remove(png.c_str());
+  std::remove(empty_png.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(SharedData, ViewRealFiles, ::testing::ValuesIn(kFiles),
+                         [](const ::testing::TestParamInfo<RealFile>& param_info) {
+                           std::string n = param_info.param.name;
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+TEST(ViewCli, OneVoxelHasSixFacesAndKnownBounds) {
+  testing::VoxBuilder b;
+  b.model(3, 3, 3, {{1, 1, 1, 5}});
+  const std::string path = temp_path("one.vox");
+  write_bytes(path, b.bytes());
+  auto r = run_voxen({"view", path, "--out", temp_path("one.png"), "--size", "64x64", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = parse_json(r.out);
+  EXPECT_EQ(j["placed_voxels"].get<int>(), 1);
+  EXPECT_EQ(j["cube_triangles"].get<int>(), 12);
+  EXPECT_EQ(j["culled_faces"].get<int>(), 6);
+  EXPECT_EQ(j["greedy_quads"].get<int>(), 6);
+  EXPECT_EQ(j["greedy_quads_no_ao"].get<int>(), 6);
+  EXPECT_EQ(j["bounds"], nlohmann::json({0, 0, 0, 0, 0, 0}));
+  std::remove(path.c_str());
+  std::remove(temp_path("one.png").c_str());
+}
+
+TEST(ViewCli, BadFilesExitOneWithTheByteOffset) {
+  testing::VoxBuilder ok;
+  ok.model(2, 2, 2, {{0, 0, 0, 1}});
+  std::vector<uint8_t> truncated = ok.bytes();
+  truncated.resize(truncated.size() - 2);
+  testing::VoxBuilder rot;
+  rot.model(2, 2, 2, {{0, 0, 0, 1}});
+  rot.ntrn(0, 1, -1, {});
+  const size_t at = rot.ntrn(1, 2, 0, {{"_r", "7"}});
+  rot.nshp(2, 0);
+  const std::pair<std::vector<uint8_t>, std::string> cases[] = {
+      {truncated, "@ byte 8: chunk 'MAIN'"},
+      {rot.bytes(), "@ byte " + std::to_string(at + 12 + 28 + 6) + ": chunk 'nTRN'"},
+      {std::vector<uint8_t>{'N', 'O', 'P', 'E', 150, 0, 0, 0}, "@ byte 0: not a MagicaVoxel file"},
+  };
+  int n = 0;
+  for (const auto& [bytes, want] : cases) {
+    const std::string path = temp_path("bad" + std::to_string(n++) + ".vox");
+    write_bytes(path, bytes);
+    const std::string png = path + ".png";
+    auto r = run_voxen({"view", path, "--out", png});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find(want), std::string::npos) << r.err;
+    EXPECT_EQ(voxen::testing::line_count(r.err), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(png));
+    std::remove(path.c_str());
+  }
+  auto missing = run_voxen({"view", temp_path("does_not_exist.vox")});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("cannot open"), std::string::npos) << missing.err;
+  auto size = run_voxen({"view", temp_path("x.vox"), "--size", "12x"});
+  EXPECT_EQ(size.exit_code, 2);
+  EXPECT_NE(size.err.find("--size"), std::string::npos);
+}
+
+TEST(ExportVoxCli, RegionReadsBackToTheGeneratedCells) {
+  const std::string path = temp_path("export.vox");
+  auto r = run_voxen({"export-vox", "--seed", "5", "--from", "-20,40,-3", "--to", "270,100,12", "--out", path, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = parse_json(r.out);
+  EXPECT_EQ(j["models"].get<int>(), 2);  // 291 wide: two 256-wide tiles along x
+  auto file = read_vox_file(path);
+  ASSERT_TRUE(file.ok()) << file.error().to_string();
+  EXPECT_EQ(file->voxel_count(), j["voxels"].get<uint64_t>());
+
+  auto reg = BlockRegistry::load_default();
+  ASSERT_TRUE(reg.ok());
+  auto gen = gen::make_generator("default", 5, *reg);
+  ASSERT_TRUE(gen.ok());
+  std::vector<ColumnPos> cols;
+  for (int64_t cx = column_of(-20); cx <= column_of(270); ++cx)
+    for (int64_t cz = column_of(-3); cz <= column_of(12); ++cz) cols.push_back({cx, cz});
+  World generated;
+  for (auto& c : gen::generate_columns(**gen, cols, nullptr)) generated.insert(std::move(c));
+  World back;
+  auto plan = plan_vox_placement(*file, {});
+  ASSERT_TRUE(plan.ok());
+  ASSERT_TRUE(apply_vox_placement(back, *reg, *file, *plan, true).ok());
+  uint64_t mismatches = 0;
+  for (int64_t x = -20; x <= 270; ++x)
+    for (int64_t z = -3; z <= 12; ++z)
+      for (int64_t y = 40; y <= 100; ++y) mismatches += generated.get({x, y, z}) != back.get({x, y, z});
+  EXPECT_EQ(mismatches, 0u);
+  std::remove(path.c_str());
+}
+
+TEST(ExportVoxCli, BadArgumentsExitTwoNamingTheArgument) {
+  auto r = run_voxen({"export-vox", "--from", "0,400,0", "--to", "1,1,1", "--out", temp_path("a.vox")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--from"), std::string::npos) << r.err;
+  auto wide = run_voxen({"export-vox", "--from", "0,0,0", "--to", "5000,1,1", "--out", temp_path("a.vox")});
+  EXPECT_EQ(wide.exit_code, 2);
+  EXPECT_NE(wide.err.find("1024"), std::string::npos) << wide.err;
+}
+
+}  // namespace
+}  // namespace voxen::import
