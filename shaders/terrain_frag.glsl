@@ -34,7 +34,7 @@ void main() {
   float shade = n.x * n.x * 0.6 + n.z * n.z * 0.8 + n.y * n.y * (n.y > 0.0 ? 1.0 : 0.5);
   float sun = max(dot(n, u_sun_dir), 0.0) * smoothstep(-0.05, 0.1, u_sun_dir.y);
   float sky_scale = mix(0.10, 1.0, u_day);
-  float sky = brightness(v_light.x) * sky_scale * (0.62 * shade + 0.48 * sun);
+  float sky = brightness(v_light.x) * sky_scale * (0.7 * shade + 0.4 * sun);
   // Block light keeps its hue: the curve is applied to the brightest channel and the others keep their ratio.
   float peak = max(v_light.y, max(v_light.z, v_light.w));
   vec3 block = peak > 0.0 ? v_light.yzw * (brightness(peak) / peak) * (0.55 + 0.45 * shade) : vec3(0.0);

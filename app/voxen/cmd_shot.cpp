@@ -7,6 +7,7 @@
 // pitch positive looks up.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -63,13 +64,11 @@ bool parse_coord(std::string_view s, int64_t& block, double& frac) {
   double f = 0.0;
   if (dot != std::string_view::npos) {
     const std::string_view digits = s.substr(dot + 1);
-    if (digits.empty() || digits.size() > 15) return false;
-    double scale = 0.1;
-    for (char c : digits) {
+    if (digits.empty() || digits.size() > 17) return false;
+    for (char c : digits)
       if (c < '0' || c > '9') return false;
-      f += (c - '0') * scale;
-      scale *= 0.1;
-    }
+    // Correctly rounded: "0.25" is exactly 0.25, and the same digits always give the same double.
+    f = std::strtod(("0." + std::string(digits)).c_str(), nullptr);
   }
   const bool negative = !s.empty() && s.front() == '-';
   if (negative && f > 0.0) {
@@ -156,7 +155,7 @@ int run_shot(const ShotOptions& o) {
   pc.width = width;
   pc.height = height;
   pc.title = "voxen shot";
-  pc.visible = false;
+  pc.visible = o.platform == "glfw";
   pc.vsync = false;
   if (!o.gl_version.empty()) {
     const auto mm = split(o.gl_version, '.');
@@ -269,7 +268,7 @@ void add_shot_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--time-of-day", o->time_of_day, "hours 0..24: sun position and sky (default 10)");
   cmd->add_option("--anim-time", o->anim_time, "animation clock in seconds: flowing water scrolls (default 0)");
   cmd->add_option("--out", o->out, "PNG file to write")->required();
-  cmd->add_option("--platform", o->platform, "egl (headless, default) or glfw (a hidden window: needs a display)")
+  cmd->add_option("--platform", o->platform, "egl (headless, default) or glfw (a window: needs a display, e.g. xvfb-run)")
       ->check(CLI::IsMember({"egl", "glfw"}));
   cmd->add_option("--gl-version", o->gl_version, "ask for exactly this OpenGL core version, e.g. 4.5 (default: best of 4.5, 4.3, 3.3)");
   cmd->add_option("--threads", o->threads, "worker threads for generation, light and meshing (default: all cores)");

@@ -54,9 +54,7 @@ class EglHeadlessPlatform final : public Platform {
     if (m_display != EGL_NO_DISPLAY) {
       if (m_context != EGL_NO_CONTEXT) {
         eglMakeCurrent(m_display, EGL_NO_SURFACE, EGL_NO_SURFACE, m_context);
-        if (m_fbo) glDeleteFramebuffers(1, &m_fbo);
-        if (m_color) glDeleteRenderbuffers(1, &m_color);
-        if (m_depth) glDeleteRenderbuffers(1, &m_depth);
+        m_target.destroy();
         eglMakeCurrent(m_display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
         eglDestroyContext(m_display, m_context);
       }
@@ -73,10 +71,11 @@ class EglHeadlessPlatform final : public Platform {
     // Client extensions: querying them needs no display. Missing ones mean libEGL found no Mesa vendor
     // (libegl-mesa0 not installed, or __EGL_VENDOR_LIBRARY_FILENAMES pointing elsewhere).
     const char* client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-    if (!has_word(client, "EGL_EXT_platform_base") || !has_word(client, "EGL_MESA_platform_surfaceless"))
-      return Error{std::string("EGL headless: no EGL display: the surfaceless platform (EGL_MESA_platform_surfaceless) "
-                               "is not offered by libEGL (is Mesa's EGL, package libegl-mesa0, installed?); client "
-                               "extensions: ") + (client ? client : "none") + " " + egl_error()};
+    if (!has_word(client, "EGL_EXT_platform_base") || !has_word(client, "EGL_MESA_platform_surfaceless")) {
+      const std::string listed = client && *client ? std::string(client) : std::string("none");
+      return Error{"EGL headless: no EGL display: libEGL offers no surfaceless platform (EGL_MESA_platform_surfaceless); "
+                   "is Mesa's EGL (package libegl-mesa0) installed and its vendor file found? EGL client extensions: " + listed};
+    }
     m_display = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
     if (m_display == EGL_NO_DISPLAY) return Error{"EGL headless: no EGL display: eglGetPlatformDisplayEXT(surfaceless) failed: " + egl_error()};
     EGLint major = 0, minor = 0;
@@ -123,33 +122,19 @@ class EglHeadlessPlatform final : public Platform {
   std::string_view name() const override { return "egl-surfaceless"; }
   void make_current() override { eglMakeCurrent(m_display, EGL_NO_SURFACE, EGL_NO_SURFACE, m_context); }
   void present() override { glFinish(); }
-  uint32_t framebuffer() const override { return m_fbo; }
+  uint32_t framebuffer() const override { return m_target.fbo(); }
   int width() const override { return m_width; }
   int height() const override { return m_height; }
 
  private:
   Status create_framebuffer() {
-    glGenFramebuffers(1, &m_fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, m_fbo);
-    glGenRenderbuffers(1, &m_color);
-    glBindRenderbuffer(GL_RENDERBUFFER, m_color);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, m_width, m_height);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, m_color);
-    glGenRenderbuffers(1, &m_depth);
-    glBindRenderbuffer(GL_RENDERBUFFER, m_depth);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, m_width, m_height);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, m_depth);
-    const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-    if (status != GL_FRAMEBUFFER_COMPLETE)
-      return Error{"EGL headless: offscreen framebuffer incomplete (status 0x" + gl::hex(status) + ") at " +
-                   std::to_string(m_width) + "x" + std::to_string(m_height)};
-    if (auto e = gl::check("creating the offscreen framebuffer"); !e.ok()) return e;
+    if (auto st = m_target.create(m_width, m_height); !st.ok()) return Error{"EGL headless: " + st.error().message};
     return Ok{};
   }
 
   EGLDisplay m_display = EGL_NO_DISPLAY;
   EGLContext m_context = EGL_NO_CONTEXT;
-  GLuint m_fbo = 0, m_color = 0, m_depth = 0;
+  gl::OffscreenTarget m_target;
   int m_width = 0, m_height = 0;
 };
 

@@ -79,6 +79,34 @@ Result<GLuint> build_program(std::string_view name, const std::vector<std::strin
   return p;
 }
 
+Status OffscreenTarget::create(int width, int height) {
+  destroy();
+  m_width = width;
+  m_height = height;
+  glGenFramebuffers(1, &m_fbo);
+  glBindFramebuffer(GL_FRAMEBUFFER, m_fbo);
+  glGenRenderbuffers(1, &m_color);
+  glBindRenderbuffer(GL_RENDERBUFFER, m_color);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, m_color);
+  glGenRenderbuffers(1, &m_depth);
+  glBindRenderbuffer(GL_RENDERBUFFER, m_depth);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, width, height);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, m_depth);
+  const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+  if (status != GL_FRAMEBUFFER_COMPLETE)
+    return Error{"offscreen framebuffer incomplete (status 0x" + hex(status) + ") at " + std::to_string(width) + "x" +
+                 std::to_string(height)};
+  return check("creating the offscreen framebuffer");
+}
+
+void OffscreenTarget::destroy() {
+  if (m_fbo) glDeleteFramebuffers(1, &m_fbo);
+  if (m_color) glDeleteRenderbuffers(1, &m_color);
+  if (m_depth) glDeleteRenderbuffers(1, &m_depth);
+  m_fbo = m_color = m_depth = 0;
+}
+
 void delete_buffer(GLuint id) { glDeleteBuffers(1, &id); }
 void delete_texture(GLuint id) { glDeleteTextures(1, &id); }
 void delete_vertex_array(GLuint id) { glDeleteVertexArrays(1, &id); }

@@ -51,6 +51,26 @@ class Name {
   GLuint m_id = 0;
 };
 
+/// An offscreen render target: an RGBA8 colour and a 24-bit depth renderbuffer on one framebuffer object. Both
+/// platforms draw into one, so the renderer's pixels do not depend on the window system's framebuffer format.
+class OffscreenTarget {
+ public:
+  OffscreenTarget() = default;
+  ~OffscreenTarget() { destroy(); }
+  OffscreenTarget(const OffscreenTarget&) = delete;
+  OffscreenTarget& operator=(const OffscreenTarget&) = delete;
+  /// (Re)creates the target at width x height (context current). Errors name the framebuffer status.
+  Status create(int width, int height);
+  void destroy();
+  GLuint fbo() const { return m_fbo; }
+  int width() const { return m_width; }
+  int height() const { return m_height; }
+
+ private:
+  GLuint m_fbo = 0, m_color = 0, m_depth = 0;
+  int m_width = 0, m_height = 0;
+};
+
 void delete_buffer(GLuint id);
 void delete_texture(GLuint id);
 void delete_vertex_array(GLuint id);

@@ -3,9 +3,11 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "gl_util.h"
 #include "voxen/render/platform.h"
 
 namespace voxen::render {
@@ -23,7 +25,11 @@ std::string glfw_error() {
 class GlfwWindowPlatform final : public Platform {
  public:
   ~GlfwWindowPlatform() override {
-    if (m_window) glfwDestroyWindow(m_window);
+    if (m_window) {
+      glfwMakeContextCurrent(m_window);
+      m_target.destroy();
+      glfwDestroyWindow(m_window);
+    }
     if (m_initialized) glfwTerminate();
   }
 
@@ -60,31 +66,45 @@ class GlfwWindowPlatform final : public Platform {
     glfwMakeContextCurrent(m_window);
     glfwSwapInterval(cfg.vsync ? 1 : 0);
     m_info = query_gl_info();
-    return Ok{};
+    return resize_target();
   }
 
   std::string_view name() const override { return "glfw"; }
   void make_current() override { glfwMakeContextCurrent(m_window); }
-  void present() override { glfwSwapBuffers(m_window); }
-  uint32_t framebuffer() const override { return 0; }
-  int width() const override {
+  /// Copies the offscreen target to the window's back buffer and swaps.
+  void present() override {
     int w = 0, h = 0;
     glfwGetFramebufferSize(m_window, &w, &h);
-    return w;
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, m_target.fbo());
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+    glBlitFramebuffer(0, 0, m_target.width(), m_target.height(), 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glfwSwapBuffers(m_window);
   }
-  int height() const override {
-    int w = 0, h = 0;
-    glfwGetFramebufferSize(m_window, &w, &h);
-    return h;
-  }
+  uint32_t framebuffer() const override { return m_target.fbo(); }
+  int width() const override { return m_target.width(); }
+  int height() const override { return m_target.height(); }
   bool poll_events() override {
     glfwPollEvents();
+    int w = 0, h = 0;
+    glfwGetFramebufferSize(m_window, &w, &h);
+    if (w > 0 && h > 0 && (w != m_target.width() || h != m_target.height())) (void)resize_target();
     return !glfwWindowShouldClose(m_window);
   }
+  void* native_handle() const override { return m_window; }
 
  private:
+  // The renderer draws into an offscreen RGBA8 target the size of the window's framebuffer, exactly as headless,
+  // so both platforms give the same pixels; present() blits it to the window.
+  Status resize_target() {
+    int w = 0, h = 0;
+    glfwGetFramebufferSize(m_window, &w, &h);
+    if (auto st = m_target.create(std::max(w, 1), std::max(h, 1)); !st.ok()) return Error{"GLFW window: " + st.error().message};
+    return Ok{};
+  }
+
   GLFWwindow* m_window = nullptr;
   bool m_initialized = false;
+  gl::OffscreenTarget m_target;
 };
 
 }  // namespace

@@ -328,7 +328,7 @@ FrameStats Renderer::render(const FrameParams& params) {
   cam.aspect = static_cast<double>(width) / static_cast<double>(std::max(height, 1));
   const glm::dmat4 view_proj = cam.view_projection();
   const double fog_end = params.fog_end;
-  const double fog_start = params.fog_start >= 0 ? params.fog_start : 0.6 * fog_end;
+  const double fog_start = params.fog_start >= 0 ? params.fog_start : 0.7 * fog_end;
 
   // 1. Cull: camera-relative boxes (exact int64 differences, then double), one batch frustum pass, fog distance.
   double t0 = now_ms();

@@ -5,8 +5,9 @@
 //                        EGL_PLATFORM_SURFACELESS_MESA): no display and no GPU needed (Mesa's llvmpipe gives
 //                        OpenGL 4.5 core on the CPU). Draws into its own framebuffer object (RGBA8 colour + 24-bit
 //                        depth renderbuffers of the requested size); present() is glFinish.
-//   GlfwWindowPlatform   a GLFW window (GLX under X11); draws into the window's default framebuffer; present()
-//                        swaps buffers.
+//   GlfwWindowPlatform   a GLFW window (GLX under X11). Draws into the same kind of offscreen framebuffer (resized
+//                        with the window), which present() blits to the window's back buffer before swapping, so
+//                        the pixels do not depend on the window system's framebuffer format.
 //
 // GL functions are loaded by libepoxy, which resolves them per context on first use.
 // Versions: an explicit request (gl_major > 0) is tried alone; otherwise 4.5, 4.3, then 3.3 core are tried in
@@ -54,13 +55,16 @@ class Platform {
   virtual void make_current() = 0;
   /// Shows the finished frame: swap for a window, glFinish for the offscreen framebuffer.
   virtual void present() = 0;
-  /// The framebuffer object to draw into (0 = the window's default framebuffer).
+  /// The framebuffer object to draw into (the platform's offscreen target).
   virtual uint32_t framebuffer() const = 0;
   /// Framebuffer size in pixels.
   virtual int width() const = 0;
   virtual int height() const = 0;
-  /// Processes window events; false once the user asked to close (always true when headless).
+  /// Processes window events (and follows a resized window); false once the user asked to close (always true
+  /// when headless).
   virtual bool poll_events() { return true; }
+  /// The window system's handle (GLFWwindow*) for input handling, or nullptr when headless.
+  virtual void* native_handle() const { return nullptr; }
   /// The context's version and strings, queried after creation.
   const GlInfo& gl_info() const { return m_info; }
 

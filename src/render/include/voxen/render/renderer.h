@@ -60,7 +60,7 @@ struct FrameParams {
   Camera camera;              // aspect is taken from the framebuffer
   double time_of_day = 10.0;  // hours 0..24: the sun rises in the east at 6, is highest at 12, sets at 18
   double fog_end = 192.0;     // horizontal distance (blocks) where terrain is wholly fog (the render distance)
-  double fog_start = -1.0;    // where fog begins; < 0: 0.6 * fog_end
+  double fog_start = -1.0;    // where fog begins; < 0: 0.7 * fog_end
   double anim_seconds = 0.0;  // animation clock (flowing fluids scroll)
   int eye_sky_light = 15;     // sky light 0..15 of the cell the eye is in: below 15 the sky and the fog darken
                               // (1 outdoors ... 0 deep underground, where distance fades to black)

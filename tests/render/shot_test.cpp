@@ -1,0 +1,194 @@
+// `voxen shot` through the real binary, headless (EGL surfaceless, llvmpipe), 320x180: pixels read back from the
+// PNG it writes, counts from its --json report.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "shot_support.h"
+
+using voxen::testing::file_bytes;
+using voxen::testing::pixels_differing;
+using voxen::testing::run_shot;
+using voxen::testing::ShotResult;
+
+namespace {
+
+// The flat world (its pattern repeats every 64 blocks): the camera above the pond, looking north-north-west at
+// the pillars and the row of torch, slabs and stairs. Render distance 4 keeps the test quick.
+std::vector<std::string> flat_scene(const std::string& pos = "46.25,9.5,56.75", const std::string& look = "-15,-22",
+                                    const std::string& render_distance = "4") {
+  return {"--generator", "flat", "--pos", pos, "--look", look, "--size", "320x180", "--render-distance", render_distance};
+}
+
+// A default-world view with leaves, water, grass and stone (seed 1, near the origin).
+std::vector<std::string> default_scene() {
+  return {"--seed", "1", "--pos", "-700,surface,-768", "--look", "80,-12", "--size", "320x180", "--render-distance", "3"};
+}
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& more) {
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
+
+bool is_sky(const uint8_t* p) { return p[2] > p[0] + 40 && p[2] >= p[1]; }
+bool is_grass(const uint8_t* p) { return p[1] > p[0] && p[1] > p[2]; }
+
+TEST(Shot, SkyAtTheTopAndTerrainBelow) {
+  // Looking south-south-east over open grass (the pond is behind the eye).
+  const ShotResult s = run_shot(flat_scene("46.25,9.5,56.75", "165,-8"));
+  ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
+  ASSERT_EQ(s.image.width, 320);
+  ASSERT_EQ(s.image.height, 180);
+  // The top ten rows are all sky: blue, well above red.
+  for (int y = 0; y < 10; ++y)
+    for (int x = 0; x < s.image.width; ++x) ASSERT_TRUE(is_sky(s.image.at(x, y))) << "pixel " << x << "," << y;
+  // The bottom twenty rows are the flat world's grass (the pond and its rim are above them).
+  int grass = 0;
+  for (int y = s.image.height - 20; y < s.image.height; ++y)
+    for (int x = 0; x < s.image.width; ++x) grass += is_grass(s.image.at(x, y));
+  EXPECT_GE(grass, 20 * 320 * 95 / 100);
+  // Every pixel is opaque.
+  for (size_t i = 0; i < s.image.pixel_count(); ++i) ASSERT_EQ(s.image.pixels[i * 4 + 3], 255);
+}
+
+TEST(Shot, JsonReportsCountsPhasesAndTheRenderer) {
+  const ShotResult s = run_shot(flat_scene());
+  ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
+  const auto& j = s.json;
+  ASSERT_TRUE(j.is_object()) << s.run.out;
+  for (const char* k : {"columns_loaded", "sections_drawn", "quads_drawn", "draw_calls", "arena_bytes", "gl_renderer"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  for (const char* phase : {"generate", "light", "mesh", "upload", "cull", "draw"}) {
+    ASSERT_TRUE(j["cpu_ms"].contains(phase)) << phase;
+    EXPECT_GE(j["cpu_ms"][phase].get<double>(), 0.0) << phase;
+  }
+  EXPECT_FALSE(j["gl_renderer"].get<std::string>().empty());
+  EXPECT_EQ(j["render_path"], "mdi");
+  // The pond is in view: opaque and translucent terrain, one multi-draw-indirect call each.
+  EXPECT_EQ(j["draw_calls"], 2);
+  EXPECT_GT(j["sections_drawn"].get<int>(), 10);
+  EXPECT_GT(j["quads_drawn"].get<int>(), 1000);
+  // The ring around the drawn columns is loaded too (light and mesh neighbours).
+  EXPECT_GT(j["columns_loaded"].get<int>(), j["columns_drawn"].get<int>());
+  EXPECT_GE(j["arena_bytes"].get<int64_t>(), j["arena_used_bytes"].get<int64_t>());
+}
+
+TEST(Shot, MdiDrawCallsStayTwoWhateverTheNumberOfSections) {
+  const ShotResult near = run_shot(flat_scene("46.25,9.5,56.75", "-15,-22", "2"));
+  const ShotResult far = run_shot(flat_scene("46.25,9.5,56.75", "-15,-22", "5"));
+  const ShotResult per_chunk = run_shot(with(flat_scene("46.25,9.5,56.75", "-15,-22", "5"), {"--render-path", "per-chunk"}));
+  ASSERT_EQ(near.run.exit_code, 0) << near.run.err;
+  ASSERT_EQ(far.run.exit_code, 0) << far.run.err;
+  ASSERT_EQ(per_chunk.run.exit_code, 0) << per_chunk.run.err;
+  EXPECT_LT(near.json["sections_drawn"].get<int>(), far.json["sections_drawn"].get<int>());
+  EXPECT_EQ(near.json["draw_calls"], 2);
+  EXPECT_EQ(far.json["draw_calls"], 2);
+  // Per chunk: one draw per visible mesh (each section with opaque quads, plus those with water).
+  EXPECT_EQ(per_chunk.json["render_path"], "per-chunk");
+  EXPECT_GT(per_chunk.json["draw_calls"].get<int>(), far.json["sections_drawn"].get<int>());
+}
+
+TEST(Shot, MdiAndPerChunkPathsRenderIdenticalPixels) {
+  for (const auto& scene : {flat_scene(), default_scene()}) {
+    const ShotResult mdi = run_shot(with(scene, {"--render-path", "mdi"}));
+    const ShotResult chunk = run_shot(with(scene, {"--render-path", "per-chunk"}));
+    ASSERT_EQ(mdi.run.exit_code, 0) << mdi.run.err;
+    ASSERT_EQ(chunk.run.exit_code, 0) << chunk.run.err;
+    EXPECT_EQ(mdi.json["draw_calls"].get<int>() <= 2, true);
+    EXPECT_GT(chunk.json["draw_calls"].get<int>(), 2);
+    EXPECT_EQ(pixels_differing(mdi.image, chunk.image), 0u) << "of " << mdi.image.pixel_count();
+  }
+}
+
+TEST(Shot, FarFromTheOriginRendersTheSamePixels) {
+  // The flat world repeats every 64 blocks; 30,000,000 and 2^40 are multiples of 64, so these three cameras see
+  // the same scene from the same relative position (binary fractions keep the eye exactly the same).
+  const ShotResult origin = run_shot(flat_scene("46.25,9.5,56.75"));
+  const ShotResult thirty = run_shot(flat_scene("30000046.25,9.5,-29999943.25"));
+  const ShotResult far = run_shot(flat_scene("1099511627822.25,9.5,1099511627832.75"));
+  ASSERT_EQ(origin.run.exit_code, 0) << origin.run.err;
+  ASSERT_EQ(thirty.run.exit_code, 0) << thirty.run.err;
+  ASSERT_EQ(far.run.exit_code, 0) << far.run.err;
+  ASSERT_EQ(origin.image.pixel_count(), 57600u);
+  EXPECT_EQ(pixels_differing(origin.image, thirty.image), 0u) << "of 57,600 at (30,000,000, y, -30,000,000)";
+  EXPECT_EQ(pixels_differing(origin.image, far.image), 0u) << "of 57,600 at (2^40, y, 2^40)";
+}
+
+TEST(Shot, TwoRendersOfOneSceneAreIdenticalFiles) {
+  const ShotResult a = run_shot(default_scene(), "", true);
+  const ShotResult b = run_shot(default_scene(), "", true);
+  ASSERT_EQ(a.run.exit_code, 0) << a.run.err;
+  ASSERT_EQ(b.run.exit_code, 0) << b.run.err;
+  EXPECT_EQ(file_bytes(a.path), file_bytes(b.path));
+  EXPECT_FALSE(file_bytes(a.path).empty());
+  std::remove(a.path.c_str());
+  std::remove(b.path.c_str());
+}
+
+TEST(Shot, SurfacePutsTheEyeTwoBlocksAboveTheGround) {
+  // The flat world's ground top is y = 1 (grass at y = 0): the eye is at 3.
+  const ShotResult s = run_shot(flat_scene("46.25,surface,56.75"));
+  ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
+  EXPECT_DOUBLE_EQ(s.json["eye"]["y"].get<double>(), 3.0);
+}
+
+TEST(Shot, MissingEglDisplayGivesAClearError) {
+  // With libglvnd pointed at a vendor file that does not exist, libEGL has no driver and no platform.
+  const ShotResult s = run_shot(flat_scene(), "__EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent/voxen_no_vendor.json");
+  EXPECT_EQ(s.run.exit_code, 1);
+  EXPECT_NE(s.run.err.find("no EGL display"), std::string::npos) << s.run.err;
+  EXPECT_NE(s.run.err.find("libegl-mesa0"), std::string::npos) << s.run.err;
+}
+
+TEST(Shot, ImpossibleGlVersionGivesAClearError) {
+  const ShotResult s = run_shot(with(flat_scene(), {"--gl-version", "9.9"}));
+  EXPECT_EQ(s.run.exit_code, 1);
+  EXPECT_NE(s.run.err.find("could not create an OpenGL 9.9 core context"), std::string::npos) << s.run.err;
+}
+
+TEST(Shot, WithoutGl43TheLogSaysWhyAndPerChunkDrawsTheSamePixels) {
+  // Mesa capped at 3.3: 4.5 and 4.3 contexts are refused, 3.3 is made, and the renderer falls back.
+  const ShotResult capped = run_shot(flat_scene(), "MESA_GL_VERSION_OVERRIDE=3.3");
+  const ShotResult full = run_shot(flat_scene());
+  ASSERT_EQ(capped.run.exit_code, 0) << capped.run.err;
+  ASSERT_EQ(full.run.exit_code, 0) << full.run.err;
+  EXPECT_EQ(capped.json["gl_version"], "3.3");
+  EXPECT_EQ(capped.json["render_path"], "per-chunk");
+  EXPECT_NE(capped.run.err.find("using the per-chunk path"), std::string::npos) << capped.run.err;
+  EXPECT_NE(capped.run.err.find("needs 4.3"), std::string::npos) << capped.run.err;
+  EXPECT_EQ(pixels_differing(capped.image, full.image), 0u);
+}
+
+TEST(Shot, BadArgumentsNameTheArgument) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* names;
+  };
+  const Case cases[] = {
+      {with(flat_scene(), {"--render-path", "fast"}), "--render-path"},
+      {{"--pos", "1,2", "--size", "320x180"}, "--pos"},
+      {with(flat_scene(), {"--size", "320by180"}), "--size"},
+      {with(flat_scene(), {"--look", "10"}), "--look"},
+      {flat_scene("46.25,9.5,56.75", "-15,-22", "0"), "--render-distance"},
+      {with(flat_scene(), {"--time-of-day", "25"}), "--time-of-day"},
+  };
+  for (const Case& c : cases) {
+    const ShotResult s = run_shot(c.args);
+    EXPECT_EQ(s.run.exit_code, 2) << c.names << ": " << s.run.err;
+    EXPECT_NE(s.run.err.find(c.names), std::string::npos) << s.run.err;
+  }
+}
+
+TEST(Shot, WindowPlatformUnderXvfbRendersTheSamePixels) {
+  if (std::system("command -v xvfb-run >/dev/null 2>&1") != 0) GTEST_SKIP() << "xvfb-run is not installed";
+  const ShotResult window = run_shot(with(flat_scene(), {"--platform", "glfw"}), "xvfb-run -a -s '-screen 0 640x480x24'");
+  const ShotResult headless = run_shot(flat_scene());
+  ASSERT_EQ(window.run.exit_code, 0) << window.run.err;
+  ASSERT_EQ(headless.run.exit_code, 0) << headless.run.err;
+  EXPECT_EQ(window.json["platform"], "glfw");
+  EXPECT_EQ(pixels_differing(window.image, headless.image), 0u);
+}
+
+}  // namespace
