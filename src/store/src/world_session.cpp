@@ -134,8 +134,9 @@ Result<std::unique_ptr<WorldSession>> WorldSession::attach(WorldStore& store, Wo
 
 Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, const BlockRegistry& registry,
                                                          const GeneratorFactory& make_generator) {
-  const fs::path dir = o.dir;
-  const std::string where = dir.string();
+  fs::path dir = o.dir.lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();  // "w/" names the folder w
+  const std::string where = o.dir.string();
   std::error_code ec;
   const bool exists = fs::exists(dir, ec);
   if (exists && !fs::is_directory(dir, ec)) return Error{where + " is not a directory (a world is a directory)"};
@@ -159,29 +160,33 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
       generate = std::move(g).value();
       meta.generator_fingerprint = generator_fingerprint(generate, registry);
     }
-    fs::create_directories(dir, ec);
-    if (ec) return Error{"cannot create " + where + ": " + ec.message()};
-    std::string lock_error;
-    const int fd = take_lock(dir, true, lock_error);
-    if (fd < 0) return Error{lock_error};
-    auto store = RocksWorldStore::open(dir / "db", dir / "corrupt", true);
-    if (!store) {
+    // Build the world in a sibling directory and rename it into place: a crash part-way leaves only that
+    // sibling (dir.creating-PID), never a half-made world at dir. rename(2) replaces an empty directory.
+    const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
+    const fs::path staging = parent / (dir.filename().string() + ".creating-" + std::to_string(::getpid()));
+    fs::remove_all(staging, ec);
+    fs::create_directories(staging, ec);
+    if (ec) return Error{"cannot create " + staging.string() + ": " + ec.message()};
+    auto fail = [&](const std::string& what) -> Error {
+      fs::remove_all(staging, ec);
+      return Error{"world " + where + ": " + what};
+    };
+    {
+      std::string lock_error;
+      const int fd = take_lock(staging, true, lock_error);
+      if (fd < 0) return fail(lock_error);
       ::close(fd);
-      return Error{"world " + where + ": " + store.error().to_string()};
+      auto store = RocksWorldStore::open(staging / "db", staging / "corrupt", true);
+      if (!store) return fail(store.error().to_string());
     }
-    if (Status w = write_meta(dir / kMetaFile, meta); !w.ok()) {
-      ::close(fd);
-      return Error{"world " + where + ": " + w.error().to_string()};
+    if (Status w = write_meta(staging / kMetaFile, meta); !w.ok()) return fail(w.error().to_string());
+    if (::rename(staging.c_str(), dir.c_str()) != 0)
+      return fail(std::string("cannot move the new world into place: ") + std::strerror(errno));
+    if (const int dfd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+      ::fsync(dfd);
+      ::close(dfd);
     }
-    auto unknown = unknown_block(meta.registry, registry);
-    VOXEN_ASSERT(unknown.ok());  // a fresh table lists only registry blocks
-    IdRemap remap(meta.registry, registry, *unknown);
-    std::unique_ptr<WorldSession> s(new WorldSession(registry, std::move(meta), std::move(remap)));
-    s->m_dir = dir;
-    s->m_lock_fd = fd;
-    s->m_owned_store = std::move(store).value();
-    if (Status st = s->start(*s->m_owned_store, std::move(generate), o.sync); !st.ok()) return st.error();
-    return s;
+    // Now open it like any existing world.
   }
 
   auto meta = read_meta(dir / kMetaFile);
