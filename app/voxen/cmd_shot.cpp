@@ -24,6 +24,7 @@
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
 #include "voxen/render/streaming.h"
+#include "vox_overlay.h"
 #include "world_setup.h"
 
 namespace voxen::app {
@@ -44,6 +45,9 @@ struct ShotOptions {
   std::string gl_version;
   int threads = 0;
   bool load_all = false;
+  std::string vox;                    // --vox: a .vox scene placed over the world (vox_overlay.h)
+  std::string vox_at = "0,surface,0";
+  bool vox_empty = false;
   bool json = false;
 };
 
@@ -166,8 +170,10 @@ int run_shot(const ShotOptions& o) {
     pc.gl_minor = static_cast<int>(*mi);
   }
 
-  const BlockRegistry reg = load_registry();
-  const auto generator = make_generator_or_throw(o.world, reg);
+  const VoxOverlayOptions vox = parse_vox_overlay_options(o.vox, o.vox_at);
+  BlockRegistry reg = load_registry();
+  std::unique_ptr<gen::Generator> generator = make_generator_or_throw(o.world, reg);
+  if (!o.vox.empty()) generator = make_vox_overlay(reg, o.vox_empty ? nullptr : std::move(generator), vox);
   if (eye.surface) {
     eye.block.y = generator->surface_y(eye.block.x, eye.block.z) + 3;  // 2 blocks above the ground's top face
     eye.frac.y = 0.0;
@@ -272,6 +278,9 @@ void add_shot_command(CLI::App& app, RunFn& run) {
       ->check(CLI::IsMember({"egl", "glfw"}));
   cmd->add_option("--gl-version", o->gl_version, "ask for exactly this OpenGL core version, e.g. 4.5 (default: best of 4.5, 4.3, 3.3)");
   cmd->add_option("--threads", o->threads, "worker threads for generation, light and meshing (default: all cores)");
+  cmd->add_option("--vox", o->vox, "a MagicaVoxel .vox scene to place in the world (centred on --vox-at)");
+  cmd->add_option("--vox-at", o->vox_at, "X,Y,Z where the scene's bottom centre goes; Y may be 'surface' (default 0,surface,0)");
+  cmd->add_flag("--vox-empty", o->vox_empty, "with --vox: no terrain, the scene alone in an empty world");
   cmd->add_flag("--load-all", o->load_all, "load and mesh every column within the render distance, not only those in view");
   cmd->add_flag("--json", o->json, "print one JSON object with counts and timings");
   cmd->callback([o, &run] { run = [o] { return run_shot(*o); }; });

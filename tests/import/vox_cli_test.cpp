@@ -174,6 +174,43 @@ TEST(ViewCli, BadFilesExitOneWithTheByteOffset) {
   EXPECT_NE(size.err.find("--size"), std::string::npos);
 }
 
+TEST(ShotCli, VoxSceneIsPlacedInTheShotsWorld) {
+  const std::string path = std::string(VOXEN_SHARED_DATA_DIR) + "/vox/mmmm_chr_mike.vox";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data file " << path << " is absent (../shared/data)";
+  // The character (8 x 6 x 11) stands on y = 0 centred on x = z = 0 in an empty world; the eye looks at it from
+  // the south.
+  const std::vector<std::string> common = {"shot", "--pos", "0.5,6,14", "--look", "0,-10", "--size", "96x64",
+                                           "--render-distance", "2", "--vox-at", "0,0,0", "--vox-empty"};
+  auto with = common;
+  with.insert(with.end(), {"--vox", path, "--out", temp_path("shot_with.png")});
+  auto r = run_voxen(with);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto without = common;
+  without.insert(without.end(), {"--vox", temp_path("empty_scene.vox"), "--out", temp_path("shot_without.png")});
+  testing::VoxBuilder empty;
+  empty.model(1, 1, 1, {});
+  write_bytes(temp_path("empty_scene.vox"), empty.bytes());
+  auto e = run_voxen(without);
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  auto a = render::load_png(temp_path("shot_with.png"));
+  auto b = render::load_png(temp_path("shot_without.png"));
+  ASSERT_TRUE(a.ok() && b.ok());
+  int differ = 0;
+  for (size_t i = 0; i < a->pixels.size(); i += 4)
+    differ += std::abs(a->pixels[i] - b->pixels[i]) + std::abs(a->pixels[i + 1] - b->pixels[i + 1]) > 24;
+  EXPECT_GT(differ, 96 * 64 / 20);  // the character fills a good part of the middle of the picture
+
+  testing::VoxBuilder bad;
+  bad.size(0, 1, 1);
+  write_bytes(temp_path("bad_shot.vox"), bad.bytes());
+  auto f = run_voxen({"shot", "--pos", "0,10,0", "--vox", temp_path("bad_shot.vox"), "--out", temp_path("x.png")});
+  EXPECT_EQ(f.exit_code, 1);
+  EXPECT_NE(f.err.find("@ byte 32: chunk 'SIZE'"), std::string::npos) << f.err;
+  auto g = run_voxen({"shot", "--pos", "0,10,0", "--vox-at", "1,2", "--out", temp_path("x.png")});
+  EXPECT_EQ(g.exit_code, 2);
+  EXPECT_NE(g.err.find("--vox-at"), std::string::npos) << g.err;
+}
+
 TEST(ExportVoxCli, RegionReadsBackToTheGeneratedCells) {
   const std::string path = temp_path("export.vox");
   auto r = run_voxen({"export-vox", "--seed", "5", "--from", "-20,40,-3", "--to", "270,100,12", "--out", path, "--json"});
