@@ -282,6 +282,18 @@ void Renderer::set_section(const SectionPos& pos, const mesh::SectionMesh& mesh)
   set_section(pos, m_concat, mesh.translucent);
 }
 
+std::optional<Span> Renderer::opaque_span(const SectionPos& pos) const {
+  auto it = m_index.find(pos);
+  if (it == m_index.end() || !m_opaque_quads[it->second]) return std::nullopt;
+  return m_opaque_span[it->second];
+}
+
+std::optional<Span> Renderer::translucent_span(const SectionPos& pos) const {
+  auto it = m_index.find(pos);
+  if (it == m_index.end() || !m_translucent_quads[it->second]) return std::nullopt;
+  return m_translucent_span[it->second];
+}
+
 void Renderer::remove_at(size_t i) {
   if (m_opaque_quads[i]) m_opaque->free(m_opaque_span[i]);
   if (m_translucent_quads[i]) m_translucent->free(m_translucent_span[i]);

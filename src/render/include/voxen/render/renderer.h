@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -115,6 +116,10 @@ class Renderer {
   bool mdi_supported() const { return m_mdi_supported; }
   const GlInfo& gl_info() const { return m_info; }
   size_t section_count() const { return m_pos.size(); }
+  /// Where a section's opaque (+ cutout) and translucent quads live in their arenas; nullopt when the section has
+  /// no mesh of that kind. For checks that an update moved nothing else.
+  std::optional<Span> opaque_span(const SectionPos& pos) const;
+  std::optional<Span> translucent_span(const SectionPos& pos) const;
   /// Bytes of the two arenas' GL buffers, and bytes held by live meshes.
   uint64_t arena_capacity_bytes() const;
   uint64_t arena_used_bytes() const;

@@ -1,0 +1,263 @@
+// The renderer in-process on the headless EGL platform (320x180, llvmpipe): an edit changes the pixels only where
+// the edited block projects; water is blended over the ground below it; the GL arena keeps every span's bytes
+// when it grows and a changed mesh writes only its own span.
+#include <epoxy/gl.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "voxen/core/job_pool.h"
+#include "voxen/gen/generator.h"
+#include "voxen/light/rules.h"
+#include "voxen/mesh/baked.h"
+#include "voxen/render/arena_buffer.h"
+#include "voxen/render/platform.h"
+#include "voxen/render/renderer.h"
+#include "voxen/render/streaming.h"
+
+using namespace voxen;
+using namespace voxen::render;
+
+namespace {
+
+constexpr int kWidth = 320, kHeight = 180;
+
+// Shared for the suite: one EGL context, the registry and its baked tables.
+struct Shared {
+  std::unique_ptr<Platform> platform;
+  BlockRegistry registry;
+  std::unique_ptr<light::LightTable> light;
+  std::unique_ptr<mesh::BakedBlocks> baked;
+  std::unique_ptr<gen::Generator> flat;
+  std::unique_ptr<JobPool> pool;
+};
+Shared* g_shared = nullptr;
+
+class Scene : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    g_shared = new Shared;
+    PlatformConfig pc;
+    pc.width = kWidth;
+    pc.height = kHeight;
+    auto p = make_egl_headless_platform(pc);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    g_shared->platform = std::move(p).value();
+    auto reg = BlockRegistry::load_default();
+    ASSERT_TRUE(reg.ok());
+    g_shared->registry = std::move(reg).value();
+    g_shared->light = std::make_unique<light::LightTable>(g_shared->registry);
+    auto baked = mesh::BakedBlocks::bake(g_shared->registry);
+    ASSERT_TRUE(baked.ok());
+    g_shared->baked = std::make_unique<mesh::BakedBlocks>(std::move(baked).value());
+    auto gen = gen::make_generator("flat", 1, g_shared->registry);
+    ASSERT_TRUE(gen.ok());
+    g_shared->flat = std::move(gen).value();
+    g_shared->pool = std::make_unique<JobPool>(2);
+  }
+  static void TearDownTestSuite() {
+    delete g_shared;
+    g_shared = nullptr;
+  }
+
+  void SetUp() override {
+    ASSERT_NE(g_shared, nullptr);
+    ASSERT_NE(g_shared->platform, nullptr);
+    auto r = Renderer::create(*g_shared->platform, g_shared->registry);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    renderer = std::move(r).value();
+    streamer = std::make_unique<WorldStreamer>(*g_shared->flat, *g_shared->light, *g_shared->baked, *g_shared->pool);
+  }
+
+  // Loads the flat world around the camera (render distance 3) and uploads its meshes.
+  void load(const Camera& cam) {
+    const auto draw = columns_for_view(cam, 48.0, true);
+    const Frustum f = Frustum::from_matrix(cam.view_projection());
+    streamer->load(world, *renderer, draw, &f, &cam);
+  }
+  Image draw(const Camera& cam, bool translucent = true) {
+    FrameParams fp;
+    fp.camera = cam;
+    fp.fog_end = 48.0;
+    fp.translucent = translucent;
+    renderer->render(fp);
+    return renderer->read_pixels();
+  }
+  static Camera camera(BlockPos eye, glm::dvec3 frac, double yaw, double pitch) {
+    Camera c = Camera::at(eye, frac);
+    c.yaw_deg = yaw;
+    c.pitch_deg = pitch;
+    c.aspect = static_cast<double>(kWidth) / kHeight;
+    c.far_plane = 400;
+    return c;
+  }
+  // The pixel rectangle (inclusive, clamped) covering the projection of a world box [lo, hi) (all corners in
+  // front of the eye).
+  struct Rect {
+    int x0, y0, x1, y1;
+    bool contains(int x, int y) const { return x >= x0 && x <= x1 && y >= y0 && y <= y1; }
+  };
+  static Rect project(const Camera& cam, BlockPos lo, BlockPos hi) {
+    const glm::dmat4 vp = cam.view_projection();
+    double minx = 1e9, miny = 1e9, maxx = -1e9, maxy = -1e9;
+    for (int k = 0; k < 8; ++k) {
+      const BlockPos c{k & 1 ? hi.x : lo.x, k & 2 ? hi.y : lo.y, k & 4 ? hi.z : lo.z};
+      const glm::dvec4 q = vp * glm::dvec4(cam.relative(c), 1.0);
+      EXPECT_GT(q.w, 0.0);
+      const double sx = (q.x / q.w * 0.5 + 0.5) * kWidth, sy = (0.5 - q.y / q.w * 0.5) * kHeight;
+      minx = std::min(minx, sx), maxx = std::max(maxx, sx), miny = std::min(miny, sy), maxy = std::max(maxy, sy);
+    }
+    return {std::max(0, static_cast<int>(std::floor(minx)) - 1), std::max(0, static_cast<int>(std::floor(miny)) - 1),
+            std::min(kWidth - 1, static_cast<int>(std::ceil(maxx)) + 1), std::min(kHeight - 1, static_cast<int>(std::ceil(maxy)) + 1)};
+  }
+  static bool differs(const Image& a, const Image& b, int x, int y) { return std::memcmp(a.at(x, y), b.at(x, y), 4) != 0; }
+
+  World world;
+  std::unique_ptr<Renderer> renderer;
+  std::unique_ptr<WorldStreamer> streamer;
+};
+
+TEST_F(Scene, AnEditChangesThePixelsWhereTheBlockProjectsAndNowhereBeyondItsNeighbourhood) {
+  // Looking north and down at open grass; the grass block at (30, 0, 31) is 9 blocks ahead.
+  const Camera cam = camera({30, 6, 40}, {0.5, 0.5, 0.5}, 0.0, -35.0);
+  load(cam);
+  const Image before = draw(cam);
+  // Every section's spans before the edit.
+  std::vector<std::pair<SectionPos, Span>> spans;
+  for (int64_t cx = -3; cx <= 5; ++cx)
+    for (int64_t cz = -1; cz <= 6; ++cz)
+      for (int s = 0; s < kSectionsPerColumn; ++s)
+        if (auto sp = renderer->opaque_span({cx, s, cz})) spans.push_back({{cx, s, cz}, *sp});
+  ASSERT_GT(spans.size(), 10u);
+
+  const BlockPos target{30, 0, 31};
+  auto edit = world.make_edit(target, kAir);
+  ASSERT_TRUE(edit.has_value());
+  std::vector<SectionPos> remeshed;
+  ASSERT_TRUE(streamer->apply_edit(world, *renderer, *edit, &remeshed));
+  ASSERT_FALSE(remeshed.empty());
+  const Image after = draw(cam);
+
+  // Inside the block's own projection, many pixels changed (the hole's walls and floor replace the grass top).
+  const Rect block = project(cam, target, {target.x + 1, target.y + 1, target.z + 1});
+  int inside = 0;
+  for (int y = block.y0; y <= block.y1; ++y)
+    for (int x = block.x0; x <= block.x1; ++x) inside += differs(before, after, x, y);
+  EXPECT_GE(inside, 30) << "block projects to " << block.x0 << "," << block.y0 << " .. " << block.x1 << "," << block.y1;
+  // Outside the projection of its one-block neighbourhood (where AO and light may change), nothing changed.
+  const Rect hood = project(cam, {target.x - 1, target.y - 1, target.z - 1}, {target.x + 2, target.y + 2, target.z + 2});
+  int outside = 0;
+  for (int y = 0; y < kHeight; ++y)
+    for (int x = 0; x < kWidth; ++x)
+      if (!hood.contains(x, y)) outside += differs(before, after, x, y);
+  EXPECT_EQ(outside, 0);
+
+  // Nothing else moved: every section the edit did not remesh keeps its span.
+  for (const auto& [pos, span] : spans) {
+    if (std::find(remeshed.begin(), remeshed.end(), pos) != remeshed.end()) continue;
+    const auto now = renderer->opaque_span(pos);
+    ASSERT_TRUE(now.has_value());
+    EXPECT_EQ(*now, span);
+  }
+}
+
+TEST_F(Scene, WaterIsBlendedOverTheGroundBelowIt) {
+  // Above the flat world's pond (x, z 40..47; water at y -1 and 0 over a sand floor at y -2), looking down.
+  const Camera cam = camera({44, 9, 49}, {0.0, 0.5, 0.0}, 0.0, -70.0);
+  load(cam);
+  const Image water = draw(cam, true);
+  const Image ground = draw(cam, false);
+  // The pond's inner area (one block in from the rim, away from the rim's AO), at the water surface.
+  const Rect pond = project(cam, {41, 0, 41}, {47, 1, 47});
+  const Rect west = project(cam, {41, -2, 42}, {43, -1, 46});  // where the floor will change
+  const Rect east = project(cam, {45, -2, 42}, {47, -1, 46});  // where it stays sand
+  auto mean = [](const Image& img, const Rect& r, int c) {
+    double sum = 0;
+    int n = 0;
+    for (int y = r.y0 + 2; y <= r.y1 - 2; ++y)
+      for (int x = r.x0 + 2; x <= r.x1 - 2; ++x, ++n) sum += img.at(x, y)[c];
+    return sum / std::max(n, 1);
+  };
+  // The water is drawn: bluer than the bare sand floor.
+  EXPECT_GT(mean(water, pond, 2) - mean(water, pond, 0), mean(ground, pond, 2) - mean(ground, pond, 0) + 40.0);
+
+  // Darken the floor under the west half: the water there gets darker, so the ground shows through it.
+  const uint16_t dark = g_shared->registry.id("deepslate");
+  for (int64_t x = 40; x < 44; ++x)
+    for (int64_t z = 40; z < 48; ++z) {
+      auto e = world.make_edit({x, -2, z}, Cell{dark, 0});
+      ASSERT_TRUE(e.has_value());
+      ASSERT_TRUE(streamer->apply_edit(world, *renderer, *e));
+    }
+  const Image darker = draw(cam, true);
+  const Image darker_ground = draw(cam, false);
+  auto brightness = [&](const Image& img) { return mean(img, west, 0) + mean(img, west, 1) + mean(img, west, 2); };
+  // The floor itself got darker (seen without the water)...
+  const double floor_change = brightness(ground) - brightness(darker_ground);
+  ASSERT_GT(floor_change, 60.0);
+  // ...and through the water the change is the floor's change times what the water lets through: 1 - its alpha
+  // (the registry's water colour alpha, 0xa0). Opaque water would show no change; no water the full change.
+  const double alpha = static_cast<double>(g_shared->registry[g_shared->registry.id("water")].face_color[kFacePosY] >> 24) / 255.0;
+  const double through = brightness(water) - brightness(darker);
+  EXPECT_NEAR(through, (1.0 - alpha) * floor_change, 0.2 * (1.0 - alpha) * floor_change)
+      << "floor change " << floor_change << ", seen through the water " << through;
+  // ...and still blue: the water is there.
+  EXPECT_GT(mean(darker, west, 2), mean(darker, west, 0) + 20.0);
+  // Over the unchanged east half nothing changed at all.
+  int changed = 0;
+  for (int y = east.y0 + 2; y <= east.y1 - 2; ++y)
+    for (int x = east.x0 + 2; x <= east.x1 - 2; ++x) changed += differs(water, darker, x, y);
+  EXPECT_EQ(changed, 0);
+}
+
+TEST_F(Scene, GlArenaKeepsEverySpanWhenItGrowsAndReplacesOnlyItsOwnSpan) {
+  for (bool dsa : {true, false}) {
+    SCOPED_TRACE(dsa ? "direct state access (4.5)" : "bind-to-edit (3.3 path)");
+    constexpr uint32_t kStride = 16;
+    ArenaBuffer arena(kStride, ElemCount{64}, ElemCount{64}, dsa);
+    // Distinct byte patterns per span; the third allocation forces growth (64 -> 128 -> 256 -> 512 elements).
+    auto pattern = [](int tag, size_t elems) {
+      std::vector<uint8_t> v(elems * kStride);
+      for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint8_t>(tag * 37 + i * 7);
+      return v;
+    };
+    const auto a = pattern(1, 50), b = pattern(2, 100), c = pattern(3, 300);
+    const Span sa = arena.allocate(a.data(), ElemCount{50});
+    const Span sb = arena.allocate(b.data(), ElemCount{100});
+    const Span sc = arena.allocate(c.data(), ElemCount{300});
+    EXPECT_GE(arena.grow_count(), 2);
+    EXPECT_EQ(arena.capacity_bytes().value, 512u * kStride);
+    auto read = [&](const Span& s, size_t elems) {
+      std::vector<uint8_t> out(elems * kStride);
+      glBindBuffer(GL_COPY_READ_BUFFER, arena.buffer());
+      glGetBufferSubData(GL_COPY_READ_BUFFER, static_cast<GLintptr>(s.offset.value * kStride), static_cast<GLsizeiptr>(out.size()), out.data());
+      return out;
+    };
+    EXPECT_EQ(read(sa, 50), a);
+    EXPECT_EQ(read(sb, 100), b);
+    EXPECT_EQ(read(sc, 300), c);
+    // Same rounded size: written in place; the others' bytes are untouched.
+    const auto b2 = pattern(4, 90);
+    const uint64_t uploaded = arena.bytes_uploaded();
+    const Span sb2 = arena.replace(sb, b2.data(), ElemCount{90});
+    EXPECT_EQ(sb2, sb);
+    EXPECT_EQ(arena.bytes_uploaded() - uploaded, 90u * kStride);
+    EXPECT_EQ(read(sb2, 90), b2);
+    EXPECT_EQ(read(sa, 50), a);
+    EXPECT_EQ(read(sc, 300), c);
+    // A smaller mesh moves to a new span; the old one is free again and the others stay.
+    const auto a2 = pattern(5, 10);
+    const Span sa2 = arena.replace(sa, a2.data(), ElemCount{10});
+    EXPECT_EQ(read(sa2, 10), a2);
+    EXPECT_EQ(read(sb2, 90), b2);
+    EXPECT_EQ(read(sc, 300), c);
+    EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+  }
+}
+
+}  // namespace
