@@ -69,29 +69,58 @@ void Section::unpack(uint32_t* out) const {
 }
 
 void Section::pack(const uint32_t* in) {
-  // Palette in order of first appearance: deterministic for the same input.
+  // Pass 1: palette in order of first appearance (deterministic for the same input) and one index per cell.
+  // Most sections have a handful of distinct cells, so a linear search behind a last-value cache beats a hash
+  // map; past 32 entries a hash map takes over.
+  uint16_t idx[kSectionVolume];
   std::vector<uint32_t> palette;
-  std::unordered_map<uint32_t, uint32_t> lookup;
-  std::vector<uint32_t> idx(kSectionVolume);
+  palette.reserve(8);
+  std::unordered_map<uint32_t, uint16_t> lookup;  // used only once the palette is large
   uint32_t last = in[0];
-  uint32_t last_idx = 0;
+  uint16_t last_idx = 0;
   palette.push_back(last);
-  lookup.emplace(last, 0);
   for (int i = 0; i < kSectionVolume; ++i) {
     const uint32_t v = in[i];
     if (v != last) {
-      auto [it, inserted] = lookup.emplace(v, static_cast<uint32_t>(palette.size()));
-      if (inserted) palette.push_back(v);
       last = v;
-      last_idx = it->second;
+      if (lookup.empty()) {
+        size_t k = 0;
+        while (k < palette.size() && palette[k] != v) ++k;
+        if (k == palette.size()) {
+          palette.push_back(v);
+          if (palette.size() > 32)
+            for (size_t j = 0; j < palette.size(); ++j) lookup.emplace(palette[j], static_cast<uint16_t>(j));
+        }
+        last_idx = static_cast<uint16_t>(k);
+      } else {
+        auto [it, inserted] = lookup.emplace(v, static_cast<uint16_t>(palette.size()));
+        if (inserted) palette.push_back(v);
+        last_idx = it->second;
+      }
     }
-    idx[static_cast<size_t>(i)] = last_idx;
+    idx[i] = last_idx;
   }
   m_palette = std::move(palette);
   m_bits = bits_for(m_palette.size());
   m_words.assign(words_for(m_bits), 0);
-  if (m_bits > 0)
-    for (int i = 0; i < kSectionVolume; ++i) write_index(i, idx[static_cast<size_t>(i)]);
+  if (m_bits == 0) return;
+  // Pass 2: stream the indices into the words LSB-first (the layout write_index() and palette_index() use),
+  // without a read-modify-write per cell.
+  const unsigned bits = static_cast<unsigned>(m_bits);
+  uint64_t acc = 0;
+  unsigned filled = 0;
+  size_t w = 0;
+  for (int i = 0; i < kSectionVolume; ++i) {
+    const uint64_t v = idx[i];
+    acc |= v << filled;
+    filled += bits;
+    if (filled >= 64) {
+      m_words[w++] = acc;
+      filled -= 64;
+      acc = filled ? v >> (bits - filled) : 0;
+    }
+  }
+  if (filled) m_words[w] = acc;
 }
 
 void Section::compact() {
