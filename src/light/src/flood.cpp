@@ -193,9 +193,12 @@ void Flood::run_removal() {
 }
 
 void Flood::offer(uint32_t n, Light from, bool down) {
+  const Light cur = get(n);
+  // Even through a clear cell n would gain nothing (the usual case when looking back the way light came): skip
+  // reading its block.
+  if (!any_greater(propagate(from, 0, down), cur)) return;
   const int o = opacity(n);
   if (o >= kOpaque) return;
-  const Light cur = get(n);
   const Light next = light_max(cur, propagate(from, o, down));
   if (next != cur) {
     set(n, next);
@@ -217,20 +220,19 @@ void Flood::run_relight() {
 
 LightChanges Flood::changes() {
   LightChanges out;
-  std::unordered_map<uint32_t, size_t> box_of;  // slot << 5 | section -> index in out.sections
   for (const auto& e : m_s.log) {
     if (get(e.cell) == e.before) continue;
     ++out.cells;
     const int slot = slot_bits(e.cell), s = section_bits(e.cell);
-    const uint32_t key = static_cast<uint32_t>(slot) << 5 | static_cast<uint32_t>(s);
-    auto [it, added] = box_of.emplace(key, out.sections.size());
-    if (added) {
-      const ColumnPos p = m_s.slots[static_cast<size_t>(slot)].pos;
+    FloodSlot& fs = m_s.slots[static_cast<size_t>(slot)];
+    int& box = fs.box[static_cast<size_t>(s)];
+    if (box == 0) {
       SectionLightChange ch;
-      ch.section = {p.x, s, p.z};
+      ch.section = {fs.pos.x, s, fs.pos.z};
       out.sections.push_back(ch);
+      box = static_cast<int>(out.sections.size());
     }
-    SectionLightChange& b = out.sections[it->second];
+    SectionLightChange& b = out.sections[static_cast<size_t>(box - 1)];
     const auto x = static_cast<uint8_t>(e.cell & 15u), z = static_cast<uint8_t>((e.cell >> 4) & 15u),
                y = static_cast<uint8_t>((e.cell >> 8) & 15u);
     b.min_x = std::min(b.min_x, x), b.max_x = std::max(b.max_x, x);

@@ -32,6 +32,7 @@ struct FloodSlot {
   ColumnPos pos;
   std::array<int, 4> neighbour{-2, -2, -2, -2};  // slot beside it per Side: -2 not looked up yet, -1 not loaded
   std::array<int, kSectionsPerColumn> mark{};     // 1 + index of the section's write marks, 0 = none yet
+  std::array<int, kSectionsPerColumn> box{};      // 1 + index of the section's entry in changes(), 0 = none yet
 };
 
 struct FloodScratch;
