@@ -18,5 +18,6 @@ void add_export_vox_command(CLI::App& app, RunFn& run);
 void add_shot_command(CLI::App& app, RunFn& run);
 void add_imgdiff_command(CLI::App& app, RunFn& run);
 void add_store_stress_command(CLI::App& app, RunFn& run);
+void add_mem_command(CLI::App& app, RunFn& run);
 
 }  // namespace voxen::app

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   add_shot_command(app, run);
   add_imgdiff_command(app, run);
   add_store_stress_command(app, run);
+  add_mem_command(app, run);
 
   // An unknown first word would otherwise be reported by CLI11 as "a subcommand is required"; name it instead.
   if (argc > 1 && argv[1][0] != '-') {

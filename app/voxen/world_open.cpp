@@ -74,6 +74,14 @@ bool CommandWorld::apply(const Edit& edit, const store::WorldSession::ApplyFn& h
   return how ? how(m_world, edit) : m_world.apply(edit);
 }
 
+void CommandWorld::unload(ColumnPos pos) {
+  if (m_session) {
+    if (Status s = m_session->unload(pos); !s.ok()) throw RunError("saving the world: " + s.error().to_string());
+    return;
+  }
+  m_world.remove(pos);
+}
+
 void CommandWorld::close() {
   if (!m_session) return;
   Status s = m_session->close();

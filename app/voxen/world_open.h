@@ -68,6 +68,9 @@ class CommandWorld {
   /// Applies an edit through `how` (World::apply when null; light::apply_edit to keep light) and, with --world,
   /// records it to be saved. Returns whether it was applied.
   bool apply(const Edit& edit, const store::WorldSession::ApplyFn& how = nullptr);
+  /// Drops a column from the world as it is (no light update in its neighbours: for callers that are done with
+  /// the area, like `voxen mem`'s sliding window); with --world its edits are queued for saving first.
+  void unload(ColumnPos pos);
   /// Saves everything and closes the world (no-op without --world). Throws RunError if saving failed.
   void close();
 
