@@ -1,0 +1,132 @@
+// The write-behind queue: batches queued while the writer is busy are committed together in one atomic write, in
+// order; a failed write is reported to every waiter and nothing after it is committed (so the store always holds a
+// prefix of the batches); records are encoded exactly (journal and whole-section values decode back).
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <mutex>
+
+#include "store_test_util.h"
+#include "voxen/store/write_queue.h"
+
+namespace voxen::store {
+namespace {
+
+/// A store whose writes wait until released, and can be told to fail: to watch the queue from outside.
+class GatedStore final : public WorldStore {
+ public:
+  Result<std::vector<ColumnRecords>> load_columns(RecordKind k, std::span<const ColumnPos> c) override { return m_inner.load_columns(k, c); }
+  Result<std::optional<std::string>> get(const RecordKey& k) override { return m_inner.get(k); }
+  Result<std::vector<RecordKey>> list(RecordKind k) override { return m_inner.list(k); }
+  Result<std::string> keep_aside(const RecordKey& k, std::string_view v) override { return m_inner.keep_aside(k, v); }
+  Status write(std::span<const WriteOp> ops, bool sync) override {
+    std::unique_lock lock(m_mu);
+    ++m_entered;
+    m_cv.notify_all();
+    m_cv.wait(lock, [&] { return m_open; });
+    if (m_fail) return Error{"disk on fire"};
+    sizes.push_back(ops.size());
+    return m_inner.write(ops, sync);
+  }
+  void open_gate() {
+    std::lock_guard lock(m_mu);
+    m_open = true;
+    m_cv.notify_all();
+  }
+  void wait_entered(int n) {
+    std::unique_lock lock(m_mu);
+    m_cv.wait(lock, [&] { return m_entered >= n; });
+  }
+  void fail() { m_fail = true; }
+  MemoryWorldStore& inner() { return m_inner; }
+  std::vector<size_t> sizes;
+
+ private:
+  MemoryWorldStore m_inner;
+  std::mutex m_mu;
+  std::condition_variable m_cv;
+  bool m_open = false;
+  bool m_fail = false;
+  int m_entered = 0;
+};
+
+std::vector<PendingRecord> one_record(int64_t x, uint16_t index, uint16_t id) {
+  PendingRecord r;
+  r.key = {RecordKind::kJournal, SectionPos{x, 3, 0}};
+  r.journal = {{index, Cell{id, 0}}};
+  return {r};
+}
+
+TEST(WriteBehindQueue, BatchesQueuedWhileTheWriterIsBusyCommitTogetherInOrder) {
+  GatedStore store;
+  WriteBehindQueue q(store, {});
+  std::vector<uint64_t> seen;
+  std::mutex mu;
+  q.set_listener([&](uint64_t t) {
+    std::lock_guard lock(mu);
+    seen.push_back(t);
+  });
+  const uint64_t t1 = q.submit(one_record(0, 1, 5));
+  store.wait_entered(1);  // the writer holds batch 1
+  uint64_t last = 0;
+  for (int i = 0; i < 10; ++i) last = q.submit(one_record(1, static_cast<uint16_t>(i), static_cast<uint16_t>(10 + i)));
+  EXPECT_EQ(q.committed(), 0u);
+  store.open_gate();
+  ASSERT_TRUE(q.wait(last).ok());
+  EXPECT_EQ(t1, 1u);
+  EXPECT_EQ(last, 11u);
+  EXPECT_EQ(q.committed(), 11u);
+  ASSERT_EQ(store.sizes.size(), 2u);  // batch 1, then batches 2..11 in one write
+  EXPECT_EQ(store.sizes[1], 10u);
+  {
+    std::lock_guard lock(mu);
+    std::vector<uint64_t> want;
+    for (uint64_t t = 1; t <= 11; ++t) want.push_back(t);
+    EXPECT_EQ(seen, want);
+  }
+  // The later batch's record wins: the last write to (1, 3, 0) was index 9, id 19.
+  auto v = store.inner().get({RecordKind::kJournal, SectionPos{1, 3, 0}});
+  ASSERT_TRUE(v.ok() && v->has_value());
+  auto payload = unseal(**v, PayloadKind::kJournal);
+  ASSERT_TRUE(payload.ok());
+  auto cells = decode_journal(*payload);
+  ASSERT_TRUE(cells.ok());
+  EXPECT_EQ(*cells, (std::vector<JournalCell>{{9, Cell{19, 0}}}));
+}
+
+TEST(WriteBehindQueue, AFailedWriteIsReportedAndNothingAfterItCommits) {
+  GatedStore store;
+  WriteBehindQueue q(store, {});
+  store.fail();
+  const uint64_t t1 = q.submit(one_record(0, 1, 5));
+  store.open_gate();
+  Status s = q.wait(t1);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("disk on fire"), std::string::npos);
+  const uint64_t t2 = q.submit(one_record(0, 2, 6));
+  EXPECT_FALSE(q.wait(t2).ok());
+  EXPECT_FALSE(q.flush().ok());
+  EXPECT_EQ(q.committed(), 0u);
+  EXPECT_TRUE(store.inner().list(RecordKind::kJournal)->empty());
+}
+
+TEST(WriteBehindQueue, EncodesDeletesForEmptyJournalsAndAirSections) {
+  PendingRecord j;
+  j.key = {RecordKind::kJournal, SectionPos{2, 2, 2}};
+  EXPECT_FALSE(encode_record(j).value.has_value());
+  PendingRecord s;
+  s.key = {RecordKind::kSection, SectionPos{2, 2, 2}};
+  EXPECT_FALSE(encode_record(s).value.has_value());
+  s.section.set(7, Cell{3, 1});
+  const WriteOp op = encode_record(s);
+  ASSERT_TRUE(op.value.has_value());
+  auto payload = unseal(*op.value, PayloadKind::kSection);
+  ASSERT_TRUE(payload.ok());
+  size_t pos = 0;
+  auto back = decode_section(*payload, pos);
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(back->same_cells(s.section));
+}
+
+}  // namespace
+}  // namespace voxen::store
