@@ -13,6 +13,7 @@ using RunFn = std::function<int()>;
 
 void add_gen_command(CLI::App& app, RunFn& run);
 void add_probe_command(CLI::App& app, RunFn& run);
+void add_mesh_command(CLI::App& app, RunFn& run);
 void add_view_command(CLI::App& app, RunFn& run);
 void add_export_vox_command(CLI::App& app, RunFn& run);
 void add_shot_command(CLI::App& app, RunFn& run);

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   RunFn run;
   add_gen_command(app, run);
   add_probe_command(app, run);
+  add_mesh_command(app, run);
   add_view_command(app, run);
   add_export_vox_command(app, run);
   add_shot_command(app, run);

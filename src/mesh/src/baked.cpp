@@ -25,7 +25,7 @@ int texture_source_face(int axis, int f) {
 Result<BakedBlocks> BakedBlocks::bake(const BlockRegistry& registry) {
   BakedBlocks out;
   out.m_blocks.resize(registry.size());
-  out.m_class.resize(registry.size(), 0);
+  out.m_class.assign(65536, 0);
   for (size_t id = 0; id < registry.size(); ++id) {
     const BlockDef& def = registry[static_cast<uint16_t>(id)];
     BakedBlock b;

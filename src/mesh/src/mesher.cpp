@@ -12,6 +12,10 @@
 #include <bit>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "voxen/mesh/shapes.h"
 
 namespace voxen::mesh {
@@ -135,6 +139,8 @@ inline uint32_t mean_lanes(uint32_t s, int n) {
   }
 }
 
+constexpr int kPop4[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
 inline int brightness(Light l) { return light_sky(l) + light_r(l) + light_g(l) + light_b(l); }
 
 // The quad's flip bit: split along corners 1-3 when the default diagonal 0-2 joins the darker corners.
@@ -168,7 +174,13 @@ struct MeshScratch::Impl {
   uint32_t occ_row[kPaddedArea];    // bit px of row (py, pz): occluder
   uint32_t cov_row[kPaddedArea];    // bit px of row (py, pz): cover shape
   uint16_t simple_row[256];         // bit x of inner row (y, z): simple cube
-  uint16_t general[kSectionVolume]; // padded indices of general cells
+  struct General {
+    uint16_t index;    // padded index
+    uint8_t x, y, z;   // section-local
+    uint8_t state;     // masked by the block's state_mask
+    uint16_t id;
+  };
+  General general[kSectionVolume];  // general cells that may have a face
   int general_count = 0;
   // Greedy slices of the current direction: [0] the cells' boundary planes, [1] their mid-cell planes.
   uint64_t key[2][16][256];
@@ -215,31 +227,44 @@ class Mesher {
   // --- classification -------------------------------------------------------------------------------------------
 
   bool classify() {
-    const size_t n = m_blocks.size();
-    bool any = false;
-    for (int i = 0; i < kPaddedVolume; ++i) {
-      const uint32_t id = m_cells[i] & 0xFFFFu;
-      m_s.cls[i] = id < n ? m_blocks.cls(static_cast<uint16_t>(id)) : 0;
+    {
+      const uint8_t* __restrict table = m_blocks.class_table();
+      const uint32_t* __restrict cells = m_cells;
+      uint8_t* __restrict cls = m_s.cls;
+      static_assert(kPaddedVolume % 8 == 0);
+      for (int i = 0; i < kPaddedVolume; i += 8) {
+#if defined(__SSE2__)
+        // Runs of one cell (air, rock) are most of a section: eight equal cells take one lookup.
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cells + i));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cells + i + 4));
+        const __m128i first = _mm_shuffle_epi32(a, 0);
+        const __m128i eq = _mm_and_si128(_mm_cmpeq_epi32(a, first), _mm_cmpeq_epi32(b, first));
+        if (_mm_movemask_epi8(eq) == 0xFFFF) {
+          const uint64_t run = uint64_t{table[cells[i] & 0xFFFFu]} * 0x0101010101010101ull;
+          std::memcpy(cls + i, &run, 8);
+          continue;
+        }
+#endif
+        for (int j = i; j < i + 8; ++j) cls[j] = table[cells[j] & 0xFFFFu];
+      }
     }
     for (int r = 0; r < kPaddedArea; ++r) {
       const uint8_t* row = &m_s.cls[r * kPadded];
-      uint32_t occ = 0, cov = 0;
-      for (int px = 0; px < kPadded; ++px) {
-        occ |= static_cast<uint32_t>(row[px] & kClassOccluder) << px;
-        cov |= static_cast<uint32_t>((row[px] & kClassCoverShape) >> 1) << px;
-      }
-      m_s.occ_row[r] = occ;
-      m_s.cov_row[r] = cov;
+      m_s.occ_row[r] = row_bits(row, 0) | static_cast<uint32_t>(row[16] & 1) << 16 | static_cast<uint32_t>(row[17] & 1) << 17;
+      m_s.cov_row[r] = row_bits(row, 1) | static_cast<uint32_t>((row[16] >> 1) & 1) << 16 |
+                       static_cast<uint32_t>((row[17] >> 1) & 1) << 17;
     }
     m_s.general_count = 0;
+    bool any = false;
     for (int y = 0; y < 16; ++y)
       for (int z = 0; z < 16; ++z) {
         const int base = padded_index(0, y, z);
-        uint32_t simple = 0;
-        for (int x = 0; x < 16; ++x) {
-          const uint8_t c = m_s.cls[base + x];
-          simple |= static_cast<uint32_t>((c & kClassSimple) >> 2) << x;
-          if (c & kClassGeneral) m_s.general[m_s.general_count++] = static_cast<uint16_t>(base + x);
+        const uint32_t simple = row_bits(&m_s.cls[base], 2);
+        uint32_t general = row_bits(&m_s.cls[base], 3);
+        while (general) {
+          const int x = std::countr_zero(general);
+          general &= general - 1;
+          add_general(base + x, x, y, z);
         }
         m_s.simple_row[y * 16 + z] = static_cast<uint16_t>(simple);
         any |= simple != 0;
@@ -247,21 +272,127 @@ class Mesher {
     return any || m_s.general_count > 0;
   }
 
+  // Notes a general cell, unless it is a fluid with its own fluid on all six sides (no face can show).
+  void add_general(int i, int x, int y, int z) {
+    const uint32_t cell = m_cells[i];
+    const auto id = static_cast<uint16_t>(cell & 0xFFFF);
+    const BakedBlock& b = m_blocks[id];
+    if (b.shape == Shape::kFluid) {
+      bool submerged = true;
+      for (int d = 0; d < 6 && submerged; ++d) submerged = (m_cells[i + kStep[d]] & 0xFFFF) == id;
+      if (submerged) return;
+    }
+    m_s.general[m_s.general_count++] = {static_cast<uint16_t>(i), static_cast<uint8_t>(x), static_cast<uint8_t>(y),
+                                        static_cast<uint8_t>(z), static_cast<uint8_t>((cell >> 16) & b.state_mask), id};
+  }
+
+  // Bit `bit` of 16 consecutive class bytes, as a 16-bit mask (byte i -> bit i).
+  static uint32_t row_bits(const uint8_t* p, int bit) {
+#if defined(__SSE2__)
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // Shift the wanted bit to each byte's top bit (16-bit lanes: the low byte's bits stay in the low byte's top
+    // bit, the high byte's reach bit 15), then gather the top bits.
+    __m128i t;
+    switch (bit) {
+      case 0: t = _mm_slli_epi16(v, 7); break;
+      case 1: t = _mm_slli_epi16(v, 6); break;
+      case 2: t = _mm_slli_epi16(v, 5); break;
+      default: t = _mm_slli_epi16(v, 4); break;
+    }
+    return static_cast<uint32_t>(_mm_movemask_epi8(t)) & 0xFFFFu;
+#else
+    uint32_t m = 0;
+    for (int i = 0; i < 16; ++i) m |= static_cast<uint32_t>((p[i] >> bit) & 1) << i;
+    return m;
+#endif
+  }
+
   // --- corner values ----------------------------------------------------------------------------------------------
 
-  // AO and smooth light of the corners of the full face of cell `c` (padded index) facing direction d.
-  Corners face_corners(int c, int d) const {
-    const int f = c + kStep[d];
-    const int* off = m_t.off9[d];
-    uint32_t mask = 0;
-    uint32_t L[9];
-    for (int p = 0; p < 9; ++p) {
-      const int i = f + off[p];
-      mask |= static_cast<uint32_t>(m_s.cls[i] & kClassOccluder) << p;
-      L[p] = spread8(m_light[i]);
+  // Occluder bits of the 3 x 3 front-layer cells of the full face of inner cell (x, y, z) facing d, bit pos9(du, dv)
+  // for the cell at (du, dv) along the face's U and V from the front cell. Y and Z faces read three bit rows
+  // (U = +X runs along a row); X faces read the class bytes.
+  template <int d>
+  uint32_t front_mask(int f, int x, int y, int z) const {
+    const int px = x + 1, py = y + 1, pz = z + 1;
+    const auto rows = [&](int r0, int r1, int r2) {
+      const int sh = px - 1;
+      return ((m_s.occ_row[r0] >> sh) & 7u) | ((m_s.occ_row[r1] >> sh) & 7u) << 3 | ((m_s.occ_row[r2] >> sh) & 7u) << 6;
+    };
+    if constexpr (d == kFacePosY) {
+      const int r = (py + 1) * kPadded + pz;
+      return rows(r - 1, r, r + 1);
+    } else if constexpr (d == kFaceNegY) {
+      const int r = (py - 1) * kPadded + pz;
+      return rows(r - 1, r, r + 1);
+    } else if constexpr (d == kFacePosZ) {
+      const int r = py * kPadded + pz + 1;
+      return rows(r - kPadded, r, r + kPadded);
+    } else if constexpr (d == kFaceNegZ) {
+      const int r = py * kPadded + pz - 1;
+      return rows(r - kPadded, r, r + kPadded);
+    } else {
+      (void)rows;
+      constexpr FaceAxes fa = kFaceAxes[d];
+      constexpr int su = kAxisStep[fa.u], sv = kAxisStep[fa.v];
+      uint32_t mask = 0;
+      for (int dv = -1; dv <= 1; ++dv)
+        for (int du = -1; du <= 1; ++du)
+          mask |= static_cast<uint32_t>(m_s.cls[f + du * su + dv * sv] & kClassOccluder) << pos9(du, dv);
+      return mask;
     }
-    const uint32_t e = m_t.lut[mask];
+  }
+
+  // AO and smooth light of the corners of the full face of inner cell (x, y, z) (padded index c) facing d.
+  Corners face_corners(int c, int d, int x, int y, int z) const {
+    switch (d) {
+      case 0: return face_corners_t<0>(c, x, y, z);
+      case 1: return face_corners_t<1>(c, x, y, z);
+      case 2: return face_corners_t<2>(c, x, y, z);
+      case 3: return face_corners_t<3>(c, x, y, z);
+      case 4: return face_corners_t<4>(c, x, y, z);
+      default: return face_corners_t<5>(c, x, y, z);
+    }
+  }
+
+  template <int d>
+  Corners face_corners_t(int c, int x, int y, int z) const {
+    constexpr FaceAxes fa = kFaceAxes[d];
+    constexpr int su = kAxisStep[fa.u], sv = kAxisStep[fa.v];
+    const int f = c + kStep[d];
+    const uint32_t mask = front_mask<d>(f, x, y, z);
+    Light l[9];
+    for (int dv = -1; dv <= 1; ++dv)
+      for (int du = -1; du <= 1; ++du) l[pos9(du, dv)] = m_light[f + du * su + dv * sv];
     Corners out;
+    // When every open cell holds the same light (open sky, dark caves, deep rock: most faces), each corner's mean
+    // is that light, or 0 where no cell contributes; only the AO needs the table.
+    const Light ref = l[std::countr_zero(~mask | 0x200u) % 9];
+    bool same = true;
+    for (int p = 0; p < 9; ++p) same &= (l[p] == ref) | (((mask >> p) & 1) != 0);
+    if (same) {
+      const uint32_t e = m_t.lut[mask];
+      for (int k = 0; k < 4; ++k) {
+        out.ao[k] = static_cast<uint8_t>((e >> (2 * k)) & 3);
+        out.light[k] = ((e >> (8 + 4 * k)) & 15) ? ref : 0;
+      }
+      return out;
+    }
+    if (mask == 0) {
+      // All nine open: every corner averages its four cells.
+      std::memset(out.ao, 3, 4);
+      uint32_t L[9];
+      for (int p = 0; p < 9; ++p) L[p] = spread8(l[p]);
+      for (int k = 0; k < 4; ++k) {
+        const uint8_t* cp = m_t.corner_pos[k];
+        const uint32_t sum = L[cp[0]] + L[cp[1]] + L[cp[2]] + L[cp[3]];
+        out.light[k] = unspread8(((sum + 0x02020202u) >> 2) & 0x0F0F0F0Fu);
+      }
+      return out;
+    }
+    uint32_t L[9];
+    for (int p = 0; p < 9; ++p) L[p] = spread8(l[p]);
+    const uint32_t e = m_t.lut[mask];
     for (int k = 0; k < 4; ++k) {
       out.ao[k] = static_cast<uint8_t>((e >> (2 * k)) & 3);
       const uint32_t flags = (e >> (8 + 4 * k)) & 15;
@@ -271,7 +402,7 @@ class Mesher {
       sum += L[cp[1]] & (0u - ((flags >> 1) & 1));
       sum += L[cp[2]] & (0u - ((flags >> 2) & 1));
       sum += L[cp[3]] & (0u - ((flags >> 3) & 1));
-      out.light[k] = unspread8(mean_lanes(sum, std::popcount(flags)));
+      out.light[k] = unspread8(mean_lanes(sum, kPop4[flags]));
     }
     return out;
   }
@@ -421,20 +552,34 @@ class Mesher {
   // --- simple cubes -----------------------------------------------------------------------------------------------
 
   void simple_faces() {
-    const int d = m_d;
+    switch (m_d) {
+      case 0: simple_faces_t<0>(); break;
+      case 1: simple_faces_t<1>(); break;
+      case 2: simple_faces_t<2>(); break;
+      case 3: simple_faces_t<3>(); break;
+      case 4: simple_faces_t<4>(); break;
+      default: simple_faces_t<5>(); break;
+    }
+  }
+
+  template <int d>
+  void simple_faces_t() {
     for (int y = 0; y < 16; ++y)
       for (int z = 0; z < 16; ++z) {
         const uint32_t s = m_s.simple_row[y * 16 + z];
         if (!s) continue;
         const int r = (y + 1) * kPadded + (z + 1);
         uint32_t on, cn;
-        switch (d) {
-          case kFacePosX: on = m_s.occ_row[r] >> 2; cn = m_s.cov_row[r] >> 2; break;
-          case kFaceNegX: on = m_s.occ_row[r]; cn = m_s.cov_row[r]; break;
-          case kFacePosY: on = m_s.occ_row[r + kPadded] >> 1; cn = m_s.cov_row[r + kPadded] >> 1; break;
-          case kFaceNegY: on = m_s.occ_row[r - kPadded] >> 1; cn = m_s.cov_row[r - kPadded] >> 1; break;
-          case kFacePosZ: on = m_s.occ_row[r + 1] >> 1; cn = m_s.cov_row[r + 1] >> 1; break;
-          default: on = m_s.occ_row[r - 1] >> 1; cn = m_s.cov_row[r - 1] >> 1; break;
+        if constexpr (d == kFacePosX) {
+          on = m_s.occ_row[r] >> 2;
+          cn = m_s.cov_row[r] >> 2;
+        } else if constexpr (d == kFaceNegX) {
+          on = m_s.occ_row[r];
+          cn = m_s.cov_row[r];
+        } else {
+          constexpr int kRowStep[6] = {0, 0, kPadded, -kPadded, 1, -1};
+          on = m_s.occ_row[r + kRowStep[d]] >> 1;
+          cn = m_s.cov_row[r + kRowStep[d]] >> 1;
         }
         uint32_t vis = s & ~on & ~cn & 0xFFFFu;
         uint32_t part = s & cn & ~on & 0xFFFFu;
@@ -442,7 +587,7 @@ class Mesher {
         while (vis) {
           const int x = std::countr_zero(vis);
           vis &= vis - 1;
-          cube_face(base + x, x, y, z);
+          cube_face<d>(base + x, x, y, z);
         }
         while (part) {
           const int x = std::countr_zero(part);
@@ -454,14 +599,27 @@ class Mesher {
       }
   }
 
+  // A whole visible face of a simple cube: the common case, kept short.
+  template <int d>
   void cube_face(int c, int x, int y, int z) {
     const uint32_t cell = m_cells[c];
     const auto id = static_cast<uint16_t>(cell & 0xFFFF);
     const BakedBlock& b = m_blocks[id];
-    const int tex = m_blocks.texture(id, static_cast<uint8_t>(cell >> 16), m_d);
-    const Corners cr = face_corners(c, m_d);
+    const int tex = m_blocks.texture(id, static_cast<uint8_t>(cell >> 16), d);
+    const Corners cr = face_corners_t<d>(c, x, y, z);
+    if (m_opt.greedy && m_opt.merge_requires_equal_lighting && cr.uniform()) {
+      constexpr FaceAxes fa = kFaceAxes[d];
+      const int xyz[3] = {x, y, z};
+      const int layer = xyz[fa.axis], u = xyz[fa.u], v = xyz[fa.v];
+      m_s.key[0][layer][v * 16 + u] = kKeyValid | static_cast<uint64_t>(tex) << kKeyTex |
+                                      static_cast<uint64_t>(kFlowStill) << kKeyFlow |
+                                      static_cast<uint64_t>(b.list) << kKeyList | static_cast<uint64_t>(cr.light[0]) |
+                                      static_cast<uint64_t>(cr.ao[0]) << kKeyAo;
+      m_s.used[0][layer][v] = static_cast<uint16_t>(m_s.used[0][layer][v] | 1u << u);
+      return;
+    }
     static constexpr uint8_t kNoHeight[4] = {0, 0, 0, 0};
-    full_face(m_d, x, y, z, 0, cr, tex, b.list, kFlowStill, kNoHeight, false);
+    full_face(d, x, y, z, 0, cr, tex, b.list, kFlowStill, kNoHeight, false);
   }
 
   // --- general cells ----------------------------------------------------------------------------------------------
@@ -536,20 +694,18 @@ class Mesher {
     const uint8_t bsq = m_t.boundary_sq[occ][d], msq = m_t.mid_sq[occ][d];
     const uint8_t sq = bsq ? static_cast<uint8_t>(bsq & ~hidden_squares(c, d, id, b)) : 0;
     if (!sq && !msq) return;
-    const Corners cr = face_corners(c, d);
+    const Corners cr = face_corners(c, d, x, y, z);
     const int tex = m_blocks.texture(id, state, d);
     if (sq) square_pieces(c, x, y, z, 0, sq, cr, tex, b.list);
     if (msq) square_pieces(c, x, y, z, 1, msq, cr, tex, b.list);
   }
 
-  void general_faces(int c) {
+  void general_faces(const MeshScratch::Impl::General& g) {
     const int d = m_d;
-    const int local = c - padded_index(0, 0, 0);
-    const int y = local / kPaddedArea, z = (local % kPaddedArea) / kPadded, x = local % kPadded;
-    const uint32_t cell = m_cells[c];
-    const auto id = static_cast<uint16_t>(cell & 0xFFFF);
+    const int c = g.index, x = g.x, y = g.y, z = g.z;
+    const uint16_t id = g.id;
+    const uint8_t state = g.state;
     const BakedBlock& b = m_blocks[id];
-    const auto state = static_cast<uint8_t>((cell >> 16) & b.state_mask);
     switch (b.shape) {
       case Shape::kCube:
       case Shape::kSlab:
@@ -569,13 +725,13 @@ class Mesher {
     switch (slope_side(si, d)) {
       case SlopeSide::kFull: {
         const uint8_t sq = static_cast<uint8_t>(0xF & ~hidden_squares(c, d, id, b));
-        if (sq) square_pieces(c, x, y, z, 0, sq, face_corners(c, d), m_blocks.texture(id, state, d), b.list);
+        if (sq) square_pieces(c, x, y, z, 0, sq, face_corners(c, d, x, y, z), m_blocks.texture(id, state, d), b.list);
         break;
       }
       case SlopeSide::kTriangle: {
         const uint8_t touched = slope_triangle_touched(si);
         if ((hidden_squares(c, d, id, b) & touched) == touched) break;
-        const Corners cr = face_corners(c, d);
+        const Corners cr = face_corners(c, d, x, y, z);
         Piece p;
         set_origin(p, d, x, y, z, 0, false, 0, 0);
         p.face = d;
@@ -593,7 +749,7 @@ class Mesher {
     if (d == kFacePosY) {
       // The sloped surface, lit like the top (bottom when upside-down) of a cube in this cell.
       const int lit = si.upside_down ? kFaceNegY : kFacePosY;
-      const Corners cr = face_corners(c, lit);
+      const Corners cr = face_corners(c, lit, x, y, z);
       Piece p;
       p.pos[0] = 2 * x;
       p.pos[1] = 2 * y;
@@ -677,7 +833,7 @@ class Mesher {
       height[2] = static_cast<uint8_t>(h[kTop[d][0]]);
       height[3] = static_cast<uint8_t>(h[kTop[d][1]]);
     }
-    const Corners cr = face_corners(c, d);
+    const Corners cr = face_corners(c, d, x, y, z);
     full_face(d, x, y, z, 0, cr, m_blocks.texture(id, state, d), b.list, flow, height, d == kFacePosY);
   }
 

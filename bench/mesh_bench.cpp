@@ -1,0 +1,183 @@
+// Meshing speed (docs/PERFORMANCE.md, Meshing). Single thread, Release.
+//   BM_MeshCulled / BM_MeshGreedy: the fast mesher over every section of a generated, lit area that has any face,
+//     from prebuilt padded inputs; counters: ns per visible unit face and us per meshed section.
+//   BM_MeshGreedyFromWorld: the same with the padded input built from the World each time (what a worker does).
+//   BM_BuildInput: building the padded inputs alone.
+//   BM_Reference: the reference mesher, for scale.
+//   BM_EditToMesh: one block edit (placed or removed in turn at hashed surface positions near column borders),
+//     light updated by light::apply_edit, the dirty sections remeshed; time per edit.
+// Area: the default generator, seed 1, the 5 x 5 columns around (0, 0) (7 x 7 generated and lit).
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "voxen/core/hash.h"
+#include "voxen/gen/generator.h"
+#include "voxen/light/light.h"
+#include "voxen/mesh/baked.h"
+#include "voxen/mesh/dirty.h"
+#include "voxen/mesh/faces.h"
+#include "voxen/mesh/mesher.h"
+#include "voxen/mesh/reference.h"
+
+namespace voxen::mesh {
+namespace {
+
+struct Area {
+  BlockRegistry reg;
+  std::unique_ptr<BakedBlocks> baked;
+  std::unique_ptr<light::LightTable> table;
+  std::unique_ptr<gen::Generator> gen;
+  World world;
+  std::vector<ColumnPos> inner;
+  std::vector<SectionPos> sections;                   // inner sections with at least one face
+  std::vector<std::unique_ptr<SectionInput>> inputs;  // their padded inputs
+  size_t unit_faces = 0;                              // visible unit faces over those sections
+};
+
+Area& area() {
+  static Area* a = [] {
+    auto* out = new Area;
+    auto reg = BlockRegistry::load_default();
+    if (!reg) {
+      std::fprintf(stderr, "%s\n", reg.error().message.c_str());
+      std::exit(1);
+    }
+    out->reg = std::move(reg).value();
+    out->baked = std::make_unique<BakedBlocks>(std::move(BakedBlocks::bake(out->reg)).value());
+    out->table = std::make_unique<light::LightTable>(out->reg);
+    out->gen = std::move(gen::make_generator("default", 1, out->reg)).value();
+    std::vector<ColumnPos> all;
+    for (int64_t dx = -3; dx <= 3; ++dx)
+      for (int64_t dz = -3; dz <= 3; ++dz) {
+        all.push_back({dx, dz});
+        if (std::abs(dx) <= 2 && std::abs(dz) <= 2) out->inner.push_back({dx, dz});
+      }
+    for (auto& col : gen::generate_columns(*out->gen, all, nullptr)) out->world.insert(std::move(col));
+    light::light_columns(out->world, *out->table, all, nullptr);
+    MeshScratch scratch;
+    SectionMesh mesh;
+    for (const ColumnPos c : out->inner)
+      for (int s = 0; s < kSectionsPerColumn; ++s) {
+        auto in = std::make_unique<SectionInput>();
+        const SectionPos sp{c.x, s, c.z};
+        mesh_world_section(*out->baked, out->world, sp, {false, true}, *in, scratch, mesh);
+        if (mesh.empty()) continue;
+        out->unit_faces += mesh.quad_count();
+        out->sections.push_back(sp);
+        out->inputs.push_back(std::move(in));
+      }
+    return out;
+  }();
+  return *a;
+}
+
+void report(benchmark::State& state, const Area& a) {
+  state.counters["ns_per_face"] =
+      benchmark::Counter(static_cast<double>(a.unit_faces) * 1e-9, benchmark::Counter::kIsIterationInvariantRate |
+                                                                         benchmark::Counter::kInvert);
+  state.counters["us_per_section"] =
+      benchmark::Counter(static_cast<double>(a.sections.size()) * 1e-6,
+                         benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["faces"] = static_cast<double>(a.unit_faces);
+  state.counters["sections"] = static_cast<double>(a.sections.size());
+}
+
+void mesh_inputs(benchmark::State& state, MeshOptions opt) {
+  Area& a = area();
+  MeshScratch scratch;
+  SectionMesh mesh;
+  size_t quads = 0;
+  for (auto _ : state) {
+    quads = 0;
+    for (const auto& in : a.inputs) {
+      mesh_section(*a.baked, *in, opt, scratch, mesh);
+      quads += mesh.quad_count();
+    }
+    benchmark::DoNotOptimize(quads);
+  }
+  report(state, a);
+  state.counters["quads"] = static_cast<double>(quads);
+}
+
+void BM_MeshCulled(benchmark::State& state) { mesh_inputs(state, {false, true}); }
+void BM_MeshGreedy(benchmark::State& state) { mesh_inputs(state, {true, true}); }
+
+void BM_MeshGreedyFromWorld(benchmark::State& state) {
+  Area& a = area();
+  MeshScratch scratch;
+  SectionMesh mesh;
+  auto in = std::make_unique<SectionInput>();
+  for (auto _ : state) {
+    size_t quads = 0;
+    for (const SectionPos& sp : a.sections) {
+      mesh_world_section(*a.baked, a.world, sp, {}, *in, scratch, mesh);
+      quads += mesh.quad_count();
+    }
+    benchmark::DoNotOptimize(quads);
+  }
+  report(state, a);
+}
+
+void BM_BuildInput(benchmark::State& state) {
+  Area& a = area();
+  auto in = std::make_unique<SectionInput>();
+  for (auto _ : state) {
+    for (const SectionPos& sp : a.sections) {
+      build_section_input(a.world, sp, *in);
+      benchmark::DoNotOptimize(in->cells[100]);
+    }
+  }
+  report(state, a);
+}
+
+void BM_Reference(benchmark::State& state) {
+  Area& a = area();
+  for (auto _ : state) {
+    size_t n = 0;
+    for (const auto& in : a.inputs) n += reference_mesh(a.reg, *in).size();
+    benchmark::DoNotOptimize(n);
+  }
+  report(state, a);
+}
+
+void BM_EditToMesh(benchmark::State& state) {
+  Area& a = area();
+  MeshScratch scratch;
+  SectionMesh mesh;
+  auto in = std::make_unique<SectionInput>();
+  const Cell blocks[] = {Cell{a.reg.id("stone"), 0}, Cell{a.reg.id("glowstone"), 0}, Cell{a.reg.id("glass"), 0}};
+  uint64_t i = 0;
+  size_t dirty_total = 0;
+  for (auto _ : state) {
+    // A hashed surface position in the inner area, near column borders half the time; even steps place a block
+    // on the surface, odd steps remove it again (so the world stays the same over the run).
+    const uint64_t h = hash1(0xED17, static_cast<int64_t>(i / 2));
+    const int64_t x = static_cast<int64_t>(h % 80) - 40, z = static_cast<int64_t>((h >> 8) % 80) - 40;
+    const int64_t y = a.gen->surface_y(x, z) + 1;
+    const Cell after = (i % 2 == 0) ? blocks[(h >> 20) % 3] : kAir;
+    ++i;
+    const auto edit = a.world.make_edit({x, y, z}, after);
+    if (!edit) continue;
+    const light::EditResult res = light::apply_edit(a.world, *a.table, *edit);
+    const auto dirty = sections_dirtied_by(*edit, res.light.dirty_sections());
+    for (const SectionPos& sp : dirty) mesh_world_section(*a.baked, a.world, sp, {}, *in, scratch, mesh);
+    dirty_total += dirty.size();
+  }
+  state.counters["dirty_sections_per_edit"] = static_cast<double>(dirty_total) / static_cast<double>(i ? i : 1);
+}
+
+BENCHMARK(BM_MeshCulled)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MeshGreedy)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MeshGreedyFromWorld)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BuildInput)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Reference)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EditToMesh)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace voxen::mesh
+
+BENCHMARK_MAIN();
