@@ -16,7 +16,7 @@
 //          bits 10-12  kind  QuadKind below
 //          bits 13-20  AO    2 bits per corner (corner i at bits 13+2i), 3 = open, 0 = darkest (classic 0-3 rule)
 //          bits 21-24  flow  fluids: 0..7 = direction (0 north -Z, then clockwise in 45-degree steps), 8 falling,
-//                            15 still; 15 for everything else
+//                            15 still; shape bits for kSlope and kTriangle (below); 15 for everything else
 //          bits 25-31  reserved (0)
 //   word2  corner 0 light (bits 0-15) | corner 1 light (bits 16-31)
 //   word3  corner 2 light (bits 0-15) | corner 3 light (bits 16-31)
@@ -27,16 +27,23 @@
 // The rectangle lies in the plane through the origin perpendicular to the face's axis; e.g. the +X face of the
 // cell at section-local x = 3 has origin x = 8 (half-blocks). Winding is decided by the shader from `face`.
 //
-// Kinds:
-//   kAxis     an axis-aligned rectangle as above (cube faces, slabs, stairs, fluid sides).
+// Kinds (the exact corner positions of every kind are stated in code by voxen/mesh/quad_geometry.h, the model for
+// the vertex shader; docs/formats/quad_format.md):
+//   kAxis     an axis-aligned rectangle as above (cube faces, slab/stair parts, fluid faces).
 //   kCrossA   a plant's diagonal plane through the cell from (x, z) to (x + w, z + w) (origin = cell min
 //             corner, w = 2 half-blocks, h = height), both sides drawn (face is +Y, ignored for geometry).
-//   kCrossB   the other diagonal, from (x + w, z) to (x, z + w).
-//   kSlope    a 45-degree wedge's sloped surface: it rises from the origin's low edge toward `face`'s horizontal
-//             direction (face is +X, -X, +Z or -Z; -Y/+Y variants are not used) over one cell; for an upside-down
-//             wedge the same surface faces down (bit flip of V): see the mesher for the exact corners.
-//   kTriangle a wedge's side: the axis rectangle with corner 2 collapsed onto corner 1 (rising along U) or with
-//             corner 3 collapsed onto corner 0 (falling along U), chosen by the low bit of `flow`.
+//             Corners: 0 (x, y, z), 1 (x + w, y, z + w), 2 (x + w, y + h, z + w), 3 (x, y + h, z).
+//   kCrossB   the other diagonal, from (x + w, z) to (x, z + w). Corners: 0 (x + w, y, z), 1 (x, y, z + w),
+//             2 (x, y + h, z + w), 3 (x + w, y + h, z).
+//   kSlope    a 45-degree wedge's sloped surface over one cell (origin = cell min corner, w along X, h along Z):
+//             it rises toward `face`'s horizontal direction (the wedge's tall back side; +X, -X, +Z or -Z).
+//             Corners in +Y order over the cell's x-z square: 0 (x0, z0), 1 (x1, z0), 2 (x1, z1), 3 (x0, z1);
+//             a corner on the back side is one block high, the others at the origin's y. flow bit 0 = 1 marks an
+//             upside-down wedge: then the back corners are low and the others high (the surface faces down).
+//   kTriangle a wedge's side: the axis rectangle with one corner removed, collapsed onto its neighbour along V:
+//             flow & 3 names the removed corner: 2 (onto 1) or 3 (onto 0) for upright wedges, 1 (onto 2) or
+//             0 (onto 3) for upside-down ones.
+//   For kSlope and kTriangle the flow field carries these shape bits instead of a fluid flow.
 //
 // Translucent and fluid quads (the second, blended pass): 20 bytes, the four words above plus
 //   word4  bits  0- 6  corner 0 height in 1/64 block above the quad's origin plane (fluid tops; 64 = full)
@@ -44,6 +51,10 @@
 //          bits 14-20  corner 2 height
 //          bits 21-27  corner 3 height
 //          bits 28-31  reserved (0)
+//   When word4 is not 0, every corner's Y is the origin's Y plus that corner's height (replacing the rectangle's
+//   own Y for it). A fluid top (+Y) has its origin at the cell's bottom, so its heights are the surface heights;
+//   the sides of a fluid cell whose top is open carry 0 at corners 0 and 1 (bottom) and the top's corner heights
+//   at corners 2 and 3; sides under more fluid and fluid bottoms are plain rectangles (word4 = 0).
 //   Non-fluid translucent quads (glass, ice) carry 0 in word4 (no offset).
 #pragma once
 
