@@ -25,6 +25,8 @@ struct TorchCase {
   BlockPos step1, step2;  // one and two steps across the border, in the neighbouring column
 };
 
+void PrintTo(const TorchCase& c, std::ostream* os) { *os << c.name; }
+
 class TorchAcrossBorder : public ::testing::TestWithParam<std::tuple<TorchCase, bool>> {};
 
 TEST_P(TorchAcrossBorder, LosesOnePerStepInEveryChannel) {
