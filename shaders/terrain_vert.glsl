@@ -4,8 +4,9 @@
 // its two triangles.
 //
 // The renderer prepends:
-//   #version 450 core + GL_ARB_shader_draw_parameters, VOXEN_MDI 1: the arena is an SSBO (binding 0) and the
-//     draw's camera-relative section offset comes from the per-draw SSBO (binding 1) at gl_BaseInstanceARB;
+//   #version 450 core, VOXEN_MDI 1: the arena is an SSBO (binding 0) and the draw's camera-relative section offset
+//     is the per-instance attribute a_draw_offset, which the indirect command's baseInstance selects in the
+//     per-draw buffer (an SSBO read at gl_BaseInstanceARB per vertex cost 2.4x the frame on llvmpipe);
 //   #version 330 core, VOXEN_MDI 0 (the per-chunk fallback): the arena is read through a usamplerBuffer (R32UI
 //     view of the same buffer) and the offset is the uniform u_draw_offset, set before each draw.
 //   VOXEN_FLUID 0: 16-byte records (opaque and cutout); 1: 20-byte records (translucent and fluid).
@@ -20,9 +21,11 @@
 
 #if VOXEN_MDI
 layout(std430, binding = 0) readonly buffer Arena { uint arena_words[]; };
-layout(std430, binding = 1) readonly buffer DrawData { vec4 draw_offsets[]; };
+// The draw's camera-relative section offset: a per-instance attribute (divisor 1) of the per-draw buffer, so the
+// command's baseInstance selects it (fetched once per draw, not once per vertex).
+layout(location = 0) in vec4 a_draw_offset;
 uint arena_word(int i) { return arena_words[i]; }
-vec3 draw_offset() { return draw_offsets[gl_BaseInstanceARB].xyz; }
+vec3 draw_offset() { return a_draw_offset.xyz; }
 #else
 uniform usamplerBuffer u_arena;
 uniform vec3 u_draw_offset;

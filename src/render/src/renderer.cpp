@@ -33,16 +33,6 @@ double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-bool has_extension(const char* name) {
-  GLint n = 0;
-  glGetIntegerv(GL_NUM_EXTENSIONS, &n);
-  for (GLint i = 0; i < n; ++i) {
-    const auto* e = reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i)));
-    if (e && std::strcmp(e, name) == 0) return true;
-  }
-  return false;
-}
-
 // Streams `bytes` into `buffer` through `target`, orphaning the old storage (no wait on frames in flight).
 void stream(GLenum target, GLuint buffer, const void* data, size_t bytes) {
   glBindBuffer(target, buffer);
@@ -91,6 +81,7 @@ struct Renderer::Gpu {
   gl::Buffer per_draw;           // vec4 per visible section (MDI path)
   gl::Buffer indirect;           // DrawArraysIndirectCommand per visible mesh (MDI path)
   gl::VertexArray vao;           // empty: vertex pulling needs no attributes, core GL needs a VAO bound
+  gl::VertexArray mdi_vao;       // attribute 0 = per-draw offset (vec4, divisor 1) from `per_draw`
   std::vector<glm::vec4> offsets;
   std::vector<DrawArraysIndirectCommand> commands;
   std::vector<uint32_t> order, translucent_order;
@@ -125,14 +116,13 @@ Status Renderer::init(const BlockRegistry& registry) {
   if (!m_info.at_least(3, 3))
     return Error{"OpenGL " + std::to_string(m_info.major) + "." + std::to_string(m_info.minor) +
                  " is too old: voxen needs at least 3.3 core (renderer: " + m_info.renderer + ")"};
-  const bool has_draw_params = m_info.at_least(4, 6) || has_extension("GL_ARB_shader_draw_parameters");
-  m_mdi_supported = m_info.at_least(4, 3) && has_draw_params;
+  // Multi-draw indirect with baseInstance (4.2) and SSBOs (4.3): OpenGL 4.3 core.
+  m_mdi_supported = m_info.at_least(4, 3);
   m_path = m_options.path;
   if (m_path == RenderPath::kMultiDrawIndirect && !m_mdi_supported) {
     m_path = RenderPath::kPerChunk;
-    log("OpenGL " + std::to_string(m_info.major) + "." + std::to_string(m_info.minor) + " (" + m_info.renderer + ") " +
-        (m_info.at_least(4, 3) ? "lacks GL_ARB_shader_draw_parameters" : "has no multi-draw indirect with SSBOs (needs 4.3)") +
-        ": using the per-chunk path (one draw per mesh)");
+    log("OpenGL " + std::to_string(m_info.major) + "." + std::to_string(m_info.minor) + " (" + m_info.renderer +
+        ") has no multi-draw indirect with SSBOs (needs 4.3): using the per-chunk path (one draw per mesh)");
   }
   const bool dsa = m_info.at_least(4, 5);
   // Texture layers used by a block that emits light glow in the shader (one bit per layer, 1024 layers).
@@ -148,8 +138,7 @@ Status Renderer::init(const BlockRegistry& registry) {
 
   // Programs. The MDI ones need GLSL 4.50 with draw parameters; the per-chunk ones are GLSL 3.30.
   auto build_terrain = [&](Gpu::TerrainProgram& tp, bool mdi, bool fluid) -> Status {
-    const std::string header = std::string(mdi ? "#version 450 core\n#extension GL_ARB_shader_draw_parameters : require\n"
-                                               : "#version 330 core\n") +
+    const std::string header = std::string(mdi ? "#version 430 core\n" : "#version 330 core\n") +
                                "#define VOXEN_MDI " + (mdi ? "1" : "0") + "\n#define VOXEN_FLUID " + (fluid ? "1" : "0") + "\n";
     auto p = gl::build_program(std::string("terrain ") + (mdi ? "mdi" : "per-chunk") + (fluid ? " translucent" : " opaque"),
                                {header, std::string(shaders::kTerrainVert)},
@@ -223,6 +212,19 @@ Status Renderer::init(const BlockRegistry& registry) {
   GLuint vao = 0;
   glGenVertexArrays(1, &vao);
   g.vao.reset(vao);
+  if (m_mdi_supported) {
+    // The per-draw offsets as a per-instance attribute: instance 0 of a command with baseInstance k reads entry k.
+    glGenVertexArrays(1, &vao);
+    g.mdi_vao.reset(vao);
+    glBindVertexArray(vao);
+    glBindBuffer(GL_ARRAY_BUFFER, g.per_draw.get());
+    glBufferData(GL_ARRAY_BUFFER, 16, nullptr, GL_STREAM_DRAW);
+    glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, sizeof(glm::vec4), nullptr);
+    glEnableVertexAttribArray(0);
+    glVertexAttribDivisor(0, 1);
+    glBindVertexArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+  }
 
   m_opaque = std::make_unique<ArenaBuffer>(kOpaqueStride, m_options.initial_opaque_quads, m_options.span_quads, dsa);
   m_translucent = std::make_unique<ArenaBuffer>(kTranslucentStride, m_options.initial_translucent_quads, m_options.span_quads, dsa);
@@ -462,9 +464,9 @@ FrameStats Renderer::render(const FrameParams& params) {
   };
 
   if (m_path == RenderPath::kMultiDrawIndirect) {
-    stream(GL_SHADER_STORAGE_BUFFER, g.per_draw.get(), g.offsets.data(), g.offsets.size() * sizeof(glm::vec4));
+    stream(GL_ARRAY_BUFFER, g.per_draw.get(), g.offsets.data(), g.offsets.size() * sizeof(glm::vec4));
     stream(GL_DRAW_INDIRECT_BUFFER, g.indirect.get(), g.commands.data(), g.commands.size() * sizeof(DrawArraysIndirectCommand));
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, g.per_draw.get());
+    glBindVertexArray(g.mdi_vao.get());
     if (opaque_commands) {
       opaque_state();
       use(g.mdi_opaque);
@@ -513,6 +515,7 @@ FrameStats Renderer::render(const FrameParams& params) {
       draw_each(g.chunk_translucent, opaque_commands, opaque_commands + translucent_commands);
     }
   }
+  glBindVertexArray(g.vao.get());
   glDepthMask(GL_TRUE);
   glDisable(GL_BLEND);
   st.submit_ms = now_ms() - t2;

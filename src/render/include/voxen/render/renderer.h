@@ -6,13 +6,14 @@
 //   1. cull: every section's box (16^3, camera-relative in double) against the view frustum in one batch pass
 //      (cull_boxes), then against the fog distance; sort near-first (translucent far-first), ties by SectionPos so
 //      the order never depends on upload history;
-//   2. build: one vec4 per visible section (its camera-relative offset, float) into the per-draw SSBO, and one
+//   2. build: one vec4 per visible section (its camera-relative offset, float) into the per-draw buffer, and one
 //      DrawArraysIndirectCommand per visible mesh: count = 6 * quads, first = 6 * span offset (gl_VertexID then
-//      indexes the arena directly), baseInstance = the section's index in the per-draw SSBO;
+//      indexes the arena directly), baseInstance = the section's index in the per-draw buffer, which the vertex
+//      shader reads as a per-instance attribute (divisor 1: fetched once per draw);
 //   3. submit: sky (a full-screen triangle), the opaque pass (depth test and write, back faces culled, alpha test
 //      in the shader), the translucent pass (blended, no depth write, both sides).
-// The per-chunk path (RenderPath::kPerChunk, `--render-path per-chunk`, and the fallback where GL 4.3 or
-// ARB_shader_draw_parameters is missing) draws the same meshes in the same order with one glDrawArrays each, a
+// The per-chunk path (RenderPath::kPerChunk, `--render-path per-chunk`, and the fallback where GL 4.3 is
+// missing) draws the same meshes in the same order with one glDrawArrays each, a
 // uniform for the offset and a texture-buffer view of the arena (GLSL 330), and renders identical pixels.
 //
 // Space: section-local positions in the quads; camera-relative offsets computed in int64/double (camera.h).
