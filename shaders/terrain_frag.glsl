@@ -46,6 +46,6 @@ void main() {
 
   float dist = length(v_rel.xz);
   float fog = smoothstep(u_fog.x, u_fog.y, dist);
-  color = mix(color, sky_color(normalize(v_rel)), fog);
+  if (fog > 0.0) color = mix(color, sky_color(normalize(v_rel)), fog);  // the sky colour only where it shows
   o_color = vec4(color, tex.a);
 }
