@@ -210,6 +210,8 @@ class Mesher {
 
   void run() {
     if (!classify()) return;
+    // Keep the output's capacity across calls; the first sections of a scratch reserve a typical amount.
+    if (m_out.opaque.capacity() < 1024) m_out.opaque.reserve(1024);
     for (int d = 0; d < 6; ++d) {
       m_d = d;
       m_s.any_mid = false;
@@ -607,7 +609,12 @@ class Mesher {
     const BakedBlock& b = m_blocks[id];
     const int tex = m_blocks.texture(id, static_cast<uint8_t>(cell >> 16), d);
     const Corners cr = face_corners_t<d>(c, x, y, z);
-    if (m_opt.greedy && m_opt.merge_requires_equal_lighting && cr.uniform()) {
+    if (m_opt.greedy && !m_opt.merge_requires_equal_lighting) {
+      static constexpr uint8_t kNoHeight[4] = {0, 0, 0, 0};
+      full_face(d, x, y, z, 0, cr, tex, b.list, kFlowStill, kNoHeight, false);
+      return;
+    }
+    if (m_opt.greedy && cr.uniform()) {
       constexpr FaceAxes fa = kFaceAxes[d];
       const int xyz[3] = {x, y, z};
       const int layer = xyz[fa.axis], u = xyz[fa.u], v = xyz[fa.v];
@@ -618,8 +625,19 @@ class Mesher {
       m_s.used[0][layer][v] = static_cast<uint16_t>(m_s.used[0][layer][v] | 1u << u);
       return;
     }
-    static constexpr uint8_t kNoHeight[4] = {0, 0, 0, 0};
-    full_face(d, x, y, z, 0, cr, tex, b.list, kFlowStill, kNoHeight, false);
+    // A unit quad, packed directly.
+    constexpr FaceAxes fa = kFaceAxes[d];
+    int pos[3] = {2 * x, 2 * y, 2 * z};
+    if constexpr (fa.sign > 0) pos[fa.axis] += 2;
+    const uint32_t w0 = static_cast<uint32_t>(pos[0]) | static_cast<uint32_t>(pos[1]) << 6 |
+                        static_cast<uint32_t>(pos[2]) << 12 | 1u << 18 | 1u << 23 | static_cast<uint32_t>(d) << 28 |
+                        (flip_rule(cr.ao, cr.light) ? 1u << 31 : 0u);
+    const uint32_t w1 = static_cast<uint32_t>(tex) | static_cast<uint32_t>(cr.ao[0]) << 13 |
+                        static_cast<uint32_t>(cr.ao[1]) << 15 | static_cast<uint32_t>(cr.ao[2]) << 17 |
+                        static_cast<uint32_t>(cr.ao[3]) << 19 | static_cast<uint32_t>(kFlowStill) << 21;
+    const Quad q{{w0, w1, static_cast<uint32_t>(cr.light[0]) | static_cast<uint32_t>(cr.light[1]) << 16,
+                  static_cast<uint32_t>(cr.light[2]) | static_cast<uint32_t>(cr.light[3]) << 16}};
+    (b.list == kListOpaque ? m_out.opaque : m_out.cutout).push_back(q);
   }
 
   // --- general cells ----------------------------------------------------------------------------------------------
