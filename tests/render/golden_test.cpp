@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ struct Scene {
   std::string name;
   std::vector<std::string> args;
 };
+
+// gtest prints a failing parameter by name, not as bytes.
+void PrintTo(const Scene& s, std::ostream* os) { *os << s.name; }
 
 std::vector<Scene> scenes() {
   std::vector<Scene> out;
