@@ -18,6 +18,10 @@ void add_view_command(CLI::App& app, RunFn& run);
 void add_export_vox_command(CLI::App& app, RunFn& run);
 void add_shot_command(CLI::App& app, RunFn& run);
 void add_imgdiff_command(CLI::App& app, RunFn& run);
+void add_play_command(CLI::App& app, RunFn& run);
+void add_replay_command(CLI::App& app, RunFn& run);
+void add_fuzz_play_command(CLI::App& app, RunFn& run);
+void add_tour_command(CLI::App& app, RunFn& run);
 void add_store_stress_command(CLI::App& app, RunFn& run);
 void add_mem_command(CLI::App& app, RunFn& run);
 

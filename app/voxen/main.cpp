@@ -21,6 +21,10 @@ int main(int argc, char** argv) {
   add_export_vox_command(app, run);
   add_shot_command(app, run);
   add_imgdiff_command(app, run);
+  add_play_command(app, run);
+  add_replay_command(app, run);
+  add_fuzz_play_command(app, run);
+  add_tour_command(app, run);
   add_store_stress_command(app, run);
   add_mem_command(app, run);
 

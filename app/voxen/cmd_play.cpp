@@ -1,0 +1,142 @@
+// voxen play: the game in a window. Mouse look (cursor captured; Esc releases it, a click captures it again), WASD,
+// Space jump / fly up, Shift crouch / fly down, a Space double tap or F toggles flying, Ctrl sprints; left click
+// removes the targeted block, right click places the hotbar's block (wheel or 1-9: stone, dirt, planks, glass, torch,
+// water, sand, glowstone, stairs facing the player); F2 saves a screenshot (screenshot-FRAME.png), F3 toggles the
+// debug overlay.
+//
+// The window's callbacks only queue InputEvents (play/window_input.h); each frame hands them, with the frame's
+// measured time step (a kFrameTime event when it changes), to the one InputHandler inside Game::frame, and
+// --record writes the same events, so `voxen replay` reproduces the session. Streaming is deterministic (the
+// jobs of frame N are integrated at frame N + 2), so a replay sees the same world at every frame. Frames are paced
+// with vsync off: sleep, then spin the last 1.5 ms, to the monitor's rate or --fps.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "play_cli.h"
+#include "voxen/play/recording.h"
+#include "voxen/play/session.h"
+#include "voxen/play/spawn.h"
+#include "voxen/play/window_input.h"
+#include "world_setup.h"
+
+namespace voxen::app {
+namespace {
+
+struct PlayOptions {
+  WorldFlags world;
+  int render_distance = 8;
+  std::string size = "1280x720";
+  double fps = 0;
+  double fov = 70;
+  std::string record;
+  int threads = 0;
+  std::string spawn;
+};
+
+int run_play(const PlayOptions& o) {
+  play::RecordingHeader h;
+  h.seed = o.world.seed;
+  h.generator = o.world.generator;
+  parse_frame_size(o.size, "--size", h.width, h.height);
+  check_render_distance(o.render_distance, "--render-distance");
+  h.render_distance = o.render_distance;
+  if (!(o.fov >= 10 && o.fov <= 150)) throw UsageError("--fov", "must be 10..150 degrees");
+  if (o.fps < 0 || o.fps > 1000) throw UsageError("--fps", "must be 0 (the monitor's rate) .. 1000");
+  h.fov = o.fov;
+  int64_t sx = 0, sz = 0;
+  if (!o.spawn.empty()) {
+    const auto v = parse_ints(o.spawn, 2, "--spawn");
+    sx = v[0];
+    sz = v[1];
+  }
+  const BlockRegistry reg = load_registry();
+  const auto generator = make_generator_or_throw(o.world, reg);
+  const auto spawn = play::find_generated_spawn(*generator, reg, sx, sz);
+  if (!spawn) throw RunError("no place to stand found near " + std::to_string(sx) + "," + std::to_string(sz));
+  h.start_block = *spawn;
+  h.start_frac = {0.5, 0.0, 0.5};
+  h.stream_lag = 2;  // a frame of slack for the workers in a window
+
+  play::SessionOptions so;
+  so.window = true;
+  so.threads = o.threads;
+  so.game.status = "EPHEMERAL WORLD: EDITS ARE NOT SAVED";
+  so.game.overlay_wall_times = true;
+  auto session = play::PlaySession::open(h, so, reg);
+  if (!session) throw RunError(session.error().to_string());
+  play::Game& game = (*session)->game();
+  play::WindowInput input;
+  if (!input.attach()) throw RunError("play: the window has no GLFW context");
+  input.set_captured(true);
+  const int hz = input.refresh_rate();
+  play::FramePacer pacer(o.fps > 0 ? o.fps : (hz > 0 ? hz : 60));
+
+  play::RecordingWriter writer;
+  if (!o.record.empty()) {
+    h.step = game.controls().frame_seconds;
+    if (auto s = writer.open(o.record, h); !s.ok()) throw RunError(s.error().to_string());
+  }
+  std::printf("voxen play: seed %llu (%s), spawn %lld %lld %lld, render distance %d; Esc releases the mouse, close the window to quit\n",
+              static_cast<unsigned long long>(h.seed), h.generator.c_str(), static_cast<long long>(spawn->x),
+              static_cast<long long>(spawn->y), static_cast<long long>(spawn->z), h.render_distance);
+
+  auto last = std::chrono::steady_clock::now();
+  bool first = true;
+  while ((*session)->platform().poll_events()) {
+    const uint64_t f = game.frame_number();
+    std::vector<play::InputEvent> events = input.take(f);
+    // The frame's time step, measured and rounded to the microsecond, as an event (so replays simulate it too).
+    const auto now = std::chrono::steady_clock::now();
+    double dt = std::chrono::duration<double>(now - last).count();
+    last = now;
+    dt = first ? game.controls().frame_seconds : std::round(std::clamp(dt, 0.0, 0.1) * 1e6) / 1e6;
+    first = false;
+    if (dt != game.controls().frame_seconds) {
+      play::InputEvent e;
+      e.frame = f;
+      e.kind = play::EventKind::kFrameTime;
+      e.x = dt;
+      events.insert(events.begin(), e);
+    }
+    for (const play::InputEvent& e : events) writer.append(e);
+    writer.end_frame();
+    const play::FrameReport rep = game.frame(events);
+    input.set_captured(game.controls().cursor_captured);
+    if (rep.screenshot) {
+      const std::string path = "screenshot-" + std::to_string(rep.frame) + ".png";
+      if (auto s = render::save_png(game.read_pixels(), path); !s.ok()) std::fprintf(stderr, "voxen play: %s\n", s.error().to_string().c_str());
+      else std::printf("saved %s\n", path.c_str());
+    }
+    pacer.wait();
+  }
+  if (writer.is_open()) {
+    if (auto s = writer.finish(game.frame_number()); !s.ok()) throw RunError(s.error().to_string());
+    std::printf("recorded %llu frames to %s (voxen replay %s)\n", static_cast<unsigned long long>(game.frame_number()),
+                o.record.c_str(), o.record.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_play_command(CLI::App& app, RunFn& run) {
+  auto o = std::make_shared<PlayOptions>();
+  CLI::App* cmd = app.add_subcommand("play", "walk, fly, dig and build in a window");
+  o->world.add_to(*cmd);
+  cmd->add_option("--render-distance", o->render_distance, "columns drawn around the player, 1..64 (default 8)");
+  cmd->add_option("--size", o->size, "window size WxH (default 1280x720)");
+  cmd->add_option("--fps", o->fps, "frame rate to pace to (default: the monitor's)");
+  cmd->add_option("--fov", o->fov, "vertical field of view in degrees (default 70)");
+  cmd->add_option("--record", o->record, "write every input event to this file (voxen replay plays it back)");
+  cmd->add_option("--threads", o->threads, "worker threads (default: cores - 1)");
+  cmd->add_option("--spawn", o->spawn, "X,Z near which to start (default 0,0)");
+  cmd->callback([o, &run] { run = [o] { return run_play(*o); }; });
+}
+
+}  // namespace voxen::app

@@ -1,0 +1,162 @@
+// voxen tour: the perf tour (play/tour.h). Drives the real frame loop along scripted paths (stand at the spawn,
+// walk, fly low over mountains at 40 blocks/s, the 112 blocks/s jet, dig 60 blocks down, place 100 blocks, stand in
+// a cave) with deterministic streaming, headless (--headless: EGL) or in a window, and reports per segment the
+// frame time percentiles, CPU milliseconds per system, the holes in the view, columns loaded and every frame over
+// 250 ms with the part that took the time. --json FILE writes the whole report.
+// Exit codes: 0 done; 1 a segment's place could not be found or the GL context failed; 2 bad arguments.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "play_cli.h"
+#include "voxen/play/session.h"
+#include "voxen/play/spawn.h"
+#include "voxen/play/tour.h"
+#include "world_setup.h"
+
+namespace voxen::app {
+namespace {
+
+struct TourCliOptions {
+  WorldFlags world;
+  std::string json;
+  bool headless = false;
+  uint64_t frames = 120;
+  int render_distance = 6;
+  std::string size = "320x180";
+  int threads = 0;
+  std::string segments;
+  int holes_stride = 2;
+};
+
+nlohmann::json stat_json(const play::Stat& s) {
+  return {{"p50", s.p50}, {"p95", s.p95}, {"p99", s.p99}, {"max", s.max}, {"mean", s.mean}, {"total", s.total}};
+}
+
+int run_tour_cmd(const TourCliOptions& o) {
+  play::RecordingHeader h;
+  h.seed = o.world.seed;
+  h.generator = o.world.generator;
+  parse_frame_size(o.size, "--size", h.width, h.height);
+  check_render_distance(o.render_distance, "--render-distance");
+  h.render_distance = o.render_distance;
+  if (o.frames < 1 || o.frames > 100000) throw UsageError("--frames", "must be 1..100000");
+  if (o.holes_stride < 1 || o.holes_stride > 64) throw UsageError("--holes-stride", "must be 1..64");
+  if (o.threads < 0) throw UsageError("--threads", "must be 0 (default) or more");
+  play::TourOptions to;
+  to.frames = o.frames;
+  to.holes_stride = o.holes_stride;
+  if (!o.segments.empty()) {
+    std::stringstream ss(o.segments);
+    std::string name;
+    while (std::getline(ss, name, ',')) {
+      const auto& all = play::tour_segment_names();
+      if (std::find(all.begin(), all.end(), name) == all.end())
+        throw UsageError("--segments", "unknown segment '" + name + "' (expected spawn, walk, fly_low, jet, dig, place, cave)");
+      to.only.push_back(name);
+    }
+  }
+  const BlockRegistry reg = load_registry();
+  const auto generator = make_generator_or_throw(o.world, reg);
+  const auto spawn = play::find_generated_spawn(*generator, reg, 0, 0);
+  if (!spawn) throw RunError("no place to stand found near 0,0");
+  h.start_block = *spawn;
+
+  play::SessionOptions so;
+  so.window = !o.headless;
+  so.threads = o.threads;
+  so.game.status = "PERF TOUR";
+  so.game.measure_holes = true;
+  so.game.holes_stride = o.holes_stride;
+  auto session = play::PlaySession::open(h, so, reg);
+  if (!session) throw RunError(session.error().to_string());
+  play::Game& game = (*session)->game();
+  Stopwatch total;
+  auto report = play::run_tour(game, (*session)->generator(), to, [](const std::string& name) {
+    std::fprintf(stderr, "voxen tour: %s\n", name.c_str());
+  });
+  if (!report) throw RunError(report.error().to_string());
+
+  const auto& info = game.renderer().gl_info();
+  std::printf("voxen tour: seed %llu, %dx%d, render distance %d, %s (OpenGL %d.%d), %d worker threads, %.1f s\n",
+              static_cast<unsigned long long>(h.seed), h.width, h.height, h.render_distance, info.renderer.c_str(), info.major,
+              info.minor, (*session)->threads(), total.seconds());
+  std::printf("%-8s %6s %7s %7s %7s %7s | %6s %6s %6s %6s %6s %6s %6s | %8s %8s %5s | %5s %5s | %s\n", "segment", "frames",
+              "p50", "p95", "p99", "max", "gen", "light", "mesh", "upload", "cull", "draw", "wait", "holes%", "holes%max",
+              "near", "cols", "drawn", "spikes>250ms");
+  nlohmann::json j;
+  j["seed"] = h.seed;
+  j["generator"] = h.generator;
+  j["size"] = std::to_string(h.width) + "x" + std::to_string(h.height);
+  j["render_distance"] = h.render_distance;
+  j["gl_renderer"] = info.renderer;
+  j["gl_version"] = std::to_string(info.major) + "." + std::to_string(info.minor);
+  j["spike_threshold_ms"] = report->spike_threshold_ms;
+  j["total_seconds"] = total.seconds();
+  for (const play::SegmentReport& s : report->segments) {
+    std::printf("%-8s %6llu %7.1f %7.1f %7.1f %7.1f | %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f | %8.4f %8.4f %5llu | %5zu %5zu | %zu\n",
+                s.name.c_str(), static_cast<unsigned long long>(s.frames), s.frame_ms.p50, s.frame_ms.p95, s.frame_ms.p99,
+                s.frame_ms.max, s.generate.mean, s.light.mean, s.mesh.mean, s.upload.mean, s.cull.mean, s.draw.mean, s.wait.mean,
+                100.0 * s.holes_mean, 100.0 * s.holes_max, static_cast<unsigned long long>(s.near_hole_frames), s.columns_loaded,
+                s.columns_drawn, s.spikes.size());
+    nlohmann::json js;
+    js["name"] = s.name;
+    js["note"] = s.note;
+    js["warmup_frames"] = s.warmup_frames;
+    js["warmup_ms"] = s.warmup_ms;
+    js["warmup_complete"] = s.warmup_complete;
+    js["frames"] = s.frames;
+    js["first_complete_frame"] = s.first_complete_frame;
+    js["frame_ms"] = stat_json(s.frame_ms);
+    js["cpu_ms_per_frame"] = {{"generate", stat_json(s.generate)}, {"light", stat_json(s.light)}, {"mesh", stat_json(s.mesh)},
+                              {"upload", stat_json(s.upload)},     {"cull", stat_json(s.cull)},   {"draw", stat_json(s.draw)},
+                              {"wait_for_workers", stat_json(s.wait)}};
+    js["holes"] = {{"frames_measured", s.holes_frames}, {"mean_fraction", s.holes_mean}, {"max_fraction", s.holes_max},
+                   {"frames_with_near_holes", s.near_hole_frames}};
+    js["columns_loaded"] = s.columns_loaded;
+    js["columns_drawn"] = s.columns_drawn;
+    js["edits"] = s.edits;
+    js["edit_remesh_upload_ms"] = stat_json(s.edit_ms);
+    js["distance_blocks"] = s.distance;
+    nlohmann::json spikes = nlohmann::json::array();
+    for (const play::Spike& sp : s.spikes) spikes.push_back({{"frame", sp.frame}, {"ms", sp.ms}, {"part", sp.part}, {"part_ms", sp.part_ms}});
+    js["spikes"] = spikes;
+    j["segments"].push_back(js);
+    if (!s.warmup_complete) std::printf("  %s: the view was not complete after %llu warm-up frames\n", s.name.c_str(), static_cast<unsigned long long>(s.warmup_frames));
+    if (s.edits) std::printf("  %s: %llu edits, remesh + upload p50 %.2f ms, max %.2f ms\n", s.name.c_str(), static_cast<unsigned long long>(s.edits), s.edit_ms.p50, s.edit_ms.max);
+    for (const play::Spike& sp : s.spikes)
+      std::printf("  %s: frame %llu took %.0f ms, most in %s (%.0f ms)\n", s.name.c_str(), static_cast<unsigned long long>(sp.frame), sp.ms,
+                  sp.part.c_str(), sp.part_ms);
+  }
+  if (!o.json.empty()) {
+    std::ofstream out(o.json);
+    out << j.dump(2) << "\n";
+    if (!out) throw RunError(o.json + ": cannot write the JSON report");
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_tour_command(CLI::App& app, RunFn& run) {
+  auto o = std::make_shared<TourCliOptions>();
+  CLI::App* cmd = app.add_subcommand("tour", "the perf tour: scripted paths through the real game loop, with timings");
+  o->world.add_to(*cmd);
+  cmd->add_option("--json", o->json, "write the report as JSON to this file");
+  cmd->add_flag("--headless", o->headless, "no window: render offscreen with EGL");
+  cmd->add_option("--frames", o->frames, "measured frames per segment (default 120)");
+  cmd->add_option("--render-distance", o->render_distance, "columns, 1..64 (default 6)");
+  cmd->add_option("--size", o->size, "frame size WxH (default 320x180)");
+  cmd->add_option("--threads", o->threads, "worker threads (default: cores - 1)");
+  cmd->add_option("--segments", o->segments, "comma-separated subset: spawn,walk,fly_low,jet,dig,place,cave");
+  cmd->add_option("--holes-stride", o->holes_stride, "measure holes on every k-th pixel in x and y (default 2)");
+  cmd->callback([o, &run] { run = [o] { return run_tour_cmd(*o); }; });
+}
+
+}  // namespace voxen::app

@@ -1,0 +1,174 @@
+// The frame loop shared by `voxen play` (a window), `voxen replay`, `voxen fuzz-play` and `voxen tour` (headless or
+// windowed): one Game::frame() per frame, fed the frame's input events.
+//
+// A frame, in order:
+//   1. input: InputHandler::handle for each event of the frame (the only way input reaches the game), then the
+//      one-shot requests (teleport, fly toggles, clicks);
+//   2. simulation: the player's look from the controls, one physics step of Controls::frame_seconds (the
+//      recording's fixed step unless kFrameTime events say otherwise; the simulation never reads the wall clock);
+//      the player is held still while its own column or one of the 8 around it is not loaded;
+//   3. target: the voxel DDA from the eye (pick.h), then the frame's clicks: remove the targeted block, or place the
+//      selected block against the targeted face (refused inside the player's box, outside the world, into a
+//      solid cell, or on bedrock's removal), each through ColumnStreamer::apply_edit (light, remesh and upload of
+//      what the edit dirtied, this frame) and the edit hook (the saved world's journal);
+//   4. streaming: ColumnStreamer::update around the eye (integrate, unload, schedule);
+//   5. drawing: Renderer::render, the HUD, the optional holes measurement, present.
+// Determinism: with deterministic streaming (StreamConfig::deterministic), everything a frame does is a function
+// of the events up to it and the start state, so a recording replays to the same world and the same pixels. The
+// F3 overlay shows wall-clock frame times only when `overlay_wall_times` is set (live play); otherwise it shows
+// figures that are themselves deterministic.
+// Threads: the GL context's thread; the JobPool runs the streamer's jobs.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "voxen/core/job_pool.h"
+#include "voxen/gen/generator.h"
+#include "voxen/light/rules.h"
+#include "voxen/mesh/baked.h"
+#include "voxen/play/holes.h"
+#include "voxen/play/hud.h"
+#include "voxen/play/input.h"
+#include "voxen/play/pick.h"
+#include "voxen/play/player.h"
+#include "voxen/play/streamer.h"
+#include "voxen/render/image.h"
+#include "voxen/render/platform.h"
+#include "voxen/render/renderer.h"
+#include "voxen/world/world.h"
+
+namespace voxen::play {
+
+struct GameConfig {
+  int render_distance = 6;        // columns
+  double fov = 70.0;              // vertical, degrees
+  double step = 1.0 / 60.0;       // default simulation seconds per frame
+  double reach = 8.0;             // picking reach, blocks
+  double time_of_day = 10.0;      // hours
+  StreamConfig stream;            // render_distance is copied from above
+  PlayerConfig player;
+  HandlerConfig handler;
+  std::string status;             // the HUD's status line (e.g. whether edits are saved)
+  bool hud = true;                // draw the HUD
+  bool overlay_wall_times = false;  // F3 shows wall-clock frame times (live play only; see the file comment)
+  bool measure_holes = false;     // read depth and measure holes every rendered frame (tour, tests)
+  int holes_stride = 1;
+  double holes_near_blocks = 64.0;
+};
+
+/// What one frame did and cost (wall-clock milliseconds on the main thread unless named otherwise).
+struct FrameReport {
+  uint64_t frame = 0;
+  bool rendered = false;
+  double frame_ms = 0;      // the whole frame
+  double input_ms = 0;      // handler and requests
+  double physics_ms = 0;    // player step
+  double pick_ms = 0;       // target DDA (every pick of the frame)
+  double edit_light_ms = 0, edit_remesh_ms = 0, edit_upload_ms = 0;  // the frame's edits
+  double stream_ms = 0;     // ColumnStreamer::update (its parts in `stream`)
+  double render_ms = 0;     // Renderer::render (its parts in `render`)
+  double hud_ms = 0;
+  double present_ms = 0;    // Platform::present (glFinish headless: waits for the GPU)
+  double holes_ms = 0;      // measurement (not part of frame_ms)
+  StreamFrameStats stream;
+  render::FrameStats render;
+  int edits_applied = 0;
+  int edits_refused = 0;
+  int sections_remeshed = 0;
+  bool frozen = false;      // the player was held still (its columns not loaded yet)
+  uint32_t gl_error = 0;    // the first glGetError code seen this frame (0: none)
+  bool screenshot = false;  // F2 asked for a screenshot of this frame
+  HolesResult holes;
+};
+
+/// Called for each edit the player makes, with the function that applies it (light, remesh, upload); returns
+/// whether it was applied. The default calls `apply` directly; a saved world wraps it to record the edit.
+using EditHook = std::function<bool(const Edit& edit, const std::function<bool(const Edit&)>& apply)>;
+
+class Game {
+ public:
+  /// Builds the renderer, HUD and streamer on the platform's current context. `world` is where the columns live
+  /// (empty at start, or a saved world's); `produce` makes columns on workers (default: generator.generate).
+  /// Errors: renderer or HUD creation, a registry without the hotbar's blocks.
+  static Result<std::unique_ptr<Game>> create(const GameConfig& config, render::Platform& platform,
+                                              const BlockRegistry& registry, const gen::Generator& generator,
+                                              JobPool& pool, World& world, ProduceFn produce = nullptr,
+                                              EditHook edit_hook = nullptr);
+  ~Game();
+  Game(const Game&) = delete;
+  Game& operator=(const Game&) = delete;
+
+  /// Places the player (feet at block + frac) with a look and fly state; call before the first frame.
+  void start(const BlockPos& block, const glm::dvec3& frac, double yaw, double pitch, bool flying);
+
+  /// Runs one frame with the events of this frame (their `frame` fields should equal frame_number()). With
+  /// render = false the frame is simulated and streamed but not drawn (the fuzzer's every-k-th frame).
+  FrameReport frame(std::span<const InputEvent> events, bool render = true);
+
+  uint64_t frame_number() const { return m_frame; }
+  double sim_time() const { return m_sim_time; }
+  const PlayerState& player() const { return m_player; }
+  const Controls& controls() const { return m_handler.controls(); }
+  InputHandler& handler() { return m_handler; }
+  const std::optional<PickHit>& target() const { return m_target; }
+  World& world() { return m_world; }
+  ColumnStreamer& streamer() { return *m_streamer; }
+  render::Renderer& renderer() { return *m_renderer; }
+  const BlockRegistry& registry() const { return m_registry; }
+  const GameConfig& config() const { return m_config; }
+  /// The camera of the player's eye (aspect from the platform's framebuffer).
+  render::Camera camera() const;
+  /// The frame's pixels (after the HUD), top row first.
+  render::Image read_pixels() const { return m_renderer->read_pixels(); }
+  /// Invariant failures now: the player's box inside a loaded solid cell, a non-finite position or velocity, the
+  /// player below the world. Empty when all hold.
+  std::vector<std::string> check_invariants() const;
+  /// The hotbar's cell for a slot (stairs face `yaw`; upside-down when `top`).
+  Cell hotbar_cell(int slot, double yaw, bool top) const;
+
+ private:
+  Game(const GameConfig& config, render::Platform& platform, const BlockRegistry& registry,
+       const gen::Generator& generator, JobPool& pool, World& world);
+  void apply_requests(const Requests& req);
+  bool player_columns_loaded() const;
+  void do_break(FrameReport& rep);
+  void do_place(FrameReport& rep);
+  bool run_edit(const Edit& edit, FrameReport& rep);
+  void update_target();
+  void draw_hud(FrameReport& rep);
+  std::vector<std::string> overlay_lines(const FrameReport& rep) const;
+
+  GameConfig m_config;
+  render::Platform& m_platform;
+  const BlockRegistry& m_registry;
+  const gen::Generator& m_generator;
+  JobPool& m_pool;
+  World& m_world;
+  light::LightTable m_light;
+  std::unique_ptr<mesh::BakedBlocks> m_baked;
+  std::unique_ptr<render::Renderer> m_renderer;
+  std::unique_ptr<Hud> m_hud;
+  std::unique_ptr<ColumnStreamer> m_streamer;
+  std::unique_ptr<HeightCache> m_heights;
+  EditHook m_edit_hook;
+  InputHandler m_handler;
+  PlayerState m_player;
+  std::optional<PickHit> m_target;
+  std::array<uint16_t, kHotbarSlots> m_hotbar{};
+  uint16_t m_bedrock = 0;
+  uint64_t m_frame = 0;
+  double m_sim_time = 0.0;
+  std::deque<double> m_frame_times;  // last frames' wall ms (overlay)
+  FrameReport m_last;                // the previous frame's report (overlay)
+};
+
+}  // namespace voxen::play

@@ -1,0 +1,108 @@
+// Input recordings: a header saying which world and view the events were made in, then the events with their
+// frame numbers (docs/formats/input_recording.md). `voxen play --record FILE` writes one as it goes (flushed every
+// frame, so a crash leaves a replayable file without the closing `end` line); `voxen replay FILE` reads one and
+// plays it back through the same InputHandler and frame loop; the fuzzer keeps one on a failure.
+//
+// Text, one record per line, '#' starts a comment:
+//   voxen-input-recording 1                  format and version (first line)
+//   seed 42                                  world seed (decimal uint64)
+//   generator default                        generator name
+//   render_distance 6                        columns
+//   size 320x180                             frame size in pixels
+//   fov 70                                   vertical field of view, degrees
+//   step 0.016666666666666666                default simulation step per frame, seconds
+//   stream LAG GEN MESH                      deterministic streaming: frames from a job's submission to its
+//                                            integration, generation and mesh jobs submitted per frame at most
+//   start BX BY BZ FX FY FZ YAW PITCH FLY    the player's feet: int64 block + fraction in [0,1) per axis, look
+//                                            (degrees) and 1 when flying
+//   <frame> <kind> <arguments>               an event (kinds and arguments below), frames non-decreasing
+//   end <frames>                             the number of frames the recording covers (last line)
+// Event arguments: key_down/key_up KEY; button_down/button_up BUTTON; mouse DX DY; scroll DY; frame_time SECONDS;
+// teleport X Y Z; look YAW PITCH; set_fly 0|1; fly_speed BLOCKS_PER_S. Numbers are written with 17 significant
+// digits, so every double reads back bit for bit.
+// Errors name the file, the line and what is wrong; nothing is half-read.
+// Threads: plain functions; a RecordingWriter belongs to one thread.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "voxen/core/coords.h"
+#include "voxen/core/error.h"
+#include "voxen/play/input.h"
+
+namespace voxen::play {
+
+inline constexpr int kRecordingVersion = 1;
+
+/// Where and how a recording starts.
+struct RecordingHeader {
+  uint64_t seed = 1;
+  std::string generator = "default";
+  int render_distance = 6;        // columns, 1..64
+  int width = 320, height = 180;  // pixels, 16..8192
+  double fov = 70.0;              // degrees, 10..150
+  double step = 1.0 / 60.0;       // seconds per frame, (0, 1]
+  int stream_lag = 1;             // streaming (StreamConfig): lag_frames, 0..16
+  int stream_gen = 6;             //   gen_jobs_per_frame, 1..1024
+  int stream_mesh = 6;            //   mesh_jobs_per_frame, 1..1024
+  BlockPos start_block;           // the player's feet: integer part (world blocks)
+  glm::dvec3 start_frac{0.5, 0.0, 0.5};  // fractional part, each in [0, 1)
+  double start_yaw = 0.0, start_pitch = 0.0;
+  bool start_flying = false;
+  friend bool operator==(const RecordingHeader&, const RecordingHeader&) = default;
+};
+
+/// A whole recording.
+struct Recording {
+  RecordingHeader header;
+  std::vector<InputEvent> events;  // frame order
+  uint64_t frames = 0;             // frames covered: from `end`, else (no `end`: cut short) last event frame + 1
+  bool complete = false;           // the file had its `end` line
+};
+
+/// One event as its recording line (without the newline), e.g. "12 key_down w".
+std::string format_event(const InputEvent& e);
+/// The header lines (with newlines).
+std::string format_header(const RecordingHeader& h);
+/// The whole file text of a recording (header, events, `end`).
+std::string format_recording(const Recording& r);
+
+/// Parses recording text; `path` names the file in errors ("FILE:LINE: what").
+Result<Recording> parse_recording(std::string_view text, const std::string& path);
+/// Reads and parses a recording file.
+Result<Recording> read_recording(const std::string& path);
+/// Writes a whole recording file.
+Status write_recording(const std::string& path, const Recording& r);
+
+/// Writes a recording as the frames happen: the header at open(), each event at once, flushed at the end of every
+/// frame (end_frame), and the `end` line at finish(). A file cut short by a crash keeps every flushed frame.
+class RecordingWriter {
+ public:
+  RecordingWriter() = default;
+  ~RecordingWriter();
+  RecordingWriter(const RecordingWriter&) = delete;
+  RecordingWriter& operator=(const RecordingWriter&) = delete;
+
+  /// Creates (truncates) the file and writes the header. Errors name the file.
+  Status open(const std::string& path, const RecordingHeader& header);
+  bool is_open() const { return m_file != nullptr; }
+  /// Appends one event line.
+  void append(const InputEvent& e);
+  /// Flushes what the frame wrote to the OS.
+  void end_frame();
+  /// Writes `end <frames>` and closes. Errors name the file (a full disk, say).
+  Status finish(uint64_t frames);
+
+ private:
+  std::FILE* m_file = nullptr;
+  std::string m_path;
+  bool m_failed = false;
+};
+
+}  // namespace voxen::play

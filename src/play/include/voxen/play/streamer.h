@@ -1,0 +1,208 @@
+// Streaming around a moving player: columns enter and leave as the eye moves. Workers generate a column and light
+// it locally (light::light_column_local), and mesh a column's sections from padded snapshots; the main thread
+// integrates (World::insert + light::stitch), uploads meshes (Renderer::set_section) and unloads, within a budget
+// per frame.
+//
+// Sets, for an eye at horizontal position e and render distance R columns (distances are from e to the nearest
+// point of a column, horizontally, in blocks; render::columns_for_view's rule):
+//   draw      columns within R * 16: meshed and drawn once their 8 neighbours are loaded;
+//   load      the draw columns and their 8-neighbour ring: generated and lit (light travels at most 14 blocks
+//             sideways, so a column whose 8 neighbours are loaded has its final light, light.h; its mesh, a pure
+//             function of its padded input, is then final too and is never redone for streaming);
+//   undraw    a drawn column farther than R * 16 + 16 loses its meshes (GPU spans freed);
+//   unload    a loaded column farther than R * 16 + 48 and not a neighbour of a drawn or meshing column is removed
+//             (light::unload_column: the World frees its cells and light).
+// Priority (lower first; VoxelBlox seed: "ground where the player is comes first"): a column never drawn yet
+// within `near_columns` (4) of the eye and in front of it (within 70 degrees of the horizontal view direction, or
+// within 24 blocks) gets its distance; the rest within `near_columns` 1000 + distance; everything else 2000 +
+// distance. Ties by position. Generation and meshing candidates are ranked by it every frame, and only a few jobs
+// are queued at a time, so a far ring never holds the workers while near ground waits (the seed's jet failure).
+//
+// Determinism (replay, headless, tour, fuzz: StreamConfig::deterministic): the jobs submitted at frame N are
+// integrated at frame N + lag_frames (default 1) in submission order, waiting for them if they are not done, and
+// each frame submits at most gen_jobs_per_frame generation and mesh_jobs_per_frame mesh jobs. So what the world and
+// the renderer hold after every frame is a pure function of the eye's path, whatever the pool size or the machine's
+// speed. Live play instead integrates whatever has finished, up to integrate_budget_ms per frame (at least one
+// job), and keeps at most max_in_flight jobs queued.
+//
+// The deep is meshed only round the player (the VoxelBlox seed): a column outside the deep zone (deep_columns, 4,
+// columns around the eye's column, Chebyshev) is meshed from its mesh floor up: one section below the lowest section
+// holding any sky light (> 0) in the column or its 4 face neighbours. Every surface that can be seen from the open
+// air (ground, cliff faces, ravines and cave mouths the sky reaches) has sky-lit air in front of it, so it lies at or
+// above the floor; the dark caves below are not meshed or drawn until the player comes within the deep zone, which
+// then meshes the column's remaining sections ("deepening"). So a dig or a cave near the player is drawn whole,
+// and the software rasteriser does not pay for every cave under the view.
+//
+// Edits (apply_edit): light::apply_edit, then every section the edit dirtied (mesh::sections_dirtied_by: the cell's
+// padded box and the light changes) that is drawn is remeshed and uploaded at once; a mesh job in flight for a
+// dirtied column is dropped and redone.
+// Threads: the main thread calls everything; jobs run on the JobPool and touch only their own job record.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "voxen/core/coords.h"
+#include "voxen/core/job_pool.h"
+#include "voxen/gen/generator.h"
+#include "voxen/light/rules.h"
+#include "voxen/mesh/baked.h"
+#include "voxen/mesh/input.h"
+#include "voxen/mesh/mesher.h"
+#include "voxen/render/renderer.h"
+#include "voxen/world/column.h"
+#include "voxen/world/edit.h"
+#include "voxen/world/world.h"
+
+namespace voxen::play {
+
+/// Makes a column's cells on a worker thread (generation, or generation plus saved edits). Must be thread-safe
+/// and a pure function of the position (and of saved data that does not change while the game runs).
+using ProduceFn = std::function<std::unique_ptr<Column>(ColumnPos)>;
+
+struct StreamConfig {
+  int render_distance = 6;          // R, columns
+  bool deterministic = false;       // count-based integration (see the file comment)
+  int lag_frames = 1;               // deterministic: frames between a job's submission and its integration
+  int gen_jobs_per_frame = 6;       // deterministic: generation jobs submitted per frame at most
+  int mesh_jobs_per_frame = 6;      // deterministic: mesh jobs submitted per frame at most
+  int max_in_flight = 0;            // live: jobs queued or running at most (0: 2 x workers + 2)
+  double integrate_budget_ms = 4.0; // live: main-thread milliseconds for integrating per frame (one job at least)
+  int near_columns = 4;             // "near the player" for the priority
+  int deep_columns = 4;             // the deep zone: columns (Chebyshev) round the eye meshed from the world's bottom
+  bool mesh_floor = true;           // false: mesh every section of every drawn column (no floor, no deep zone)
+};
+
+/// What one frame's streaming did and cost. Worker figures are the thread CPU time of the jobs integrated this
+/// frame; main-thread figures are wall-clock.
+struct StreamFrameStats {
+  double generate_cpu_ms = 0;   // workers: generation
+  double light_cpu_ms = 0;      // workers: local light pass
+  double mesh_cpu_ms = 0;       // workers: meshing
+  double stitch_ms = 0;         // main: World::insert + light::stitch of new columns
+  double unload_ms = 0;         // main: light::unload_column and freeing meshes
+  double snapshot_ms = 0;       // main: padded inputs for mesh jobs
+  double upload_ms = 0;         // main: Renderer::set_section of finished meshes
+  double wait_ms = 0;           // main: deterministic mode waiting for workers
+  double schedule_ms = 0;       // main: sets, priorities, submission
+  int columns_integrated = 0;
+  int columns_meshed = 0;
+  int columns_unloaded = 0;
+  int sections_uploaded = 0;
+  int remeshed_after_light = 0; // drawn sections remeshed because stitching or unloading changed their light
+};
+
+/// What an edit did.
+struct EditReport {
+  bool applied = false;
+  int sections_remeshed = 0;
+  double light_ms = 0;   // light::apply_edit
+  double remesh_ms = 0;  // meshing the dirtied sections
+  double upload_ms = 0;  // uploading them
+  std::vector<SectionPos> remeshed;
+};
+
+/// A column's streaming state.
+enum class ColumnState : uint8_t { kAbsent, kGenerating, kLoaded, kMeshing, kDrawn };
+
+class ColumnStreamer {
+ public:
+  /// All references must outlive the streamer. `produce` defaults to generator.generate.
+  ColumnStreamer(World& world, render::Renderer& renderer, const gen::Generator& generator,
+                 const light::LightTable& light_table, const mesh::BakedBlocks& blocks, JobPool& pool,
+                 StreamConfig config, ProduceFn produce = nullptr);
+  /// Waits for the jobs in flight (their results are dropped).
+  ~ColumnStreamer();
+  ColumnStreamer(const ColumnStreamer&) = delete;
+  ColumnStreamer& operator=(const ColumnStreamer&) = delete;
+
+  /// One frame of streaming for an eye at `eye_block` + `eye_frac` looking along `forward` (world space).
+  StreamFrameStats update(uint64_t frame, const BlockPos& eye_block, const glm::dvec3& eye_frac, const glm::dvec3& forward);
+
+  /// Applies an edit with light and remeshes what it dirtied (see the file comment). Not applied (and nothing
+  /// changes) when its column is not loaded.
+  EditReport apply_edit(const Edit& edit);
+
+  ColumnState state(ColumnPos pos) const;
+  /// Integrated and lit (loaded, meshing or drawn).
+  bool loaded(ColumnPos pos) const;
+  bool drawn(ColumnPos pos) const { return state(pos) == ColumnState::kDrawn; }
+  /// True when every column of the last update's draw set is drawn.
+  bool view_complete() const { return m_view_complete; }
+  size_t loaded_count() const { return m_loaded; }
+  size_t drawn_count() const { return m_drawn; }
+  size_t draw_set_size() const { return m_draw_set.size(); }
+  /// Jobs submitted and not yet integrated.
+  size_t gen_in_flight() const { return m_gen_in_flight; }
+  size_t mesh_in_flight() const { return m_mesh_in_flight; }
+  /// Candidates waiting for a job after the last update.
+  size_t gen_waiting() const { return m_gen_waiting; }
+  size_t mesh_waiting() const { return m_mesh_waiting; }
+  const StreamConfig& config() const { return m_config; }
+  /// Blocks until every job in flight has finished and been integrated (tests, shutdown).
+  void finish_jobs(uint64_t frame);
+
+ private:
+  struct Entry {
+    ColumnState state = ColumnState::kAbsent;
+    uint32_t uploaded = 0;    // bit s: section s has a mesh in the renderer
+    uint32_t token = 0;       // bumped when a job in flight for this column goes stale
+    int8_t meshed_from = kSectionsPerColumn;  // lowest section meshed (drawn columns): the floor, or 0 once deepened
+    bool job_in_flight = false;
+    bool ever_drawn = false;
+  };
+  struct Job;
+
+  double priority(ColumnPos c, const Entry* e) const;
+  void integrate(uint64_t frame, StreamFrameStats& st);
+  void integrate_job(Job& job, StreamFrameStats& st);
+  void remesh_light_changes(const std::vector<SectionPos>& dirty, StreamFrameStats* st);
+  void remesh_now(const SectionPos& sp, Entry& e);
+  void unload_far(StreamFrameStats& st);
+  void schedule(uint64_t frame, StreamFrameStats& st);
+  void submit_gen(uint64_t frame, ColumnPos pos, double prio);
+  /// Submits a mesh job for sections [from, to) of a column (from < 0: from its mesh floor).
+  void submit_mesh(uint64_t frame, ColumnPos pos, double prio, int from, int to, StreamFrameStats& st);
+  int mesh_floor(ColumnPos pos) const;
+  bool in_deep_zone(ColumnPos pos) const;
+  bool neighbours_loaded(ColumnPos pos) const;
+  double horizontal_distance(ColumnPos c) const;
+  void drop_meshes(ColumnPos pos, Entry& e);
+
+  World& m_world;
+  render::Renderer& m_renderer;
+  const gen::Generator& m_gen;
+  const light::LightTable& m_light;
+  const mesh::BakedBlocks& m_blocks;
+  JobPool& m_pool;
+  StreamConfig m_config;
+  ProduceFn m_produce;
+
+  std::map<ColumnPos, Entry> m_cols;  // every column with a state other than absent (sorted: fixed order)
+  std::deque<std::unique_ptr<Job>> m_jobs;  // submission order
+  std::mutex m_done_mutex;
+  std::condition_variable m_done_cv;
+
+  // The eye of the last update (floating origin) and the sets derived from it.
+  BlockPos m_eye_block;
+  glm::dvec3 m_eye_frac{0.0};
+  glm::dvec3 m_forward{0.0, 0.0, -1.0};
+  std::vector<ColumnPos> m_draw_set;  // sorted by position
+  size_t m_loaded = 0, m_drawn = 0;
+  size_t m_gen_in_flight = 0, m_mesh_in_flight = 0, m_gen_waiting = 0, m_mesh_waiting = 0;
+  bool m_view_complete = false;
+  mesh::MeshScratch m_scratch;                      // main-thread remeshing (edits)
+  std::unique_ptr<mesh::SectionInput> m_input;      // main-thread remeshing (edits)
+  mesh::SectionMesh m_mesh_out;
+};
+
+}  // namespace voxen::play

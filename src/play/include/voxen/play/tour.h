@@ -1,0 +1,89 @@
+// The perf tour: drives the real frame loop (Game::frame, the same InputHandler and streaming as play) along
+// scripted paths and reports what each cost. Scripts produce input events from the game's state, like a player
+// would: keys held and released, clicks, looks, and the scripting events (teleport, fly speed) to reach each place.
+//
+// Segments, in order (each but the first starts with a teleport and a warm-up that waits, unmeasured, for the
+// first complete view, at most warmup_frames):
+//   spawn      stand at the spawn point from an empty world (the first load is measured here)
+//   walk       sprint forward, jumping when blocked
+//   fly_low    fly at 40 blocks/s about 12 blocks over the highest ground ahead, over the highest terrain found
+//              near the spawn (the VoxelBlox seed's "jet low over mountains")
+//   jet        fly a straight line at 112 blocks/s above the highest ground on the line (the seed's jet)
+//   dig        look straight down and remove the block below, one click a frame, until 60 blocks down
+//   place      place 100 blocks around the player, cycling the hotbar (torches, glowstone, water, stairs ...)
+//   cave       stand in a cave (an enclosed spot with no sky light, found in the loaded world) and look around
+// Per segment: frame time p50/p95/p99/max (wall clock, whole frame), CPU per system per frame (generate, light,
+// mesh, upload, cull, draw: workers' thread CPU time plus the main thread's share, docs/PERFORMANCE.md), holes
+// (holes.h: mean and worst share of the view, and frames with holes within 4 columns), columns loaded and drawn,
+// edits' remesh + upload times, and every frame over 250 ms with the part of the frame that took the most time.
+// Threads: the GL context's thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "voxen/gen/generator.h"
+#include "voxen/play/game.h"
+#include "voxen/world/block_registry.h"
+
+namespace voxen::play {
+
+struct TourOptions {
+  uint64_t frames = 120;         // measured frames per segment (dig and place run until done, up to 5x this)
+  uint64_t warmup_frames = 600;  // at most, per segment, waiting for the first complete view after a teleport
+  int holes_stride = 2;          // holes sampled every k-th pixel in x and y
+  std::vector<std::string> only; // run only these segments (empty: all)
+};
+
+/// A frame that took longer than the spike threshold.
+struct Spike {
+  uint64_t frame = 0;
+  double ms = 0;
+  std::string part;     // the part of the frame that took the most time
+  double part_ms = 0;
+};
+
+/// Summary statistics of one value over a segment's frames.
+struct Stat {
+  double p50 = 0, p95 = 0, p99 = 0, max = 0, mean = 0, total = 0;
+};
+
+struct SegmentReport {
+  std::string name;
+  uint64_t warmup_frames = 0;        // frames spent reaching the first complete view (not measured)
+  double warmup_ms = 0;              // their wall time
+  bool warmup_complete = true;       // the view was complete when measuring began
+  uint64_t frames = 0;               // measured frames
+  uint64_t first_complete_frame = 0; // spawn: the frame (from 0) at which the view was first complete
+  Stat frame_ms;
+  // CPU milliseconds per frame by system (docs/ARCHITECTURE.md, Play): mean and total in the Stat.
+  Stat generate, light, mesh, upload, cull, draw, wait;
+  // Holes over frames the measurement applies to (eye above the height map).
+  uint64_t holes_frames = 0;
+  double holes_mean = 0, holes_max = 0;
+  uint64_t near_hole_frames = 0;     // frames with a hole whose ground is within 4 columns
+  size_t columns_loaded = 0, columns_drawn = 0;
+  uint64_t edits = 0;
+  Stat edit_ms;                      // per edit: remesh + upload (main thread)
+  double distance = 0;               // blocks the player moved (horizontal + vertical)
+  std::vector<Spike> spikes;         // frames over the threshold
+  std::string note;                  // where it ran, what it did
+};
+
+struct TourReport {
+  std::vector<SegmentReport> segments;
+  double spike_threshold_ms = 250.0;
+};
+
+/// Runs the tour on `game` (freshly created, player at the spawn). `progress` is called with each segment's name
+/// before it starts. Errors: a segment's place could not be found (no mountain, no cave), named.
+Result<TourReport> run_tour(Game& game, const gen::Generator& generator, const TourOptions& options,
+                            const std::function<void(const std::string&)>& progress = nullptr);
+
+/// The segment names in order.
+const std::vector<std::string>& tour_segment_names();
+
+}  // namespace voxen::play

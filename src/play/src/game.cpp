@@ -1,0 +1,409 @@
+#include <epoxy/gl.h>
+
+#include "voxen/play/game.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "voxen/mesh/shapes.h"
+
+namespace voxen::play {
+namespace {
+
+double wall_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// The eye (feet + eye height) as block + fraction in [0, 1).
+void eye_of(const PlayerState& p, double eye_height, BlockPos& block, glm::dvec3& frac) {
+  PlayerState e = p;
+  e.frac.y += eye_height;
+  e.normalise();
+  block = e.block;
+  frac = e.frac;
+}
+
+const char* compass(double yaw) {
+  const double y = std::fmod(std::fmod(yaw, 360.0) + 360.0, 360.0);
+  static const char* kNames[4] = {"NORTH (-Z)", "EAST (+X)", "SOUTH (+Z)", "WEST (-X)"};
+  return kNames[static_cast<int>(std::floor((y + 45.0) / 90.0)) % 4];
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  // Nearest rank: the smallest value with at least p of the values at or below it.
+  const double rank = std::ceil(p * static_cast<double>(v.size()));
+  const size_t i = rank < 1.0 ? 0 : std::min(v.size() - 1, static_cast<size_t>(rank) - 1);
+  return v[i];
+}
+
+}  // namespace
+
+Game::Game(const GameConfig& config, render::Platform& platform, const BlockRegistry& registry,
+           const gen::Generator& generator, JobPool& pool, World& world)
+    : m_config(config),
+      m_platform(platform),
+      m_registry(registry),
+      m_generator(generator),
+      m_pool(pool),
+      m_world(world),
+      m_light(registry),
+      m_handler(config.handler) {}
+
+Game::~Game() {
+  // Jobs in flight hold pointers into the streamer; it waits for them in its destructor.
+  m_streamer.reset();
+}
+
+Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Platform& platform,
+                                           const BlockRegistry& registry, const gen::Generator& generator, JobPool& pool,
+                                           World& world, ProduceFn produce, EditHook edit_hook) {
+  std::unique_ptr<Game> g(new Game(config, platform, registry, generator, pool, world));
+  for (int i = 0; i < kHotbarSlots; ++i) {
+    const auto id = registry.find(kHotbarBlocks[static_cast<size_t>(i)]);
+    if (!id) return Error{"the block registry has no '" + std::string(kHotbarBlocks[static_cast<size_t>(i)]) + "' (a hotbar block)"};
+    g->m_hotbar[static_cast<size_t>(i)] = *id;
+  }
+  g->m_bedrock = registry.find("bedrock").value_or(0xFFFF);
+  auto baked = mesh::BakedBlocks::bake(registry);
+  if (!baked) return Error{"mesh: " + baked.error().to_string()};
+  g->m_baked = std::make_unique<mesh::BakedBlocks>(std::move(*baked));
+  platform.make_current();
+  render::RendererOptions ro;
+  auto renderer = render::Renderer::create(platform, registry, ro);
+  if (!renderer) return Error{"renderer: " + renderer.error().to_string()};
+  g->m_renderer = std::move(*renderer);
+  if (config.hud) {
+    auto hud = Hud::create();
+    if (!hud) return hud.error();
+    g->m_hud = std::move(*hud);
+  }
+  StreamConfig sc = config.stream;
+  sc.render_distance = config.render_distance;
+  g->m_streamer = std::make_unique<ColumnStreamer>(world, *g->m_renderer, generator, g->m_light, *g->m_baked, pool, sc,
+                                                   std::move(produce));
+  if (config.measure_holes) g->m_heights = std::make_unique<HeightCache>(generator);
+  g->m_edit_hook = std::move(edit_hook);
+  g->m_handler.begin_frame(0, 0.0);
+  // The default frame step; kFrameTime events change it.
+  InputEvent step;
+  step.kind = EventKind::kFrameTime;
+  step.x = config.step;
+  g->m_handler.handle(step);
+  return g;
+}
+
+void Game::start(const BlockPos& block, const glm::dvec3& frac, double yaw, double pitch, bool flying) {
+  m_player = PlayerState{};
+  m_player.block = block;
+  m_player.frac = frac;
+  m_player.normalise();
+  m_player.flying = flying;
+  m_handler.set_look(yaw, pitch);
+  m_player.yaw = m_handler.controls().yaw;
+  m_player.pitch = m_handler.controls().pitch;
+}
+
+render::Camera Game::camera() const {
+  BlockPos eb;
+  glm::dvec3 ef;
+  eye_of(m_player, m_config.player.eye_height, eb, ef);
+  render::Camera cam = render::Camera::at(eb, ef);
+  cam.yaw_deg = m_player.yaw;
+  cam.pitch_deg = m_player.pitch;
+  cam.fov_y_deg = m_config.fov;
+  cam.aspect = static_cast<double>(m_platform.width()) / std::max(1, m_platform.height());
+  const double radius = m_config.render_distance * static_cast<double>(kColumnWidth);
+  cam.far_plane = std::sqrt((radius + 24.0) * (radius + 24.0) + 400.0 * 400.0) + 16.0;
+  return cam;
+}
+
+bool Game::player_columns_loaded() const {
+  const ColumnPos c{column_of(m_player.block.x), column_of(m_player.block.z)};
+  for (int64_t dx = -1; dx <= 1; ++dx)
+    for (int64_t dz = -1; dz <= 1; ++dz)
+      if (!m_streamer->loaded({c.x + dx, c.z + dz})) return false;
+  return true;
+}
+
+void Game::apply_requests(const Requests& req) {
+  if (req.any_teleport()) {
+    m_player.set_feet({*req.teleport[0], *req.teleport[1], *req.teleport[2]});
+    m_player.velocity = glm::dvec3(0.0);
+    m_player.on_ground = false;
+  }
+  if (req.fly_speed) m_player.fly_speed = *req.fly_speed;
+  if (req.set_fly) m_player.flying = *req.set_fly;
+  if (req.toggle_fly) m_player.flying = !m_player.flying;
+  if (req.set_fly || req.toggle_fly) m_player.velocity = glm::dvec3(0.0);
+}
+
+Cell Game::hotbar_cell(int slot, double yaw, bool top) const {
+  const uint16_t id = m_hotbar[static_cast<size_t>(std::clamp(slot, 0, kHotbarSlots - 1))];
+  const BlockDef& def = m_registry[id];
+  if (def.shape == Shape::kStairs || def.shape == Shape::kSlope) {
+    // "Facing the player": the tall back lies the way the player looks, the low step toward the player.
+    const double y = std::fmod(std::fmod(yaw, 360.0) + 360.0, 360.0);
+    const int quadrant = static_cast<int>(std::floor((y + 45.0) / 90.0)) % 4;  // 0 north, 1 east, 2 south, 3 west
+    return {id, state::make_facing(quadrant, top)};
+  }
+  if (def.shape == Shape::kSlab) return {id, top ? state::kHalfBit : uint8_t{0}};
+  return {id, 0};
+}
+
+void Game::update_target() {
+  BlockPos eb;
+  glm::dvec3 ef;
+  eye_of(m_player, m_config.player.eye_height, eb, ef);
+  m_target = pick(m_world, m_registry, eb, ef, look_direction(m_player.yaw, m_player.pitch), m_config.reach);
+}
+
+bool Game::run_edit(const Edit& edit, FrameReport& rep) {
+  EditReport er;
+  auto apply = [&](const Edit& e) {
+    er = m_streamer->apply_edit(e);
+    return er.applied;
+  };
+  const bool ok = m_edit_hook ? m_edit_hook(edit, apply) : apply(edit);
+  rep.edit_light_ms += er.light_ms;
+  rep.edit_remesh_ms += er.remesh_ms;
+  rep.edit_upload_ms += er.upload_ms;
+  rep.sections_remeshed += er.sections_remeshed;
+  if (ok) ++rep.edits_applied;
+  else ++rep.edits_refused;
+  return ok;
+}
+
+void Game::do_break(FrameReport& rep) {
+  if (!m_target) return;
+  const Cell c = m_world.get(m_target->cell);
+  if (c.id == m_bedrock) {
+    ++rep.edits_refused;
+    return;
+  }
+  auto edit = m_world.make_edit(m_target->cell, kAir);
+  if (!edit) {
+    ++rep.edits_refused;
+    return;
+  }
+  run_edit(*edit, rep);
+}
+
+void Game::do_place(FrameReport& rep) {
+  if (!m_target) return;
+  const BlockPos at = m_target->adjacent();
+  if (!y_in_range(at.y)) {
+    ++rep.edits_refused;
+    return;
+  }
+  // Only into air, fluid or a plant: never over a block, and never into the player's box.
+  const BlockDef& there = m_registry[m_world.get(at).id];
+  const bool replaceable = there.is_air() || there.shape == Shape::kFluid || (there.shape == Shape::kCross && !there.solid);
+  const Aabb cell_box{{static_cast<double>(at.x - m_player.block.x), static_cast<double>(at.y - m_player.block.y),
+                       static_cast<double>(at.z - m_player.block.z)},
+                      {static_cast<double>(at.x - m_player.block.x) + 1.0, static_cast<double>(at.y - m_player.block.y) + 1.0,
+                       static_cast<double>(at.z - m_player.block.z) + 1.0}};
+  if (!replaceable || cell_box.overlaps(m_player.local_box(m_config.player))) {
+    ++rep.edits_refused;
+    return;
+  }
+  const bool top = m_target->face == kFaceNegY || (m_target->face != kFacePosY && m_target->point.y > 0.5);
+  const Cell cell = hotbar_cell(m_handler.controls().slot, m_player.yaw, top);
+  auto edit = m_world.make_edit(at, cell);
+  if (!edit) {
+    ++rep.edits_refused;
+    return;
+  }
+  run_edit(*edit, rep);
+}
+
+FrameReport Game::frame(std::span<const InputEvent> events, bool render) {
+  FrameReport rep;
+  rep.frame = m_frame;
+  const double t_frame = wall_ms();
+  while (glGetError() != GL_NO_ERROR) {
+  }
+
+  // 1. Input: every event through the one handler.
+  double t = wall_ms();
+  m_handler.begin_frame(m_frame, m_sim_time);
+  for (const InputEvent& e : events) m_handler.handle(e);
+  const Requests req = m_handler.take_requests();
+  apply_requests(req);
+  rep.screenshot = req.screenshot;
+  const Controls& c = m_handler.controls();
+  m_player.yaw = c.yaw;
+  m_player.pitch = c.pitch;
+  const double dt = c.frame_seconds;
+  rep.input_ms = wall_ms() - t;
+
+  // 2. Simulation.
+  t = wall_ms();
+  MoveIntent intent;
+  intent.forward = (c.held_key(Key::kW) ? 1.0 : 0.0) - (c.held_key(Key::kS) ? 1.0 : 0.0);
+  intent.strafe = (c.held_key(Key::kD) ? 1.0 : 0.0) - (c.held_key(Key::kA) ? 1.0 : 0.0);
+  intent.jump = c.held_key(Key::kSpace);
+  intent.descend = c.held_key(Key::kShift);
+  intent.sprint = c.held_key(Key::kCtrl);
+  const CollisionWorld cw(m_world, m_registry);
+  if (player_columns_loaded()) step_player(m_player, intent, dt, cw, m_config.player);
+  else rep.frozen = true;
+  rep.physics_ms = wall_ms() - t;
+
+  // 3. Target and the frame's clicks (re-targeting after each edit).
+  t = wall_ms();
+  update_target();
+  rep.pick_ms = wall_ms() - t;
+  for (int i = 0; i < req.breaks; ++i) {
+    do_break(rep);
+    t = wall_ms();
+    update_target();
+    rep.pick_ms += wall_ms() - t;
+  }
+  for (int i = 0; i < req.places; ++i) {
+    do_place(rep);
+    t = wall_ms();
+    update_target();
+    rep.pick_ms += wall_ms() - t;
+  }
+
+  // 4. Streaming around the eye.
+  t = wall_ms();
+  const render::Camera cam = camera();
+  rep.stream = m_streamer->update(m_frame, cam.block, cam.frac, cam.forward());
+  rep.stream_ms = wall_ms() - t;
+
+  // 5. Drawing.
+  if (render) {
+    rep.rendered = true;
+    t = wall_ms();
+    render::FrameParams fp;
+    fp.camera = cam;
+    fp.time_of_day = m_config.time_of_day;
+    fp.fog_end = m_config.render_distance * static_cast<double>(kColumnWidth);
+    fp.anim_seconds = m_sim_time;
+    fp.eye_sky_light = light_sky(m_world.light(cam.block));
+    rep.render = m_renderer->render(fp);
+    rep.render_ms = wall_ms() - t;
+    if (m_config.measure_holes && m_heights) {
+      t = wall_ms();
+      const int w = m_platform.width(), h = m_platform.height();
+      const std::vector<float> depth = read_depth(m_platform.framebuffer(), w, h);
+      rep.holes = measure_holes(depth, w, h, cam, fp.fog_end, *m_heights, m_config.holes_stride, m_config.holes_near_blocks);
+      rep.holes_ms = wall_ms() - t;
+    }
+    t = wall_ms();
+    if (m_hud) draw_hud(rep);
+    rep.hud_ms = wall_ms() - t;
+    t = wall_ms();
+    m_platform.present();
+    rep.present_ms = wall_ms() - t;
+  }
+  rep.gl_error = glGetError();
+  while (glGetError() != GL_NO_ERROR) {
+  }
+
+  rep.frame_ms = wall_ms() - t_frame - rep.holes_ms;
+  m_frame_times.push_back(rep.frame_ms);
+  if (m_frame_times.size() > 240) m_frame_times.pop_front();
+  m_sim_time += dt;
+  ++m_frame;
+  m_last = rep;
+  return rep;
+}
+
+std::vector<std::string> Game::overlay_lines(const FrameReport& rep) const {
+  std::vector<std::string> out;
+  const glm::dvec3 f = m_player.feet();
+  char buf[256];
+  if (m_config.overlay_wall_times) {
+    const std::vector<double> times(m_frame_times.begin(), m_frame_times.end());
+    std::snprintf(buf, sizeof buf, "FRAME P50 %.1f MS  P99 %.1f MS", percentile(times, 0.5), percentile(times, 0.99));
+  } else {
+    std::snprintf(buf, sizeof buf, "FRAME %llu  SIM %.2f S (REPLAY: NO WALL TIMES)", static_cast<unsigned long long>(m_frame), m_sim_time);
+  }
+  out.push_back(buf);
+  std::snprintf(buf, sizeof buf, "POS %.2f %.2f %.2f %s%s", f.x, f.y, f.z, m_player.flying ? "FLYING" : "WALKING",
+                m_player.on_ground ? " ON GROUND" : "");
+  out.push_back(buf);
+  std::snprintf(buf, sizeof buf, "COLUMN %lld %lld  SECTION %d  FACING %s YAW %.1f PITCH %.1f",
+                static_cast<long long>(column_of(m_player.block.x)), static_cast<long long>(column_of(m_player.block.z)),
+                y_in_range(m_player.block.y) ? section_of_y(m_player.block.y) : -1, compass(m_player.yaw), m_player.yaw,
+                m_player.pitch);
+  out.push_back(buf);
+  std::snprintf(buf, sizeof buf, "COLUMNS LOADED %zu  DRAWN %zu / %zu", m_streamer->loaded_count(), m_streamer->drawn_count(),
+                m_streamer->draw_set_size());
+  out.push_back(buf);
+  std::snprintf(buf, sizeof buf, "QUADS %llu  SECTIONS %u / %u  DRAWS %u", static_cast<unsigned long long>(rep.render.quads_drawn),
+                rep.render.sections_visible, rep.render.sections_loaded, rep.render.draw_calls);
+  out.push_back(buf);
+  out.push_back("ARENA " + fmt("%.1f", static_cast<double>(m_renderer->arena_used_bytes()) / 1048576.0) + " / " +
+                fmt("%.1f MIB", static_cast<double>(m_renderer->arena_capacity_bytes()) / 1048576.0));
+  std::snprintf(buf, sizeof buf, "QUEUES GEN %zu+%zu  MESH %zu+%zu (IN FLIGHT+WAITING)", m_streamer->gen_in_flight(),
+                m_streamer->gen_waiting(), m_streamer->mesh_in_flight(), m_streamer->mesh_waiting());
+  out.push_back(buf);
+  if (m_target) {
+    std::snprintf(buf, sizeof buf, "TARGET %s %lld %lld %lld", m_registry[m_world.get(m_target->cell).id].name.c_str(),
+                  static_cast<long long>(m_target->cell.x), static_cast<long long>(m_target->cell.y),
+                  static_cast<long long>(m_target->cell.z));
+    out.push_back(buf);
+  }
+  return out;
+}
+
+void Game::draw_hud(FrameReport& rep) {
+  HudFrame h;
+  h.width = m_platform.width();
+  h.height = m_platform.height();
+  for (int i = 0; i < kHotbarSlots; ++i) h.hotbar_colors[static_cast<size_t>(i)] = m_registry[m_hotbar[static_cast<size_t>(i)]].face_color[kFacePosY];
+  h.slot = m_handler.controls().slot;
+  h.status = m_config.status;
+  if (m_handler.controls().overlay) h.overlay = overlay_lines(rep);
+  if (m_target) {
+    const render::Camera cam = camera();
+    // The outline is the bounding box of the targeted cell's pick boxes (a slab's half, a plant's box).
+    const Cell tc = m_world.get(m_target->cell);
+    const CellBoxes boxes = pick_boxes(m_registry[tc.id], tc.state);
+    glm::dvec3 lo(0.0), hi(1.0);
+    if (boxes.count > 0) {
+      lo = boxes.box[0].min;
+      hi = boxes.box[0].max;
+      for (int i = 1; i < boxes.count; ++i) {
+        lo = glm::min(lo, boxes.box[static_cast<size_t>(i)].min);
+        hi = glm::max(hi, boxes.box[static_cast<size_t>(i)].max);
+      }
+    }
+    h.outline = std::make_pair(cam.relative(m_target->cell) + lo, hi - lo);
+    render::Camera c2 = cam;
+    c2.aspect = static_cast<double>(h.width) / std::max(1, h.height);
+    h.view_projection = c2.view_projection();
+  }
+  m_hud->draw(h, m_platform.framebuffer());
+}
+
+std::vector<std::string> Game::check_invariants() const {
+  std::vector<std::string> out;
+  const glm::dvec3 f = m_player.feet();
+  if (!std::isfinite(m_player.frac.x) || !std::isfinite(m_player.frac.y) || !std::isfinite(m_player.frac.z) ||
+      !std::isfinite(m_player.velocity.x) || !std::isfinite(m_player.velocity.y) || !std::isfinite(m_player.velocity.z))
+    out.push_back("the player's position or velocity is not finite");
+  const CollisionWorld cw(m_world, m_registry);
+  if (player_inside_solid(m_player, cw, m_config.player)) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "the player's box (feet %.6f %.6f %.6f) is inside a solid block", f.x, f.y, f.z);
+    out.push_back(buf);
+  }
+  if (m_player.block.y < kMinY) out.push_back("the player fell below the world");
+  return out;
+}
+
+}  // namespace voxen::play

@@ -1,0 +1,324 @@
+#include "voxen/play/recording.h"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace voxen::play {
+namespace {
+
+std::string num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::vector<std::string_view> split_words(std::string_view line) {
+  std::vector<std::string_view> words;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    const size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
+    if (i > start) words.push_back(line.substr(start, i - start));
+  }
+  return words;
+}
+
+template <class T>
+bool parse_int(std::string_view s, T& out) {
+  if (s.empty()) return false;
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data() + (s.front() == '+' ? 1 : 0), end, out);
+  return ec == std::errc{} && p == end;
+}
+
+bool parse_double(std::string_view s, double& out) {
+  if (s.empty()) return false;
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data() + (s.front() == '+' ? 1 : 0), end, out);
+  return ec == std::errc{} && p == end && std::isfinite(out);
+}
+
+class Parser {
+ public:
+  Parser(std::string_view text, const std::string& path) : m_text(text), m_path(path) {}
+
+  Result<Recording> run() {
+    Recording rec;
+    bool have_version = false, have_start = false, in_events = false;
+    size_t pos = 0;
+    while (pos <= m_text.size()) {
+      const size_t nl = m_text.find('\n', pos);
+      std::string_view line = m_text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+      pos = nl == std::string_view::npos ? m_text.size() + 1 : nl + 1;
+      ++m_line;
+      if (const size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+      const auto w = split_words(line);
+      if (w.empty()) continue;
+      if (!have_version) {
+        if (w[0] != "voxen-input-recording") return fail("not a voxen input recording (the first line must be 'voxen-input-recording 1')");
+        int v = 0;
+        if (w.size() != 2 || !parse_int(w[1], v)) return fail("malformed version line (expected 'voxen-input-recording 1')");
+        if (v != kRecordingVersion) return fail("recording format version " + std::string(w[1]) + " is not supported (this voxen reads version 1)");
+        have_version = true;
+        continue;
+      }
+      if (rec.complete) return fail("text after the 'end' line");
+      if (w[0] == "end") {
+        if (w.size() != 2 || !parse_int(w[1], rec.frames)) return fail("malformed 'end' (expected 'end FRAMES')");
+        if (!rec.events.empty() && rec.frames <= rec.events.back().frame)
+          return fail("'end " + std::string(w[1]) + "' does not cover the last event's frame " + std::to_string(rec.events.back().frame));
+        rec.complete = true;
+        continue;
+      }
+      const bool is_event = !w[0].empty() && w[0][0] >= '0' && w[0][0] <= '9';
+      if (!is_event) {
+        if (in_events) return fail("header field '" + std::string(w[0]) + "' after the first event");
+        if (auto s = header_field(w, rec.header, have_start); !s.ok()) return s.error();
+        continue;
+      }
+      if (!have_start) return fail("event before the 'start' line (the header must say where the player starts)");
+      in_events = true;
+      auto e = event(w);
+      if (!e.ok()) return e.error();
+      if (!rec.events.empty() && e->frame < rec.events.back().frame)
+        return fail("frame " + std::to_string(e->frame) + " comes after frame " + std::to_string(rec.events.back().frame) + " (frames must not decrease)");
+      rec.events.push_back(*e);
+    }
+    if (!have_version) return Error{"empty file: not a voxen input recording", m_path};
+    if (!have_start) return Error{"no 'start' line: the header must say where the player starts", m_path};
+    if (!rec.complete) rec.frames = rec.events.empty() ? 0 : rec.events.back().frame + 1;
+    return rec;
+  }
+
+ private:
+  Error fail(const std::string& what) const { return Error{what, m_path, m_line}; }
+
+  Status header_field(const std::vector<std::string_view>& w, RecordingHeader& h, bool& have_start) {
+    const std::string key(w[0]);
+    auto need = [&](size_t n) -> Status {
+      if (w.size() != n + 1) return fail("'" + key + "' takes " + std::to_string(n) + " value" + (n == 1 ? "" : "s"));
+      return Ok{};
+    };
+    if (key == "seed") {
+      if (auto s = need(1); !s.ok()) return s;
+      if (!parse_int(w[1], h.seed)) return fail("seed '" + std::string(w[1]) + "' is not a decimal uint64");
+    } else if (key == "generator") {
+      if (auto s = need(1); !s.ok()) return s;
+      h.generator = std::string(w[1]);
+    } else if (key == "render_distance") {
+      if (auto s = need(1); !s.ok()) return s;
+      if (!parse_int(w[1], h.render_distance) || h.render_distance < 1 || h.render_distance > 64)
+        return fail("render_distance '" + std::string(w[1]) + "' must be 1..64");
+    } else if (key == "size") {
+      if (auto s = need(1); !s.ok()) return s;
+      const size_t x = w[1].find('x');
+      if (x == std::string_view::npos || !parse_int(w[1].substr(0, x), h.width) || !parse_int(w[1].substr(x + 1), h.height) ||
+          h.width < 16 || h.height < 16 || h.width > 8192 || h.height > 8192)
+        return fail("size '" + std::string(w[1]) + "' must be WxH, each 16..8192");
+    } else if (key == "fov") {
+      if (auto s = need(1); !s.ok()) return s;
+      if (!parse_double(w[1], h.fov) || h.fov < 10.0 || h.fov > 150.0) return fail("fov '" + std::string(w[1]) + "' must be 10..150 degrees");
+    } else if (key == "step") {
+      if (auto s = need(1); !s.ok()) return s;
+      if (!parse_double(w[1], h.step) || !(h.step > 0.0) || h.step > 1.0) return fail("step '" + std::string(w[1]) + "' must be in (0, 1] seconds");
+    } else if (key == "stream") {
+      if (auto s = need(3); !s.ok()) return s;
+      if (!parse_int(w[1], h.stream_lag) || !parse_int(w[2], h.stream_gen) || !parse_int(w[3], h.stream_mesh) || h.stream_lag < 0 ||
+          h.stream_lag > 16 || h.stream_gen < 1 || h.stream_gen > 1024 || h.stream_mesh < 1 || h.stream_mesh > 1024)
+        return fail("stream: expected LAG (0..16) GEN (1..1024) MESH (1..1024)");
+    } else if (key == "start") {
+      if (auto s = need(9); !s.ok()) return s;
+      int fly = 0;
+      if (!parse_int(w[1], h.start_block.x) || !parse_int(w[2], h.start_block.y) || !parse_int(w[3], h.start_block.z))
+        return fail("start: block coordinates must be int64");
+      if (!parse_double(w[4], h.start_frac.x) || !parse_double(w[5], h.start_frac.y) || !parse_double(w[6], h.start_frac.z) ||
+          h.start_frac.x < 0 || h.start_frac.x >= 1 || h.start_frac.y < 0 || h.start_frac.y >= 1 || h.start_frac.z < 0 ||
+          h.start_frac.z >= 1)
+        return fail("start: fractions must be numbers in [0, 1)");
+      if (!parse_double(w[7], h.start_yaw) || !parse_double(w[8], h.start_pitch) || h.start_pitch < -90 || h.start_pitch > 90)
+        return fail("start: yaw and pitch must be degrees (pitch -90..90)");
+      if (!parse_int(w[9], fly) || (fly != 0 && fly != 1)) return fail("start: fly must be 0 or 1");
+      if (h.start_block.y < kMinY - 64 || h.start_block.y > kMaxY + 256) return fail("start: y is too far outside the world");
+      h.start_flying = fly == 1;
+      have_start = true;
+    } else {
+      return fail("unknown header field '" + key + "'");
+    }
+    return Ok{};
+  }
+
+  Result<InputEvent> event(const std::vector<std::string_view>& w) {
+    InputEvent e;
+    if (!parse_int(w[0], e.frame)) return fail("frame '" + std::string(w[0]) + "' is not a decimal uint64");
+    if (w.size() < 2) return fail("event without a kind");
+    const auto kind = parse_event_kind(w[1]);
+    if (!kind) return fail("unknown event kind '" + std::string(w[1]) + "'");
+    e.kind = *kind;
+    const std::string kname(w[1]);
+    auto count = [&](size_t n) -> Status {
+      if (w.size() != n + 2) return fail("'" + kname + "' takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s"));
+      return Ok{};
+    };
+    auto numbers = [&](size_t n) -> Status {
+      if (auto s = count(n); !s.ok()) return s;
+      double* dst[3] = {&e.x, &e.y, &e.z};
+      for (size_t i = 0; i < n; ++i)
+        if (!parse_double(w[2 + i], *dst[i])) return fail("'" + kname + "': '" + std::string(w[2 + i]) + "' is not a finite number");
+      return Ok{};
+    };
+    switch (e.kind) {
+      case EventKind::kKeyDown:
+      case EventKind::kKeyUp: {
+        if (auto s = count(1); !s.ok()) return s.error();
+        const auto k = parse_key(w[2]);
+        if (!k) return fail("unknown key '" + std::string(w[2]) + "'");
+        e.code = static_cast<int32_t>(*k);
+        break;
+      }
+      case EventKind::kButtonDown:
+      case EventKind::kButtonUp: {
+        if (auto s = count(1); !s.ok()) return s.error();
+        const auto b = parse_button(w[2]);
+        if (!b) return fail("unknown mouse button '" + std::string(w[2]) + "'");
+        e.code = static_cast<int32_t>(*b);
+        break;
+      }
+      case EventKind::kMouseMove:
+      case EventKind::kLook:
+        if (auto s = numbers(2); !s.ok()) return s.error();
+        break;
+      case EventKind::kScroll:
+        if (auto s = count(1); !s.ok()) return s.error();
+        if (!parse_double(w[2], e.y)) return fail("'scroll': '" + std::string(w[2]) + "' is not a finite number");
+        break;
+      case EventKind::kFrameTime:
+        if (auto s = numbers(1); !s.ok()) return s.error();
+        if (e.x < 0.0 || e.x > 1.0) return fail("'frame_time' must be 0..1 seconds");
+        break;
+      case EventKind::kFlySpeed:
+        if (auto s = numbers(1); !s.ok()) return s.error();
+        if (e.x < 0.0 || e.x > 10000.0) return fail("'fly_speed' must be 0..10000 blocks/s");
+        break;
+      case EventKind::kTeleport:
+        if (auto s = numbers(3); !s.ok()) return s.error();
+        if (e.y < kMinY - 64 || e.y > kMaxY + 256) return fail("'teleport': y is too far outside the world");
+        break;
+      case EventKind::kSetFly: {
+        if (auto s = count(1); !s.ok()) return s.error();
+        if (w[2] != "0" && w[2] != "1") return fail("'set_fly' takes 0 or 1");
+        e.code = w[2] == "1" ? 1 : 0;
+        break;
+      }
+      case EventKind::kCount: return fail("unknown event kind");
+    }
+    return e;
+  }
+
+  std::string_view m_text;
+  const std::string& m_path;
+  int64_t m_line = 0;
+};
+
+}  // namespace
+
+std::string format_event(const InputEvent& e) {
+  std::string s = std::to_string(e.frame) + " " + std::string(event_kind_name(e.kind));
+  switch (e.kind) {
+    case EventKind::kKeyDown:
+    case EventKind::kKeyUp: return s + " " + std::string(key_name(static_cast<Key>(e.code)));
+    case EventKind::kButtonDown:
+    case EventKind::kButtonUp: return s + " " + std::string(button_name(static_cast<MouseButton>(e.code)));
+    case EventKind::kMouseMove:
+    case EventKind::kLook: return s + " " + num(e.x) + " " + num(e.y);
+    case EventKind::kScroll: return s + " " + num(e.y);
+    case EventKind::kFrameTime:
+    case EventKind::kFlySpeed: return s + " " + num(e.x);
+    case EventKind::kTeleport: return s + " " + num(e.x) + " " + num(e.y) + " " + num(e.z);
+    case EventKind::kSetFly: return s + (e.code ? " 1" : " 0");
+    case EventKind::kCount: break;
+  }
+  return s;
+}
+
+std::string format_header(const RecordingHeader& h) {
+  std::ostringstream o;
+  o << "voxen-input-recording " << kRecordingVersion << "\n";
+  o << "seed " << h.seed << "\n";
+  o << "generator " << h.generator << "\n";
+  o << "render_distance " << h.render_distance << "\n";
+  o << "size " << h.width << "x" << h.height << "\n";
+  o << "fov " << num(h.fov) << "\n";
+  o << "step " << num(h.step) << "\n";
+  o << "stream " << h.stream_lag << " " << h.stream_gen << " " << h.stream_mesh << "\n";
+  o << "start " << h.start_block.x << " " << h.start_block.y << " " << h.start_block.z << " " << num(h.start_frac.x) << " "
+    << num(h.start_frac.y) << " " << num(h.start_frac.z) << " " << num(h.start_yaw) << " " << num(h.start_pitch) << " "
+    << (h.start_flying ? 1 : 0) << "\n";
+  return o.str();
+}
+
+std::string format_recording(const Recording& r) {
+  std::string s = format_header(r.header);
+  for (const InputEvent& e : r.events) s += format_event(e) + "\n";
+  s += "end " + std::to_string(r.frames) + "\n";
+  return s;
+}
+
+Result<Recording> parse_recording(std::string_view text, const std::string& path) { return Parser(text, path).run(); }
+
+Result<Recording> read_recording(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{"cannot open the recording for reading", path};
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return Error{"read error", path};
+  return parse_recording(ss.str(), path);
+}
+
+Status write_recording(const std::string& path, const Recording& r) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Error{"cannot open the recording for writing", path};
+  out << format_recording(r);
+  out.flush();
+  if (!out) return Error{"write error", path};
+  return Ok{};
+}
+
+RecordingWriter::~RecordingWriter() {
+  if (m_file) std::fclose(m_file);
+}
+
+Status RecordingWriter::open(const std::string& path, const RecordingHeader& header) {
+  if (m_file) std::fclose(m_file);
+  m_path = path;
+  m_failed = false;
+  m_file = std::fopen(path.c_str(), "wb");
+  if (!m_file) return Error{"cannot create the recording file", path};
+  const std::string h = format_header(header);
+  if (std::fwrite(h.data(), 1, h.size(), m_file) != h.size() || std::fflush(m_file) != 0) m_failed = true;
+  return m_failed ? Status(Error{"write error", path}) : Status(Ok{});
+}
+
+void RecordingWriter::append(const InputEvent& e) {
+  if (!m_file) return;
+  const std::string line = format_event(e) + "\n";
+  if (std::fwrite(line.data(), 1, line.size(), m_file) != line.size()) m_failed = true;
+}
+
+void RecordingWriter::end_frame() {
+  if (m_file && std::fflush(m_file) != 0) m_failed = true;
+}
+
+Status RecordingWriter::finish(uint64_t frames) {
+  if (!m_file) return Ok{};
+  const std::string end = "end " + std::to_string(frames) + "\n";
+  if (std::fwrite(end.data(), 1, end.size(), m_file) != end.size()) m_failed = true;
+  if (std::fclose(m_file) != 0) m_failed = true;
+  m_file = nullptr;
+  if (m_failed) return Error{"write error (disk full?)", m_path};
+  return Ok{};
+}
+
+}  // namespace voxen::play

@@ -1,0 +1,137 @@
+#include "voxen/play/session.h"
+
+#include "voxen/core/hash.h"
+
+namespace voxen::play {
+
+PlaySession::~PlaySession() {
+  m_game.reset();  // GL objects and jobs in flight go first, while the context and the pool exist
+}
+
+Result<std::unique_ptr<PlaySession>> PlaySession::open(const RecordingHeader& header, const SessionOptions& options,
+                                                       const BlockRegistry& registry) {
+  std::unique_ptr<PlaySession> s(new PlaySession());
+  s->m_header = header;
+  auto gen = gen::make_generator(header.generator, header.seed, registry);
+  if (!gen) return Error{"generator: " + gen.error().to_string()};
+  s->m_generator = std::move(*gen);
+  render::PlatformConfig pc;
+  pc.width = header.width;
+  pc.height = header.height;
+  pc.title = "voxen";
+  pc.visible = options.visible;
+  pc.vsync = false;  // the frame pacer paces (window_input.h)
+  auto platform = options.window ? render::make_glfw_window_platform(pc) : render::make_egl_headless_platform(pc);
+  if (!platform) return platform.error();
+  s->m_platform = std::move(*platform);
+  s->m_pool = std::make_unique<JobPool>(options.threads);
+  GameConfig g = options.game;
+  g.render_distance = header.render_distance;
+  g.fov = header.fov;
+  g.step = header.step;
+  g.stream.deterministic = options.deterministic;
+  g.stream.lag_frames = header.stream_lag;
+  g.stream.gen_jobs_per_frame = header.stream_gen;
+  g.stream.mesh_jobs_per_frame = header.stream_mesh;
+  auto game = Game::create(g, *s->m_platform, registry, *s->m_generator, *s->m_pool, s->m_world);
+  if (!game) return game.error();
+  s->m_game = std::move(*game);
+  s->m_game->start(header.start_block, header.start_frac, header.start_yaw, header.start_pitch, header.start_flying);
+  return s;
+}
+
+uint64_t world_hash(const World& world) {
+  uint64_t h = 0x766F78656E776F72ull;
+  for (const ColumnPos& p : world.positions()) {
+    h = mix64(h ^ hash2(0x636F6C756D6Eull, p.x, p.z));
+    h = mix64(h ^ world.find(p)->content_hash(true));
+  }
+  return h;
+}
+
+RunResult run_events(Game& game, const std::vector<InputEvent>& events, uint64_t frames, int render_every,
+                     bool check_invariants, const FrameCallback& on_frame) {
+  RunResult r;
+  render_every = std::max(1, render_every);
+  size_t next = 0;
+  const uint64_t first = game.frame_number();
+  for (uint64_t i = 0; i < frames; ++i) {
+    const uint64_t f = game.frame_number();
+    while (next < events.size() && events[next].frame < f) ++next;  // events for frames already past are dropped
+    size_t end = next;
+    while (end < events.size() && events[end].frame == f) ++end;
+    const bool last = i + 1 == frames;
+    const bool draw = last || (f - first) % static_cast<uint64_t>(render_every) == 0;
+    const FrameReport rep = game.frame(std::span<const InputEvent>(events.data() + next, end - next), draw);
+    next = end;
+    ++r.frames;
+    r.edits_applied += static_cast<uint64_t>(rep.edits_applied);
+    r.edits_refused += static_cast<uint64_t>(rep.edits_refused);
+    if (check_invariants) {
+      std::vector<std::string> fails = game.check_invariants();
+      if (rep.gl_error) fails.push_back("GL error 0x" + [&] {
+        char b[16];
+        std::snprintf(b, sizeof b, "%04x", rep.gl_error);
+        return std::string(b);
+      }());
+      if (!fails.empty()) {
+        for (const std::string& s : fails) r.failures.push_back("frame " + std::to_string(f) + ": " + s);
+        r.failed_frame = f;
+        return r;
+      }
+    }
+    if (on_frame && !on_frame(rep)) break;
+  }
+  return r;
+}
+
+std::vector<InputEvent> InputFuzzer::events(uint64_t frame, const Controls& c) const {
+  std::vector<InputEvent> out;
+  HashStream rng(hash2(m_seed, static_cast<int64_t>(frame), 0x66757A7Aull));
+  auto ev = [&](EventKind k, int code, double x = 0, double y = 0) {
+    InputEvent e;
+    e.frame = frame;
+    e.kind = k;
+    e.code = code;
+    e.x = x;
+    e.y = y;
+    out.push_back(e);
+  };
+  // Movement keys: each may flip between held and released; W is held more often than the others.
+  const Key movement[] = {Key::kW, Key::kA, Key::kS, Key::kD, Key::kSpace, Key::kShift, Key::kCtrl};
+  const double press_p[] = {0.08, 0.03, 0.02, 0.03, 0.03, 0.02, 0.03};
+  const double release_p[] = {0.03, 0.08, 0.10, 0.08, 0.10, 0.10, 0.05};
+  for (size_t i = 0; i < std::size(movement); ++i) {
+    const bool held = c.held_key(movement[i]);
+    if (rng.unit() < (held ? release_p[i] : press_p[i]))
+      ev(held ? EventKind::kKeyUp : EventKind::kKeyDown, static_cast<int>(movement[i]));
+  }
+  // Buttons pressed last frame are released; new clicks now and then.
+  for (int b = 0; b < kButtonCount; ++b)
+    if (c.buttons[static_cast<size_t>(b)]) ev(EventKind::kButtonUp, b);
+  const double click = rng.unit();
+  if (click < 0.05) ev(EventKind::kButtonDown, static_cast<int>(MouseButton::kLeft));
+  else if (click < 0.10) ev(EventKind::kButtonDown, static_cast<int>(MouseButton::kRight));
+  // Mouse motion most frames; looking down more than up, so the fuzzer digs and builds.
+  if (rng.unit() < 0.6) ev(EventKind::kMouseMove, 0, (rng.unit() - 0.5) * 40.0, (rng.unit() - 0.45) * 24.0);
+  // Occasional hotbar choices, fly toggles, overlay and cursor release.
+  const double misc = rng.unit();
+  if (misc < 0.010) ev(EventKind::kScroll, 0, 0.0, rng.unit() < 0.5 ? 1.0 : -1.0);
+  else if (misc < 0.020) {
+    const int k = static_cast<int>(Key::k1) + static_cast<int>(rng.below(9));
+    ev(EventKind::kKeyDown, k);
+    ev(EventKind::kKeyUp, k);
+  } else if (misc < 0.025) {
+    ev(EventKind::kKeyDown, static_cast<int>(Key::kF));
+    ev(EventKind::kKeyUp, static_cast<int>(Key::kF));
+  } else if (misc < 0.028) {
+    ev(EventKind::kKeyDown, static_cast<int>(Key::kF3));
+    ev(EventKind::kKeyUp, static_cast<int>(Key::kF3));
+  } else if (misc < 0.030) {
+    ev(EventKind::kKeyDown, static_cast<int>(Key::kEscape));
+    ev(EventKind::kKeyUp, static_cast<int>(Key::kEscape));
+  }
+  return out;
+}
+
+}  // namespace voxen::play

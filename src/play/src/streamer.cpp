@@ -1,0 +1,519 @@
+#include "voxen/play/streamer.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "voxen/light/light.h"
+#include "voxen/mesh/dirty.h"
+
+namespace voxen::play {
+namespace {
+
+double wall_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// CPU time of the calling thread (what a job costs its worker, whatever else the machine runs).
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+constexpr double kUndrawMargin = 16.0;   // blocks past the render distance before a column loses its meshes
+constexpr double kUnloadMargin = 48.0;   // blocks past the render distance before a column is unloaded
+constexpr int kUnloadsPerFrame = 32;     // columns unloaded per frame at most (farthest first)
+constexpr double kFrontCos = 0.3420201433256687;  // cos(70 degrees)
+
+}  // namespace
+
+struct ColumnStreamer::Job {
+  enum Kind : uint8_t { kGenerate, kMesh } kind = kGenerate;
+  ColumnPos pos;
+  uint64_t frame = 0;
+  uint32_t token = 0;
+  bool done = false;  // guarded by m_done_mutex
+  // kGenerate
+  std::unique_ptr<Column> column;
+  double generate_ms = 0, light_ms = 0;
+  // kMesh: sections [from, to) were considered (those with nothing to draw are left out of `sections`)
+  int from = 0, to = 0;
+  bool deepen = false;
+  std::vector<int> sections;
+  std::vector<std::unique_ptr<mesh::SectionInput>> inputs;
+  std::vector<mesh::SectionMesh> meshes;
+  double mesh_ms = 0;
+};
+
+ColumnStreamer::ColumnStreamer(World& world, render::Renderer& renderer, const gen::Generator& generator,
+                               const light::LightTable& light_table, const mesh::BakedBlocks& blocks, JobPool& pool,
+                               StreamConfig config, ProduceFn produce)
+    : m_world(world),
+      m_renderer(renderer),
+      m_gen(generator),
+      m_light(light_table),
+      m_blocks(blocks),
+      m_pool(pool),
+      m_config(config),
+      m_produce(std::move(produce)),
+      m_input(std::make_unique<mesh::SectionInput>()) {
+  if (m_config.max_in_flight <= 0) m_config.max_in_flight = 2 * pool.thread_count() + 2;
+  m_config.lag_frames = std::max(0, m_config.lag_frames);
+  m_config.gen_jobs_per_frame = std::max(1, m_config.gen_jobs_per_frame);
+  m_config.mesh_jobs_per_frame = std::max(1, m_config.mesh_jobs_per_frame);
+}
+
+ColumnStreamer::~ColumnStreamer() {
+  std::unique_lock lock(m_done_mutex);
+  for (const auto& j : m_jobs) m_done_cv.wait(lock, [&] { return j->done; });
+}
+
+ColumnState ColumnStreamer::state(ColumnPos pos) const {
+  auto it = m_cols.find(pos);
+  return it == m_cols.end() ? ColumnState::kAbsent : it->second.state;
+}
+
+bool ColumnStreamer::loaded(ColumnPos pos) const {
+  const ColumnState s = state(pos);
+  return s == ColumnState::kLoaded || s == ColumnState::kMeshing || s == ColumnState::kDrawn;
+}
+
+double ColumnStreamer::horizontal_distance(ColumnPos c) const {
+  const double mx = static_cast<double>(c.min_x() - m_eye_block.x) - m_eye_frac.x;
+  const double mz = static_cast<double>(c.min_z() - m_eye_block.z) - m_eye_frac.z;
+  const double nx = std::max({mx, 0.0, -(mx + kColumnWidth)});
+  const double nz = std::max({mz, 0.0, -(mz + kColumnWidth)});
+  return std::sqrt(nx * nx + nz * nz);
+}
+
+double ColumnStreamer::priority(ColumnPos c, const Entry* e) const {
+  const double d = horizontal_distance(c);
+  const double near = m_config.near_columns * static_cast<double>(kColumnWidth);
+  if (d > near) return 2000.0 + d;
+  const bool never_drawn = !e || !e->ever_drawn;
+  const double cx = static_cast<double>(c.min_x() - m_eye_block.x) - m_eye_frac.x + kColumnWidth / 2.0;
+  const double cz = static_cast<double>(c.min_z() - m_eye_block.z) - m_eye_frac.z + kColumnWidth / 2.0;
+  const double len = std::sqrt(cx * cx + cz * cz);
+  const double fl = std::sqrt(m_forward.x * m_forward.x + m_forward.z * m_forward.z);
+  const bool front = d <= 24.0 || fl == 0.0 || len == 0.0 || (cx * m_forward.x + cz * m_forward.z) / (len * fl) >= kFrontCos;
+  return (never_drawn && front) ? d : 1000.0 + d;
+}
+
+bool ColumnStreamer::neighbours_loaded(ColumnPos pos) const {
+  for (int64_t dx = -1; dx <= 1; ++dx)
+    for (int64_t dz = -1; dz <= 1; ++dz)
+      if ((dx || dz) && !loaded({pos.x + dx, pos.z + dz})) return false;
+  return true;
+}
+
+void ColumnStreamer::drop_meshes(ColumnPos pos, Entry& e) {
+  for (int s = 0; s < kSectionsPerColumn; ++s)
+    if (e.uploaded & (1u << s)) m_renderer.remove_section({pos.x, s, pos.z});
+  e.uploaded = 0;
+  e.meshed_from = kSectionsPerColumn;
+}
+
+void ColumnStreamer::remesh_now(const SectionPos& sp, Entry& e) {
+  mesh::mesh_world_section(m_blocks, m_world, sp, mesh::MeshOptions{}, *m_input, m_scratch, m_mesh_out);
+  m_renderer.set_section(sp, m_mesh_out);
+  if (m_mesh_out.empty()) e.uploaded &= ~(1u << sp.y);
+  else e.uploaded |= 1u << sp.y;
+}
+
+void ColumnStreamer::remesh_light_changes(const std::vector<SectionPos>& dirty, StreamFrameStats* st) {
+  for (const SectionPos& sp : dirty) {
+    auto it = m_cols.find(sp.column());
+    if (it == m_cols.end()) continue;
+    Entry& e = it->second;
+    if (e.job_in_flight) ++e.token;  // the job's snapshot is stale: drop its result and mesh again
+    if (e.state == ColumnState::kMeshing) e.state = ColumnState::kLoaded;
+    if (e.state == ColumnState::kDrawn && sp.y >= e.meshed_from) {
+      remesh_now(sp, e);
+      if (st) ++st->remeshed_after_light;
+    }
+  }
+}
+
+void ColumnStreamer::integrate_job(Job& job, StreamFrameStats& st) {
+  auto it = m_cols.find(job.pos);
+  VOXEN_ASSERT(it != m_cols.end());
+  Entry& e = it->second;
+  e.job_in_flight = false;
+  const double keep = m_config.render_distance * static_cast<double>(kColumnWidth);
+  if (job.kind == Job::kGenerate) {
+    --m_gen_in_flight;
+    st.generate_cpu_ms += job.generate_ms;
+    st.light_cpu_ms += job.light_ms;
+    if (horizontal_distance(job.pos) > keep + kUnloadMargin) {  // no longer wanted
+      m_cols.erase(it);
+      return;
+    }
+    const double t = wall_ms();
+    m_world.insert(std::move(job.column));
+    const light::LightChanges changes = light::stitch(m_world, m_light, job.pos);
+    e.state = ColumnState::kLoaded;
+    ++m_loaded;
+    ++st.columns_integrated;
+    remesh_light_changes(changes.dirty_sections(), &st);
+    st.stitch_ms += wall_ms() - t;
+    return;
+  }
+  --m_mesh_in_flight;
+  st.mesh_cpu_ms += job.mesh_ms;
+  const ColumnState expected = job.deepen ? ColumnState::kDrawn : ColumnState::kMeshing;
+  if (job.token != e.token || e.state != expected) return;  // stale: redone by schedule()
+  if (horizontal_distance(job.pos) > keep + kUndrawMargin) {
+    if (!job.deepen) e.state = ColumnState::kLoaded;
+    return;
+  }
+  const double t = wall_ms();
+  for (size_t k = 0; k < job.sections.size(); ++k) {
+    const mesh::SectionMesh& m = job.meshes[k];
+    if (m.empty()) continue;
+    m_renderer.set_section({job.pos.x, job.sections[k], job.pos.z}, m);
+    e.uploaded |= 1u << job.sections[k];
+    ++st.sections_uploaded;
+  }
+  e.meshed_from = static_cast<int8_t>(job.from);
+  if (!job.deepen) {
+    e.state = ColumnState::kDrawn;
+    e.ever_drawn = true;
+    ++m_drawn;
+    ++st.columns_meshed;
+  }
+  st.upload_ms += wall_ms() - t;
+}
+
+void ColumnStreamer::integrate(uint64_t frame, StreamFrameStats& st) {
+  if (m_config.deterministic) {
+    // Exactly the jobs submitted up to frame - lag, in submission order, waiting for any still running.
+    while (!m_jobs.empty() && m_jobs.front()->frame + static_cast<uint64_t>(m_config.lag_frames) <= frame) {
+      Job& job = *m_jobs.front();
+      {
+        const double t = wall_ms();
+        std::unique_lock lock(m_done_mutex);
+        m_done_cv.wait(lock, [&] { return job.done; });
+        st.wait_ms += wall_ms() - t;
+      }
+      integrate_job(job, st);
+      m_jobs.pop_front();
+    }
+    return;
+  }
+  // Live: whatever has finished, oldest first, within the time budget (one job at least).
+  const double start = wall_ms();
+  int integrated = 0;
+  for (auto it = m_jobs.begin(); it != m_jobs.end();) {
+    bool done;
+    {
+      std::lock_guard lock(m_done_mutex);
+      done = (*it)->done;
+    }
+    if (!done) {
+      ++it;
+      continue;
+    }
+    integrate_job(**it, st);
+    it = m_jobs.erase(it);
+    ++integrated;
+    if (wall_ms() - start > m_config.integrate_budget_ms) break;
+  }
+}
+
+void ColumnStreamer::finish_jobs(uint64_t frame) {
+  StreamFrameStats st;
+  while (!m_jobs.empty()) {
+    Job& job = *m_jobs.front();
+    {
+      std::unique_lock lock(m_done_mutex);
+      m_done_cv.wait(lock, [&] { return job.done; });
+    }
+    integrate_job(job, st);
+    m_jobs.pop_front();
+  }
+  (void)frame;
+}
+
+void ColumnStreamer::unload_far(StreamFrameStats& st) {
+  const double t = wall_ms();
+  const double r = m_config.render_distance * static_cast<double>(kColumnWidth);
+  std::vector<std::pair<double, ColumnPos>> unload;
+  for (auto& [pos, e] : m_cols) {
+    const double d = horizontal_distance(pos);
+    if (d > r + kUndrawMargin) {
+      if (e.state == ColumnState::kDrawn) {
+        drop_meshes(pos, e);
+        e.state = ColumnState::kLoaded;
+        --m_drawn;
+      } else if (e.state == ColumnState::kMeshing) {
+        ++e.token;
+        e.state = ColumnState::kLoaded;
+      }
+    }
+    if (d > r + kUnloadMargin && e.state == ColumnState::kLoaded && !e.job_in_flight) unload.push_back({d, pos});
+  }
+  // Farthest first; never a neighbour of a drawn or meshing column (its mesh reads this column's border).
+  std::sort(unload.begin(), unload.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  int done = 0;
+  for (const auto& [d, pos] : unload) {
+    if (done >= kUnloadsPerFrame) break;
+    bool needed = false;
+    for (int64_t dx = -1; dx <= 1 && !needed; ++dx)
+      for (int64_t dz = -1; dz <= 1 && !needed; ++dz) {
+        const ColumnState s = state({pos.x + dx, pos.z + dz});
+        needed = s == ColumnState::kDrawn || s == ColumnState::kMeshing;
+      }
+    if (needed) continue;
+    light::UnloadResult r2 = light::unload_column(m_world, m_light, pos);
+    m_cols.erase(pos);
+    --m_loaded;
+    ++st.columns_unloaded;
+    ++done;
+    remesh_light_changes(r2.light.dirty_sections(), &st);
+  }
+  st.unload_ms += wall_ms() - t;
+}
+
+void ColumnStreamer::submit_gen(uint64_t frame, ColumnPos pos, double prio) {
+  Entry& e = m_cols[pos];
+  e.state = ColumnState::kGenerating;
+  e.job_in_flight = true;
+  auto job = std::make_unique<Job>();
+  job->kind = Job::kGenerate;
+  job->pos = pos;
+  job->frame = frame;
+  job->token = e.token;
+  Job* j = job.get();
+  m_jobs.push_back(std::move(job));
+  ++m_gen_in_flight;
+  m_pool.submit(prio, [this, j] {
+    const double t0 = thread_cpu_ms();
+    std::unique_ptr<Column> col;
+    if (m_produce) {
+      col = m_produce(j->pos);
+    } else {
+      col = std::make_unique<Column>(j->pos);
+      m_gen.generate(*col);
+    }
+    const double t1 = thread_cpu_ms();
+    light::light_column_local(*col, m_light);
+    const double t2 = thread_cpu_ms();
+    j->column = std::move(col);
+    j->generate_ms = t1 - t0;
+    j->light_ms = t2 - t1;
+    std::lock_guard lock(m_done_mutex);
+    j->done = true;
+    m_done_cv.notify_all();
+  });
+}
+
+int ColumnStreamer::mesh_floor(ColumnPos pos) const {
+  if (!m_config.mesh_floor) return 0;
+  // The lowest section with any sky light in the column or its 4 face neighbours, minus one.
+  int lowest = kSectionsPerColumn;
+  const ColumnPos around[5] = {pos, {pos.x + 1, pos.z}, {pos.x - 1, pos.z}, {pos.x, pos.z + 1}, {pos.x, pos.z - 1}};
+  for (const ColumnPos& c : around) {
+    const Column* col = m_world.find(c);
+    if (!col) continue;
+    for (int s = 0; s < lowest; ++s) {
+      const LightSection& ls = col->light_section(s);
+      bool lit = false;
+      if (const Light* d = ls.dense()) {
+        for (int i = 0; i < kSectionVolume && !lit; ++i) lit = light_sky(d[i]) > 0;
+      } else {
+        lit = light_sky(ls.uniform_value()) > 0;
+      }
+      if (lit) {
+        lowest = s;
+        break;
+      }
+    }
+  }
+  return std::max(0, lowest - 1);
+}
+
+bool ColumnStreamer::in_deep_zone(ColumnPos pos) const {
+  const ColumnPos eye{column_of(m_eye_block.x), column_of(m_eye_block.z)};
+  return std::max(std::abs(pos.x - eye.x), std::abs(pos.z - eye.z)) <= m_config.deep_columns;
+}
+
+void ColumnStreamer::submit_mesh(uint64_t frame, ColumnPos pos, double prio, int from, int to, StreamFrameStats& st) {
+  Entry& e = m_cols[pos];
+  const double t = wall_ms();
+  auto job = std::make_unique<Job>();
+  job->kind = Job::kMesh;
+  job->pos = pos;
+  job->frame = frame;
+  job->token = e.token;
+  job->deepen = e.state == ColumnState::kDrawn;
+  if (from < 0) from = (!m_config.mesh_floor || in_deep_zone(pos)) ? 0 : mesh_floor(pos);
+  job->from = from;
+  job->to = to;
+  const Column* col = m_world.find(pos);
+  VOXEN_ASSERT(col);
+  // A uniform section of occluders whose 6 face neighbours are too has no face (the mesher's own early-out).
+  auto buried_uniform = [&](const SectionPos& sp) {
+    auto occluder_section = [&](const SectionPos& p) {
+      if (p.y < 0 || p.y >= kSectionsPerColumn) return false;
+      const Column* c = m_world.find(p.column());
+      if (!c) return false;
+      const Section& s = c->section(p.y);
+      return s.is_uniform() && (m_blocks.cls(Cell::from_packed(s.palette()[0]).id) & mesh::kClassOccluder);
+    };
+    if (!occluder_section(sp)) return false;
+    const SectionPos n[6] = {{sp.x + 1, sp.y, sp.z}, {sp.x - 1, sp.y, sp.z}, {sp.x, sp.y + 1, sp.z},
+                             {sp.x, sp.y - 1, sp.z}, {sp.x, sp.y, sp.z + 1}, {sp.x, sp.y, sp.z - 1}};
+    for (const SectionPos& p : n)
+      if (!occluder_section(p)) return false;
+    return true;
+  };
+  for (int s = from; s < to; ++s) {
+    const SectionPos sp{pos.x, s, pos.z};
+    if (col->section(s).is_empty() || buried_uniform(sp)) continue;
+    job->sections.push_back(s);
+    job->inputs.push_back(std::make_unique<mesh::SectionInput>());
+    mesh::build_section_input(m_world, sp, *job->inputs.back());
+  }
+  job->meshes.resize(job->sections.size());
+  st.snapshot_ms += wall_ms() - t;
+  if (!job->deepen) e.state = ColumnState::kMeshing;
+  e.job_in_flight = true;
+  Job* j = job.get();
+  m_jobs.push_back(std::move(job));
+  ++m_mesh_in_flight;
+  m_pool.submit(prio, [this, j] {
+    thread_local mesh::MeshScratch scratch;
+    const double t0 = thread_cpu_ms();
+    for (size_t k = 0; k < j->sections.size(); ++k) {
+      mesh::mesh_section(m_blocks, *j->inputs[k], mesh::MeshOptions{}, scratch, j->meshes[k]);
+      j->inputs[k].reset();
+    }
+    j->mesh_ms = thread_cpu_ms() - t0;
+    std::lock_guard lock(m_done_mutex);
+    j->done = true;
+    m_done_cv.notify_all();
+  });
+}
+
+void ColumnStreamer::schedule(uint64_t frame, StreamFrameStats& st) {
+  const double t = wall_ms();
+  const double r = m_config.render_distance * static_cast<double>(kColumnWidth);
+  const ColumnPos eye{column_of(m_eye_block.x), column_of(m_eye_block.z)};
+  const int64_t reach = m_config.render_distance + 2;
+
+  // The draw set, and the candidates for generation (draw set + ring, not present) and meshing.
+  m_draw_set.clear();
+  struct Candidate {
+    double prio;
+    ColumnPos pos;
+    bool operator<(const Candidate& o) const { return prio != o.prio ? prio < o.prio : pos < o.pos; }
+  };
+  std::vector<Candidate> gen, mesh_c;
+  bool complete = true;
+  for (int64_t dx = -reach; dx <= reach; ++dx)
+    for (int64_t dz = -reach; dz <= reach; ++dz) {
+      const ColumnPos c{eye.x + dx, eye.z + dz};
+      if (horizontal_distance(c) > r) continue;
+      m_draw_set.push_back(c);
+      auto it = m_cols.find(c);
+      const Entry* e = it == m_cols.end() ? nullptr : &it->second;
+      if (!e || e->state != ColumnState::kDrawn) complete = false;
+      if (e && e->state == ColumnState::kLoaded && !e->job_in_flight && neighbours_loaded(c))
+        mesh_c.push_back({priority(c, e), c});
+      else if (e && e->state == ColumnState::kDrawn && !e->job_in_flight && e->meshed_from > 0 && m_config.mesh_floor &&
+               in_deep_zone(c))
+        mesh_c.push_back({priority(c, e), c});  // deepen: mesh the sections under its floor
+    }
+  std::sort(m_draw_set.begin(), m_draw_set.end());
+  m_view_complete = complete;
+  {
+    std::vector<ColumnPos> want = m_draw_set;
+    for (const ColumnPos& c : m_draw_set)
+      for (int64_t dx = -1; dx <= 1; ++dx)
+        for (int64_t dz = -1; dz <= 1; ++dz) want.push_back({c.x + dx, c.z + dz});
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+    for (const ColumnPos& c : want)
+      if (!m_cols.count(c)) gen.push_back({priority(c, nullptr), c});
+  }
+  std::sort(gen.begin(), gen.end());
+  std::sort(mesh_c.begin(), mesh_c.end());
+
+  auto submit_mesh_candidate = [&](const Candidate& c) {
+    const Entry& e = m_cols[c.pos];
+    if (e.state == ColumnState::kDrawn) submit_mesh(frame, c.pos, c.prio, 0, e.meshed_from, st);
+    else submit_mesh(frame, c.pos, c.prio, -1, kSectionsPerColumn, st);
+  };
+  size_t gi = 0, mi = 0;
+  if (m_config.deterministic) {
+    for (; gi < gen.size() && gi < static_cast<size_t>(m_config.gen_jobs_per_frame); ++gi) submit_gen(frame, gen[gi].pos, gen[gi].prio);
+    for (; mi < mesh_c.size() && mi < static_cast<size_t>(m_config.mesh_jobs_per_frame); ++mi)
+      submit_mesh_candidate(mesh_c[mi]);
+  } else {
+    // Live: fill the free job slots from both lists by priority.
+    while (m_gen_in_flight + m_mesh_in_flight < static_cast<size_t>(m_config.max_in_flight) &&
+           (gi < gen.size() || mi < mesh_c.size())) {
+      const bool take_mesh = mi < mesh_c.size() && (gi >= gen.size() || mesh_c[mi] < gen[gi]);
+      if (take_mesh) {
+        submit_mesh_candidate(mesh_c[mi]);
+        ++mi;
+      } else {
+        submit_gen(frame, gen[gi].pos, gen[gi].prio);
+        ++gi;
+      }
+    }
+  }
+  m_gen_waiting = gen.size() - gi;
+  m_mesh_waiting = mesh_c.size() - mi;
+  st.schedule_ms += wall_ms() - t - st.snapshot_ms;
+}
+
+StreamFrameStats ColumnStreamer::update(uint64_t frame, const BlockPos& eye_block, const glm::dvec3& eye_frac,
+                                        const glm::dvec3& forward) {
+  StreamFrameStats st;
+  m_eye_block = eye_block;
+  m_eye_frac = eye_frac;
+  m_forward = forward;
+  integrate(frame, st);
+  unload_far(st);
+  schedule(frame, st);
+  return st;
+}
+
+EditReport ColumnStreamer::apply_edit(const Edit& edit) {
+  EditReport rep;
+  double t = wall_ms();
+  const light::EditResult r = light::apply_edit(m_world, m_light, edit);
+  rep.light_ms = wall_ms() - t;
+  if (!r.applied) return rep;
+  rep.applied = true;
+  const std::vector<SectionPos> light_dirty = r.light.dirty_sections();
+  const std::vector<SectionPos> dirty = mesh::sections_dirtied_by(edit, light_dirty);
+  for (const SectionPos& sp : dirty) {
+    auto it = m_cols.find(sp.column());
+    if (it == m_cols.end()) continue;
+    Entry& e = it->second;
+    if (e.job_in_flight) ++e.token;  // a snapshot taken before the edit: drop the result, mesh again
+    if (e.state == ColumnState::kMeshing) e.state = ColumnState::kLoaded;
+    if (e.state == ColumnState::kDrawn && sp.y >= e.meshed_from) {
+      t = wall_ms();
+      mesh::mesh_world_section(m_blocks, m_world, sp, mesh::MeshOptions{}, *m_input, m_scratch, m_mesh_out);
+      const double t1 = wall_ms();
+      m_renderer.set_section(sp, m_mesh_out);
+      if (m_mesh_out.empty()) e.uploaded &= ~(1u << sp.y);
+      else e.uploaded |= 1u << sp.y;
+      rep.remesh_ms += t1 - t;
+      rep.upload_ms += wall_ms() - t1;
+      ++rep.sections_remeshed;
+      rep.remeshed.push_back(sp);
+    }
+  }
+  return rep;
+}
+
+}  // namespace voxen::play

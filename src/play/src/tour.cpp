@@ -1,0 +1,395 @@
+#include "voxen/play/tour.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "voxen/play/spawn.h"
+
+namespace voxen::play {
+namespace {
+
+constexpr double kSpikeMs = 250.0;
+
+InputEvent make(uint64_t frame, EventKind kind, int code = 0, double x = 0, double y = 0, double z = 0) {
+  InputEvent e;
+  e.frame = frame;
+  e.kind = kind;
+  e.code = code;
+  e.x = x;
+  e.y = y;
+  e.z = z;
+  return e;
+}
+
+Stat stat_of(std::vector<double> v) {
+  Stat s;
+  if (v.empty()) return s;
+  for (double x : v) s.total += x;
+  s.mean = s.total / static_cast<double>(v.size());
+  std::sort(v.begin(), v.end());
+  auto rank = [&](double p) {
+    const double r = std::ceil(p * static_cast<double>(v.size()));
+    return v[std::min(v.size() - 1, static_cast<size_t>(std::max(r, 1.0)) - 1)];
+  };
+  s.p50 = rank(0.50);
+  s.p95 = rank(0.95);
+  s.p99 = rank(0.99);
+  s.max = v.back();
+  return s;
+}
+
+// Per-frame figures of one segment, summarised at the end.
+struct Collector {
+  std::vector<double> frame, generate, light, mesh, upload, cull, draw, wait, edit;
+  std::vector<double> holes;
+  uint64_t near_hole_frames = 0;
+  std::vector<Spike> spikes;
+  double distance = 0;
+  uint64_t edits = 0;
+
+  void add(const FrameReport& r, double moved) {
+    frame.push_back(r.frame_ms);
+    generate.push_back(r.stream.generate_cpu_ms);
+    light.push_back(r.stream.light_cpu_ms + r.stream.stitch_ms + r.stream.unload_ms + r.edit_light_ms);
+    mesh.push_back(r.stream.mesh_cpu_ms + r.stream.snapshot_ms + r.edit_remesh_ms);
+    upload.push_back(r.stream.upload_ms + r.edit_upload_ms);
+    cull.push_back(r.render.cull_ms);
+    draw.push_back(r.render.build_ms + r.render.submit_ms + r.hud_ms + r.present_ms);
+    wait.push_back(r.stream.wait_ms);
+    if (r.edits_applied > 0) {
+      edits += static_cast<uint64_t>(r.edits_applied);
+      const double per = (r.edit_remesh_ms + r.edit_upload_ms) / r.edits_applied;
+      for (int i = 0; i < r.edits_applied; ++i) edit.push_back(per);
+    }
+    if (r.holes.measured) {
+      holes.push_back(r.holes.fraction());
+      if (r.holes.near_hole_pixels > 0) ++near_hole_frames;
+    }
+    distance += moved;
+    if (r.frame_ms > kSpikeMs) {
+      const std::pair<const char*, double> parts[] = {
+          {"input", r.input_ms},
+          {"physics", r.physics_ms},
+          {"pick", r.pick_ms},
+          {"edit (light, remesh, upload)", r.edit_light_ms + r.edit_remesh_ms + r.edit_upload_ms},
+          {"light stitch of new columns", r.stream.stitch_ms},
+          {"unload", r.stream.unload_ms},
+          {"mesh snapshots", r.stream.snapshot_ms},
+          {"upload", r.stream.upload_ms},
+          {"waiting for workers (generate, light, mesh)", r.stream.wait_ms},
+          {"streaming schedule", r.stream.schedule_ms},
+          {"cull", r.render.cull_ms},
+          {"draw (build + submit)", r.render.build_ms + r.render.submit_ms},
+          {"hud", r.hud_ms},
+          {"present (GPU finish)", r.present_ms},
+      };
+      const auto* top = &parts[0];
+      for (const auto& p : parts)
+        if (p.second > top->second) top = &p;
+      spikes.push_back({r.frame, r.frame_ms, top->first, top->second});
+    }
+  }
+
+  void finish(SegmentReport& s) const {
+    s.frames = frame.size();
+    s.frame_ms = stat_of(frame);
+    s.generate = stat_of(generate);
+    s.light = stat_of(light);
+    s.mesh = stat_of(mesh);
+    s.upload = stat_of(upload);
+    s.cull = stat_of(cull);
+    s.draw = stat_of(draw);
+    s.wait = stat_of(wait);
+    s.edit_ms = stat_of(edit);
+    s.edits = edits;
+    s.holes_frames = holes.size();
+    const Stat h = stat_of(holes);
+    s.holes_mean = h.mean;
+    s.holes_max = h.max;
+    s.near_hole_frames = near_hole_frames;
+    s.spikes = spikes;
+    s.distance = distance;
+  }
+};
+
+// Holds keys as a script wants them: emits the down/up events that make the held set match.
+void want_key(std::vector<InputEvent>& out, uint64_t f, const Controls& c, Key k, bool down) {
+  if (c.held_key(k) != down) out.push_back(make(f, down ? EventKind::kKeyDown : EventKind::kKeyUp, static_cast<int>(k)));
+}
+
+void release_all(std::vector<InputEvent>& out, uint64_t f, const Controls& c) {
+  for (int k = 0; k < kKeyCount; ++k)
+    if (c.held[static_cast<size_t>(k)]) out.push_back(make(f, EventKind::kKeyUp, k));
+  for (int b = 0; b < kButtonCount; ++b)
+    if (c.buttons[static_cast<size_t>(b)]) out.push_back(make(f, EventKind::kButtonUp, b));
+}
+
+void click(std::vector<InputEvent>& out, uint64_t f, MouseButton b) {
+  out.push_back(make(f, EventKind::kButtonDown, static_cast<int>(b)));
+  out.push_back(make(f, EventKind::kButtonUp, static_cast<int>(b)));
+}
+
+// The highest generated ground on a grid around (x, z): the "mountains" of the fly_low segment.
+std::pair<int64_t, int64_t> find_high_ground(const gen::Generator& gen, int64_t x, int64_t z, int64_t radius, int64_t step) {
+  int64_t best_y = INT64_MIN, bx = x, bz = z;
+  for (int64_t dz = -radius; dz <= radius; dz += step)
+    for (int64_t dx = -radius; dx <= radius; dx += step) {
+      const int64_t y = gen.surface_y(x + dx, z + dz);
+      if (y > best_y) {
+        best_y = y;
+        bx = x + dx;
+        bz = z + dz;
+      }
+    }
+  return {bx, bz};
+}
+
+// An enclosed standing spot with no sky light in the loaded columns around the player: a cave.
+std::optional<BlockPos> find_cave(const World& world, const BlockRegistry& reg, const BlockPos& near, HeightCache& heights) {
+  const ColumnPos c0{column_of(near.x), column_of(near.z)};
+  std::vector<std::pair<int64_t, ColumnPos>> cols;
+  for (int64_t dx = -2; dx <= 2; ++dx)
+    for (int64_t dz = -2; dz <= 2; ++dz) cols.push_back({dx * dx + dz * dz, ColumnPos{c0.x + dx, c0.z + dz}});
+  std::sort(cols.begin(), cols.end());
+  for (const auto& [d, cp] : cols) {
+    const Column* col = world.find(cp);
+    if (!col) continue;
+    for (int lz = 1; lz < 15; ++lz)
+      for (int lx = 1; lx < 15; ++lx) {
+        const int64_t x = cp.min_x() + lx, z = cp.min_z() + lz;
+        for (int64_t y = heights.top(x, z) - 8; y > kMinY + 2; --y) {
+          if (!is_standing_spot(*col, reg, x, y, z)) continue;
+          if (light_sky(col->light(lx, y, lz)) != 0 || light_sky(col->light(lx, y + 1, lz)) != 0) continue;
+          if (col->get(lx, y, lz).id != kAirId || col->get(lx, y + 1, lz).id != kAirId) continue;
+          return BlockPos{x, y, z};
+        }
+      }
+  }
+  return std::nullopt;
+}
+
+class TourRunner {
+ public:
+  TourRunner(Game& g, const gen::Generator& gen, const TourOptions& o) : m_g(g), m_gen(gen), m_o(o), m_heights(gen) {}
+
+  /// Adds the events of measured frame i (`last`: the previous frame's report, null at first); returns false when
+  /// the segment is done (that frame is not run).
+  using Script = std::function<bool(uint64_t i, const FrameReport* last, std::vector<InputEvent>& out)>;
+
+  // Runs setup events, an optional warm-up until the view is complete, then the script for up to max_frames.
+  SegmentReport segment(const std::string& name, std::vector<InputEvent> setup, bool warmup, uint64_t max_frames,
+                        const Script& script) {
+    SegmentReport s;
+    s.name = name;
+    const uint64_t f0 = m_g.frame_number();
+    release_all(setup, f0, m_g.controls());
+    for (InputEvent& e : setup) e.frame = f0;
+    Collector col;
+    if (warmup) {
+      m_g.frame(setup);
+      ++s.warmup_frames;
+      while (!m_g.streamer().view_complete() && s.warmup_frames < m_o.warmup_frames) {
+        const FrameReport r = m_g.frame({});
+        s.warmup_ms += r.frame_ms;
+        ++s.warmup_frames;
+      }
+      s.warmup_complete = m_g.streamer().view_complete();
+      setup.clear();
+    }
+    bool seen_complete = false;
+    FrameReport last;
+    for (uint64_t i = 0; i < max_frames; ++i) {
+      std::vector<InputEvent> ev = std::move(setup);
+      setup.clear();
+      if (!script(i, i ? &last : nullptr, ev)) break;
+      for (InputEvent& e : ev) e.frame = m_g.frame_number();
+      const glm::dvec3 before = m_g.player().feet();
+      last = m_g.frame(ev);
+      col.add(last, glm::length(m_g.player().feet() - before));
+      if (!seen_complete && m_g.streamer().view_complete()) {
+        seen_complete = true;
+        s.first_complete_frame = i;
+      }
+    }
+    col.finish(s);
+    s.columns_loaded = m_g.streamer().loaded_count();
+    s.columns_drawn = m_g.streamer().drawn_count();
+    return s;
+  }
+
+  Result<TourReport> run(const std::function<void(const std::string&)>& progress) {
+    TourReport rep;
+    rep.spike_threshold_ms = kSpikeMs;
+    const BlockPos spawn = m_g.player().block;
+    auto wanted = [&](const std::string& n) { return m_o.only.empty() || std::find(m_o.only.begin(), m_o.only.end(), n) != m_o.only.end(); };
+    auto begin = [&](const std::string& n) {
+      if (progress) progress(n);
+    };
+    const uint64_t n = m_o.frames;
+    const double yaw0 = 30.0;
+
+    if (wanted("spawn")) {
+      begin("spawn");
+      std::vector<InputEvent> setup = {make(0, EventKind::kLook, 0, yaw0, -10.0)};
+      SegmentReport s = segment("spawn", setup, false, n, [&](uint64_t, const FrameReport*, std::vector<InputEvent>&) { return true; });
+      s.note = "standing at the spawn " + pos_text(spawn) + " from an empty world";
+      rep.segments.push_back(s);
+    }
+    if (wanted("walk")) {
+      begin("walk");
+      const std::vector<InputEvent> setup = {make(0, EventKind::kSetFly, 0), make(0, EventKind::kLook, 0, yaw0, -10.0)};
+      SegmentReport s = segment("walk", setup, true, n, [&](uint64_t i, const FrameReport*, std::vector<InputEvent>& out) {
+        const uint64_t f = m_g.frame_number();
+        const Controls& c = m_g.controls();
+        want_key(out, f, c, Key::kW, true);
+        want_key(out, f, c, Key::kCtrl, true);
+        const PlayerState& p = m_g.player();
+        const bool blocked = p.on_ground && std::hypot(p.velocity.x, p.velocity.z) < 1.0 && i > 2;
+        want_key(out, f, c, Key::kSpace, blocked && !c.held_key(Key::kSpace));
+        return true;
+      });
+      s.note = "sprinting from " + pos_text(m_g.player().block) + " (yaw 30)";
+      rep.segments.push_back(s);
+    }
+    if (wanted("fly_low")) {
+      begin("fly_low");
+      const auto [mx, mz] = find_high_ground(m_gen, spawn.x, spawn.z, 1024, 64);
+      const int64_t sx = mx - 120;  // start before the peak, fly east over it
+      const double alt = static_cast<double>(ground_ahead(sx, mz, 40)) + 12.0;
+      const std::vector<InputEvent> setup = {make(0, EventKind::kTeleport, 0, sx + 0.5, alt, mz + 0.5),
+                                             make(0, EventKind::kSetFly, 1), make(0, EventKind::kFlySpeed, 0, 40.0),
+                                             make(0, EventKind::kLook, 0, 90.0, -12.0)};
+      SegmentReport s = segment("fly_low", setup, true, n, [&](uint64_t, const FrameReport*, std::vector<InputEvent>& out) {
+        const uint64_t f = m_g.frame_number();
+        const Controls& c = m_g.controls();
+        const glm::dvec3 feet = m_g.player().feet();
+        const double target = static_cast<double>(ground_ahead(static_cast<int64_t>(std::floor(feet.x)),
+                                                               static_cast<int64_t>(std::floor(feet.z)), 40)) + 12.0;
+        want_key(out, f, c, Key::kW, true);
+        want_key(out, f, c, Key::kSpace, feet.y < target - 1.5);
+        want_key(out, f, c, Key::kShift, feet.y > target + 1.5);
+        return true;
+      });
+      s.note = "40 blocks/s east over the highest ground near the spawn (peak at " + std::to_string(mx) + "," +
+               std::to_string(mz) + ", surface " + std::to_string(m_gen.surface_y(mx, mz)) + ")";
+      rep.segments.push_back(s);
+    }
+    if (wanted("jet")) {
+      begin("jet");
+      const int64_t sx = spawn.x + 2000, sz = spawn.z + 500;
+      const int64_t length = static_cast<int64_t>(static_cast<double>(n) * 112.0 * m_g.controls().frame_seconds) + 16 * m_g.config().render_distance + 32;
+      int64_t top = kSeaLevel;
+      for (int64_t d = 0; d <= length; d += 4) top = std::max(top, m_heights.top(sx + d, sz));
+      const double alt = static_cast<double>(top) + 10.0;
+      const std::vector<InputEvent> setup = {make(0, EventKind::kTeleport, 0, sx + 0.5, alt, sz + 0.5),
+                                             make(0, EventKind::kSetFly, 1), make(0, EventKind::kFlySpeed, 0, 112.0),
+                                             make(0, EventKind::kLook, 0, 90.0, -15.0)};
+      SegmentReport s = segment("jet", setup, true, n, [&](uint64_t, const FrameReport*, std::vector<InputEvent>& out) {
+        want_key(out, m_g.frame_number(), m_g.controls(), Key::kW, true);
+        return true;
+      });
+      s.note = "112 blocks/s east in a straight line at y " + std::to_string(static_cast<int64_t>(alt)) + " from " +
+               std::to_string(sx) + "," + std::to_string(sz);
+      rep.segments.push_back(s);
+    }
+    if (wanted("dig")) {
+      begin("dig");
+      const auto spot = find_generated_spawn(m_gen, m_g.registry(), spawn.x + 48, spawn.z + 48);
+      if (!spot) return Error{"tour: no place to stand found for the dig segment"};
+      const int64_t start_y = spot->y;
+      const std::vector<InputEvent> setup = {make(0, EventKind::kTeleport, 0, spot->x + 0.5, static_cast<double>(spot->y), spot->z + 0.5),
+                                             make(0, EventKind::kSetFly, 0), make(0, EventKind::kFlySpeed, 0, 0.0),
+                                             make(0, EventKind::kLook, 0, 0.0, -90.0)};
+      SegmentReport s = segment("dig", setup, true, 5 * n, [&](uint64_t, const FrameReport*, std::vector<InputEvent>& out) {
+        if (m_g.player().block.y <= start_y - 60) return false;
+        if (m_g.target()) click(out, m_g.frame_number(), MouseButton::kLeft);
+        return true;
+      });
+      s.note = "digging straight down from " + pos_text(*spot) + " to y " + std::to_string(m_g.player().block.y);
+      rep.segments.push_back(s);
+    }
+    if (wanted("place")) {
+      begin("place");
+      const auto spot = find_generated_spawn(m_gen, m_g.registry(), spawn.x - 48, spawn.z + 48);
+      if (!spot) return Error{"tour: no place to stand found for the place segment"};
+      const std::vector<InputEvent> setup = {make(0, EventKind::kTeleport, 0, spot->x + 0.5, static_cast<double>(spot->y), spot->z + 0.5),
+                                             make(0, EventKind::kSetFly, 0), make(0, EventKind::kLook, 0, 0.0, -45.0)};
+      uint64_t placed = 0;
+      SegmentReport s = segment("place", setup, true, 5 * n, [&](uint64_t i, const FrameReport* last, std::vector<InputEvent>& out) {
+        if (last) placed += static_cast<uint64_t>(last->edits_applied);
+        if (placed >= 100) return false;
+        const uint64_t f = m_g.frame_number();
+        const int slot = static_cast<int>(i % kHotbarSlots);
+        out.push_back(make(f, EventKind::kKeyDown, static_cast<int>(Key::k1) + slot));
+        out.push_back(make(f, EventKind::kKeyUp, static_cast<int>(Key::k1) + slot));
+        out.push_back(make(f, EventKind::kLook, 0, std::fmod(static_cast<double>(i) * 137.5, 360.0), -35.0 - static_cast<double>(i % 4) * 8.0));
+        click(out, f, MouseButton::kRight);
+        return true;
+      });
+      s.note = "placing blocks around " + pos_text(*spot) + ", cycling the hotbar";
+      rep.segments.push_back(s);
+    }
+    if (wanted("cave")) {
+      begin("cave");
+      std::optional<BlockPos> cave;
+      std::string where;
+      const std::pair<int64_t, int64_t> tries[] = {{0, -96}, {96, 0}, {-96, 0}, {0, 96}, {192, 192}, {-192, -192}};
+      for (const auto& [dx, dz] : tries) {
+        const auto spot = find_generated_spawn(m_gen, m_g.registry(), spawn.x + dx, spawn.z + dz);
+        if (!spot) continue;
+        std::vector<InputEvent> go = {make(m_g.frame_number(), EventKind::kTeleport, 0, spot->x + 0.5, static_cast<double>(spot->y), spot->z + 0.5),
+                                      make(m_g.frame_number(), EventKind::kSetFly, 0)};
+        release_all(go, m_g.frame_number(), m_g.controls());
+        m_g.frame(go);
+        for (uint64_t w = 0; w < m_o.warmup_frames && !m_g.streamer().view_complete(); ++w) m_g.frame({});
+        cave = find_cave(m_g.world(), m_g.registry(), m_g.player().block, m_heights);
+        if (cave) break;
+      }
+      if (!cave) return Error{"tour: no cave found near the spawn for the cave segment"};
+      const std::vector<InputEvent> setup = {make(0, EventKind::kTeleport, 0, cave->x + 0.5, static_cast<double>(cave->y), cave->z + 0.5),
+                                             make(0, EventKind::kSetFly, 0), make(0, EventKind::kLook, 0, 0.0, 0.0)};
+      SegmentReport s = segment("cave", setup, true, n, [&](uint64_t i, const FrameReport*, std::vector<InputEvent>& out) {
+        out.push_back(make(m_g.frame_number(), EventKind::kLook, 0, std::fmod(static_cast<double>(i) * 3.0, 360.0), -5.0));
+        return true;
+      });
+      s.note = "standing in a cave at " + pos_text(*cave) + ", turning 3 degrees a frame";
+      rep.segments.push_back(s);
+    }
+    return rep;
+  }
+
+ private:
+  static std::string pos_text(const BlockPos& p) {
+    return std::to_string(p.x) + "," + std::to_string(p.y) + "," + std::to_string(p.z);
+  }
+  // The highest ground top over the next `ahead` blocks east of (x, z).
+  int64_t ground_ahead(int64_t x, int64_t z, int64_t ahead) {
+    int64_t top = INT64_MIN;
+    for (int64_t d = 0; d <= ahead; d += 4) top = std::max(top, m_heights.top(x + d, z));
+    return top;
+  }
+
+  Game& m_g;
+  const gen::Generator& m_gen;
+  const TourOptions& m_o;
+  HeightCache m_heights;
+};
+
+}  // namespace
+
+const std::vector<std::string>& tour_segment_names() {
+  static const std::vector<std::string> names = {"spawn", "walk", "fly_low", "jet", "dig", "place", "cave"};
+  return names;
+}
+
+Result<TourReport> run_tour(Game& game, const gen::Generator& generator, const TourOptions& options,
+                            const std::function<void(const std::string&)>& progress) {
+  for (const std::string& s : options.only)
+    if (std::find(tour_segment_names().begin(), tour_segment_names().end(), s) == tour_segment_names().end())
+      return Error{"tour: unknown segment '" + s + "'"};
+  TourRunner runner(game, generator, options);
+  return runner.run(progress);
+}
+
+}  // namespace voxen::play

@@ -1,0 +1,185 @@
+// Input recordings and the input handler: the file format reads back bit for bit, bad files are refused with the
+// file and line named, a file cut short (a crash) still reads, and the handler's rules (key repeats, the capturing
+// click, the Space double tap, the hotbar) hold.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "voxen/play/input.h"
+#include "voxen/play/recording.h"
+
+namespace voxen::play {
+namespace {
+
+Recording sample() {
+  Recording r;
+  r.header.seed = 18446744073709551615ull;
+  r.header.generator = "flat";
+  r.header.render_distance = 3;
+  r.header.width = 96;
+  r.header.height = 54;
+  r.header.fov = 72.5;
+  r.header.step = 1.0 / 60.0;
+  r.header.stream_lag = 2;
+  r.header.stream_gen = 5;
+  r.header.stream_mesh = 7;
+  r.header.start_block = {-1099511627776, 70, 42};
+  r.header.start_frac = {0.1, 0.0, 0.9999999999999999};
+  r.header.start_yaw = -33.3;
+  r.header.start_pitch = 12.25;
+  r.header.start_flying = true;
+  auto ev = [&](uint64_t f, EventKind k, int code, double x, double y, double z) {
+    r.events.push_back(InputEvent{f, k, code, x, y, z});
+  };
+  ev(0, EventKind::kKeyDown, static_cast<int>(Key::kW), 0, 0, 0);
+  ev(0, EventKind::kMouseMove, 0, 0.1 + 0.2, -1.0 / 3.0, 0);
+  ev(3, EventKind::kButtonDown, static_cast<int>(MouseButton::kRight), 0, 0, 0);
+  ev(3, EventKind::kScroll, 0, 0, -2.0, 0);
+  ev(4, EventKind::kFrameTime, 0, 0.016667, 0, 0);
+  ev(5, EventKind::kTeleport, 0, 1e15 + 0.5, -100.25, std::nextafter(3.0, 4.0));
+  ev(5, EventKind::kLook, 0, 359.99999, -89.9, 0);
+  ev(6, EventKind::kSetFly, 1, 0, 0, 0);
+  ev(6, EventKind::kFlySpeed, 0, 112.0, 0, 0);
+  ev(9, EventKind::kKeyUp, static_cast<int>(Key::k9), 0, 0, 0);
+  r.frames = 12;
+  r.complete = true;
+  return r;
+}
+
+TEST(Recording, RoundTripsBitForBit) {
+  const Recording r = sample();
+  const std::string text = format_recording(r);
+  auto back = parse_recording(text, "mem.rec");
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(back->header, r.header);
+  EXPECT_EQ(back->events, r.events);
+  EXPECT_EQ(back->frames, 12u);
+  EXPECT_TRUE(back->complete);
+  EXPECT_EQ(format_recording(*back), text);
+}
+
+TEST(Recording, ACutShortFileStillReads) {
+  const Recording r = sample();
+  std::string text = format_recording(r);
+  text = text.substr(0, text.rfind("end "));  // a crash: no end line
+  auto back = parse_recording(text, "crash.rec");
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_FALSE(back->complete);
+  EXPECT_EQ(back->frames, 10u);  // the last event's frame + 1
+  EXPECT_EQ(back->events.size(), r.events.size());
+}
+
+struct BadCase {
+  std::string text;
+  std::string expect;  // substring of the error, which starts with "bad.rec:LINE:"
+};
+
+TEST(Recording, BadFilesNameTheLine) {
+  const std::string head =
+      "voxen-input-recording 1\nseed 1\ngenerator flat\nrender_distance 2\nsize 64x36\nstart 0 1 0 0.5 0 0.5 0 0 0\n";
+  const BadCase cases[] = {
+      {"", "empty file"},
+      {"hello\n", "bad.rec:1: not a voxen input recording"},
+      {"voxen-input-recording 2\n", "bad.rec:1: recording format version 2"},
+      {"voxen-input-recording 1\nseed -4\n", "bad.rec:2: seed '-4'"},
+      {"voxen-input-recording 1\nsize 64by36\n", "bad.rec:2: size"},
+      {"voxen-input-recording 1\nrender_distance 99\n", "bad.rec:2: render_distance"},
+      {"voxen-input-recording 1\nstart 0 1 0 1.5 0 0.5 0 0 0\n", "bad.rec:2: start: fractions"},
+      {"voxen-input-recording 1\ncolour blue\n", "bad.rec:2: unknown header field 'colour'"},
+      {"voxen-input-recording 1\n0 key_down w\n", "bad.rec:2: event before the 'start' line"},
+      {head + "0 key_down q\n", "bad.rec:7: unknown key 'q'"},
+      {head + "0 jump\n", "bad.rec:7: unknown event kind 'jump'"},
+      {head + "0 mouse 1\n", "bad.rec:7: 'mouse' takes 2 arguments"},
+      {head + "0 mouse 1 nan\n", "bad.rec:7: 'mouse': 'nan' is not a finite number"},
+      {head + "0 button_down thumb\n", "bad.rec:7: unknown mouse button 'thumb'"},
+      {head + "5 key_down w\n4 key_up w\n", "bad.rec:8: frame 4 comes after frame 5"},
+      {head + "5 key_down w\nend 3\n", "bad.rec:8: 'end 3' does not cover"},
+      {head + "end 3\n0 key_down w\n", "bad.rec:8: text after the 'end' line"},
+      {head + "0 key_down w\nseed 3\n", "bad.rec:8: header field 'seed' after the first event"},
+      {head + "0 set_fly 2\n", "bad.rec:7: 'set_fly' takes 0 or 1"},
+      {head + "0 frame_time 5\n", "bad.rec:7: 'frame_time' must be 0..1 seconds"},
+      {"voxen-input-recording 1\nseed 1\n", "no 'start' line"},
+  };
+  for (const BadCase& c : cases) {
+    auto r = parse_recording(c.text, "bad.rec");
+    ASSERT_FALSE(r.ok()) << "accepted: " << c.text;
+    EXPECT_NE(r.error().to_string().find(c.expect), std::string::npos) << r.error().to_string() << "\nexpected: " << c.expect;
+  }
+}
+
+InputEvent key(Key k, bool down, uint64_t f = 0) {
+  return {f, down ? EventKind::kKeyDown : EventKind::kKeyUp, static_cast<int>(k), 0, 0, 0};
+}
+
+TEST(InputHandler, KeyRepeatsAndReleases) {
+  InputHandler h;
+  h.handle(key(Key::kW, true));
+  h.handle(key(Key::kW, true));  // a repeat: still held, nothing more
+  EXPECT_TRUE(h.controls().held_key(Key::kW));
+  h.handle(key(Key::kW, false));
+  EXPECT_FALSE(h.controls().held_key(Key::kW));
+  h.handle(key(Key::kF, true));
+  h.handle(key(Key::kF, true));  // a repeat of F must not toggle flying twice
+  EXPECT_TRUE(h.take_requests().toggle_fly);
+}
+
+TEST(InputHandler, SpaceDoubleTapTogglesFlyingWithinTheWindow) {
+  InputHandler h;
+  h.begin_frame(0, 0.0);
+  h.handle(key(Key::kSpace, true));
+  h.handle(key(Key::kSpace, false));
+  h.begin_frame(10, 10.0 / 60.0);
+  h.handle(key(Key::kSpace, true));
+  EXPECT_TRUE(h.take_requests().toggle_fly);
+  h.handle(key(Key::kSpace, false));
+  h.begin_frame(60, 1.0);  // a third press long after: no toggle
+  h.handle(key(Key::kSpace, true));
+  h.handle(key(Key::kSpace, false));
+  h.begin_frame(100, 100.0 / 60.0);  // and a fourth 0.67 s later: outside the 0.3 s window
+  h.handle(key(Key::kSpace, true));
+  EXPECT_FALSE(h.take_requests().toggle_fly);
+}
+
+TEST(InputHandler, TheCapturingClickDoesNothingElse) {
+  InputHandler h;
+  h.handle(key(Key::kEscape, true));
+  EXPECT_FALSE(h.controls().cursor_captured);
+  h.handle({0, EventKind::kMouseMove, 0, 100.0, 0.0, 0.0});  // released: no look change
+  EXPECT_EQ(h.controls().yaw, 0.0);
+  h.handle({0, EventKind::kButtonDown, static_cast<int>(MouseButton::kLeft), 0, 0, 0});
+  EXPECT_TRUE(h.controls().cursor_captured);
+  EXPECT_EQ(h.take_requests().breaks, 0);
+  h.handle({0, EventKind::kButtonUp, static_cast<int>(MouseButton::kLeft), 0, 0, 0});
+  h.handle({0, EventKind::kButtonDown, static_cast<int>(MouseButton::kLeft), 0, 0, 0});
+  EXPECT_EQ(h.take_requests().breaks, 1);
+  h.handle({0, EventKind::kMouseMove, 0, 100.0, -1000.0, 0.0});
+  EXPECT_DOUBLE_EQ(h.controls().yaw, 15.0);
+  EXPECT_DOUBLE_EQ(h.controls().pitch, 89.9);  // clamped
+}
+
+TEST(InputHandler, HotbarByKeysAndWheel) {
+  InputHandler h;
+  h.handle(key(Key::k7, true));
+  EXPECT_EQ(h.controls().slot, 6);
+  h.handle({0, EventKind::kScroll, 0, 0.0, -1.0, 0.0});
+  EXPECT_EQ(h.controls().slot, 7);
+  h.handle({0, EventKind::kScroll, 0, 0.0, -1.0, 0.0});
+  h.handle({0, EventKind::kScroll, 0, 0.0, -1.0, 0.0});
+  EXPECT_EQ(h.controls().slot, 0);  // wraps
+  h.handle({0, EventKind::kScroll, 0, 0.0, 1.0, 0.0});
+  EXPECT_EQ(h.controls().slot, 8);
+}
+
+TEST(InputHandler, IgnoresOutOfRangeAndNonFiniteEvents) {
+  InputHandler h;
+  h.handle({0, EventKind::kKeyDown, 999, 0, 0, 0});
+  h.handle({0, EventKind::kMouseMove, 0, std::numeric_limits<double>::quiet_NaN(), 0, 0});
+  h.handle({0, EventKind::kFrameTime, 0, -1.0, 0, 0});
+  EXPECT_EQ(h.controls().held.count(), 0u);
+  EXPECT_EQ(h.controls().yaw, 0.0);
+  EXPECT_DOUBLE_EQ(h.controls().frame_seconds, 1.0 / 60.0);
+}
+
+}  // namespace
+}  // namespace voxen::play
