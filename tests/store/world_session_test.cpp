@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <condition_variable>
+#include <mutex>
 
 #include "store_test_util.h"
 #include "voxen/core/hash.h"
@@ -232,6 +234,11 @@ TYPED_TEST(Session, SameColumnLoadedByTwoThreadsHasOneOwner) {
   a.join();
   b.join();
   EXPECT_EQ(s->world().column_count(), static_cast<size_t>(kColumns + kColumns));
+  for (int i = 0; i < kColumns; ++i) {  // in memory: both edits are in the one column
+    const ColumnPos c{i, -i};
+    EXPECT_EQ(s->get({c.min_x() + 0, 5, c.min_z() + 3}), block(this->reg, "glass")) << i;
+    EXPECT_EQ(s->get({c.min_x() + 1, 5, c.min_z() + 3}), block(this->reg, "bricks")) << i;
+  }
   this->backend.close(s);
 
   s = this->backend.open("flat", 3);
@@ -423,6 +430,144 @@ TYPED_TEST(Session, CommitListenerSeesEveryTicketInOrderAfterItIsCommitted) {
   EXPECT_GE(s->committed(), tickets.back());
   std::lock_guard lock(mu);
   EXPECT_EQ(seen, tickets);
+}
+
+/// A flat-world GenerateFn whose calls on a thread marked `slow` block until `release` is set.
+struct SteerableGenerator {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  std::atomic<int> calls{0};
+  static inline thread_local bool slow = false;
+  GenerateFn fn() {
+    auto flat = *generator_factory()("flat", 3);
+    return [this, flat](Column& c) {
+      ++calls;
+      if (slow) {
+        std::unique_lock lock(mu);
+        cv.wait(lock, [&] { return release; });
+      }
+      flat(c);
+    };
+  }
+  void open_gate() {
+    std::lock_guard lock(mu);
+    release = true;
+    cv.notify_all();
+  }
+};
+
+// Deterministic form of the two-threads bug: thread B asks for a column thread A has loaded and is editing. B must
+// get A's column (with A's edit), never a second copy generated meanwhile that replaces it.
+TEST(SessionOwnership, ALateSecondLoadNeverReplacesTheLoadedColumn) {
+  const auto& reg = registry();
+  MemoryWorldStore store;
+  WorldMeta meta;
+  meta.seed = 3;
+  meta.generator = "flat";
+  SteerableGenerator gen;
+  auto s = std::move(WorldSession::attach(store, meta, reg, gen.fn())).value();
+  const ColumnPos c{4, 4};
+  const BlockPos pa{c.min_x() + 1, 5, c.min_z() + 1}, pb{c.min_x() + 2, 5, c.min_z() + 1};
+  ASSERT_TRUE(s->load({c}).ok());  // thread A (this one)
+  std::thread b([&] {
+    SteerableGenerator::slow = true;  // if B generated a copy, it would wait here until A's edit is done
+    ASSERT_TRUE(s->load({c}).ok());
+    ASSERT_TRUE(s->edit(pb, block(reg, "bricks")).has_value());
+  });
+  ASSERT_TRUE(s->edit(pa, block(reg, "glass")).has_value());
+  gen.open_gate();
+  b.join();
+  EXPECT_EQ(s->get(pa), block(reg, "glass"));
+  EXPECT_EQ(s->get(pb), block(reg, "bricks"));
+  ASSERT_TRUE(s->close().ok());
+  auto again = std::move(WorldSession::attach(store, s->meta(), reg, *generator_factory()("flat", 3))).value();
+  ASSERT_TRUE(again->load({c}).ok());
+  EXPECT_EQ(again->get(pa), block(reg, "glass"));
+  EXPECT_EQ(again->get(pb), block(reg, "bricks"));
+}
+
+// Thread B asks for a column while thread A is still loading it: B waits for A's load and uses that column.
+TEST(SessionOwnership, ASecondLoadDuringTheFirstWaitsForIt) {
+  const auto& reg = registry();
+  MemoryWorldStore store;
+  WorldMeta meta;
+  meta.seed = 3;
+  meta.generator = "flat";
+  SteerableGenerator gen;
+  auto s = std::move(WorldSession::attach(store, meta, reg, gen.fn())).value();
+  const ColumnPos c{-2, 7};
+  std::thread a([&] {
+    SteerableGenerator::slow = true;  // A's generation waits until B has asked for the column
+    ASSERT_TRUE(s->load({c}).ok());
+    ASSERT_TRUE(s->edit({c.min_x(), 9, c.min_z()}, block(reg, "glass")).has_value());
+  });
+  while (gen.calls.load() == 0) std::this_thread::yield();  // A is generating
+  std::thread b([&] {
+    ASSERT_TRUE(s->load({c}).ok());  // must wait for A, then find the column loaded
+    ASSERT_TRUE(s->edit({c.min_x() + 1, 9, c.min_z()}, block(reg, "bricks")).has_value());
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // give B time to ask (correct either way)
+  gen.open_gate();
+  a.join();
+  b.join();
+  EXPECT_EQ(s->get({c.min_x(), 9, c.min_z()}), block(reg, "glass"));
+  EXPECT_EQ(s->get({c.min_x() + 1, 9, c.min_z()}), block(reg, "bricks"));
+  EXPECT_EQ(s->world().column_count(), 1u);
+}
+
+/// A store whose writes wait until released: the batch of an unload is still queued when the column is asked for.
+class SlowWriteStore final : public WorldStore {
+ public:
+  Result<std::vector<ColumnRecords>> load_columns(RecordKind k, std::span<const ColumnPos> c) override { return inner.load_columns(k, c); }
+  Result<std::optional<std::string>> get(const RecordKey& k) override { return inner.get(k); }
+  Result<std::vector<RecordKey>> list(RecordKind k) override { return inner.list(k); }
+  Result<std::string> keep_aside(const RecordKey& k, std::string_view v) override { return inner.keep_aside(k, v); }
+  Status write(std::span<const WriteOp> ops, bool sync) override {
+    std::unique_lock lock(mu);
+    writing = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return open; });
+    return inner.write(ops, sync);
+  }
+  void wait_writing() {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return writing; });
+  }
+  void release() {
+    std::lock_guard lock(mu);
+    open = true;
+    cv.notify_all();
+  }
+  MemoryWorldStore inner;
+
+ private:
+  std::mutex mu;
+  std::condition_variable cv;
+  bool writing = false, open = false;
+};
+
+// Unload then reload at once, while the unload's batch is still being written: the reload must wait for it.
+TEST(SessionOwnership, ReloadWaitsForTheUnloadsBatch) {
+  const auto& reg = registry();
+  SlowWriteStore store;
+  WorldMeta meta;
+  meta.seed = 3;
+  meta.generator = "flat";
+  auto s = std::move(WorldSession::attach(store, meta, reg, *generator_factory()("flat", 3))).value();
+  const ColumnPos c{1, 1};
+  const BlockPos p{c.min_x() + 2, 3, c.min_z() + 2};
+  ASSERT_TRUE(s->load({c}).ok());
+  ASSERT_TRUE(s->edit(p, block(reg, "bricks")).has_value());
+  ASSERT_TRUE(s->unload(c).ok());
+  store.wait_writing();  // the batch is in the writer, not in the store yet
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // the reload below asks first (correct either way)
+    store.release();
+  });
+  ASSERT_TRUE(s->load({c}).ok());
+  EXPECT_EQ(s->get(p), block(reg, "bricks"));
+  releaser.join();
 }
 
 // ---- opening: errors write nothing ----------------------------------------------------------------------------
