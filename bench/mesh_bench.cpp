@@ -1,6 +1,7 @@
 // Meshing speed (docs/PERFORMANCE.md, Meshing). Single thread, Release.
 //   BM_MeshCulled / BM_MeshGreedy: the fast mesher over every section of a generated, lit area that has any face,
 //     from prebuilt padded inputs; counters: ns per visible unit face and us per meshed section.
+//   BM_MeshCulledSurface / BM_MeshGreedySurface: only the sections the terrain surface passes through.
 //   BM_MeshGreedyFromWorld: the same with the padded input built from the World each time (what a worker does).
 //   BM_BuildInput: building the padded inputs alone.
 //   BM_Reference: the reference mesher, for scale.
@@ -9,7 +10,9 @@
 // Area: the default generator, seed 1, the 5 x 5 columns around (0, 0) (7 x 7 generated and lit).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <memory>
 #include <vector>
@@ -36,6 +39,8 @@ struct Area {
   std::vector<SectionPos> sections;                   // inner sections with at least one face
   std::vector<std::unique_ptr<SectionInput>> inputs;  // their padded inputs
   size_t unit_faces = 0;                              // visible unit faces over those sections
+  std::vector<size_t> surface;                        // indices of the sections the terrain surface passes through
+  size_t surface_faces = 0;
 };
 
 Area& area() {
@@ -67,6 +72,15 @@ Area& area() {
         mesh_world_section(*out->baked, out->world, sp, {false, true}, *in, scratch, mesh);
         if (mesh.empty()) continue;
         out->unit_faces += mesh.quad_count();
+        // A surface section holds the generator's surface height of some (x, z) of its column.
+        bool surface = false;
+        for (int64_t x = c.min_x(); x < c.min_x() + 16 && !surface; ++x)
+          for (int64_t z = c.min_z(); z < c.min_z() + 16 && !surface; ++z)
+            surface = section_of_y(out->gen->surface_y(x, z)) == s;
+        if (surface) {
+          out->surface.push_back(out->sections.size());
+          out->surface_faces += mesh.quad_count();
+        }
         out->sections.push_back(sp);
         out->inputs.push_back(std::move(in));
       }
@@ -105,6 +119,29 @@ void mesh_inputs(benchmark::State& state, MeshOptions opt) {
 
 void BM_MeshCulled(benchmark::State& state) { mesh_inputs(state, {false, true}); }
 void BM_MeshGreedy(benchmark::State& state) { mesh_inputs(state, {true, true}); }
+
+// Only the sections the terrain surface passes through (hills, shores, plants, water surfaces).
+void mesh_surface(benchmark::State& state, MeshOptions opt) {
+  Area& a = area();
+  MeshScratch scratch;
+  SectionMesh mesh;
+  for (auto _ : state) {
+    size_t quads = 0;
+    for (size_t i : a.surface) {
+      mesh_section(*a.baked, *a.inputs[i], opt, scratch, mesh);
+      quads += mesh.quad_count();
+    }
+    benchmark::DoNotOptimize(quads);
+  }
+  state.counters["ns_per_face"] = benchmark::Counter(static_cast<double>(a.surface_faces) * 1e-9,
+                                                     benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["us_per_section"] = benchmark::Counter(static_cast<double>(a.surface.size()) * 1e-6,
+                                                        benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["faces"] = static_cast<double>(a.surface_faces);
+  state.counters["sections"] = static_cast<double>(a.surface.size());
+}
+void BM_MeshCulledSurface(benchmark::State& state) { mesh_surface(state, {false, true}); }
+void BM_MeshGreedySurface(benchmark::State& state) { mesh_surface(state, {true, true}); }
 
 void BM_MeshGreedyFromWorld(benchmark::State& state) {
   Area& a = area();
@@ -152,26 +189,38 @@ void BM_EditToMesh(benchmark::State& state) {
   const Cell blocks[] = {Cell{a.reg.id("stone"), 0}, Cell{a.reg.id("glowstone"), 0}, Cell{a.reg.id("glass"), 0}};
   uint64_t i = 0;
   size_t dirty_total = 0;
+  std::vector<double> us;  // each edit's own time (thread CPU time), for the median
   for (auto _ : state) {
-    // A hashed surface position in the inner area, near column borders half the time; even steps place a block
-    // on the surface, odd steps remove it again (so the world stays the same over the run).
+    // A hashed surface position in the inner area; even steps place a block on the surface, odd steps remove it
+    // again (so the world stays the same over the run).
     const uint64_t h = hash1(0xED17, static_cast<int64_t>(i / 2));
     const int64_t x = static_cast<int64_t>(h % 80) - 40, z = static_cast<int64_t>((h >> 8) % 80) - 40;
     const int64_t y = a.gen->surface_y(x, z) + 1;
     const Cell after = (i % 2 == 0) ? blocks[(h >> 20) % 3] : kAir;
     ++i;
+    timespec t0, t1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
     const auto edit = a.world.make_edit({x, y, z}, after);
     if (!edit) continue;
     const light::EditResult res = light::apply_edit(a.world, *a.table, *edit);
     const auto dirty = sections_dirtied_by(*edit, res.light.dirty_sections());
     for (const SectionPos& sp : dirty) mesh_world_section(*a.baked, a.world, sp, {}, *in, scratch, mesh);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+    us.push_back(static_cast<double>(t1.tv_sec - t0.tv_sec) * 1e6 + static_cast<double>(t1.tv_nsec - t0.tv_nsec) * 1e-3);
     dirty_total += dirty.size();
   }
+  std::sort(us.begin(), us.end());
   state.counters["dirty_sections_per_edit"] = static_cast<double>(dirty_total) / static_cast<double>(i ? i : 1);
+  if (!us.empty()) {
+    state.counters["median_us"] = us[us.size() / 2];
+    state.counters["p99_us"] = us[us.size() * 99 / 100];
+  }
 }
 
 BENCHMARK(BM_MeshCulled)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MeshGreedy)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MeshCulledSurface)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MeshGreedySurface)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MeshGreedyFromWorld)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BuildInput)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Reference)->Unit(benchmark::kMillisecond);
