@@ -80,11 +80,12 @@ class Scene : public ::testing::Test {
     const Frustum f = Frustum::from_matrix(cam.view_projection());
     streamer->load(world, *renderer, draw, &f, &cam);
   }
-  Image draw(const Camera& cam, bool translucent = true) {
+  Image draw(const Camera& cam, bool translucent = true, double anim_seconds = 0.0) {
     FrameParams fp;
     fp.camera = cam;
     fp.fog_end = 48.0;
     fp.translucent = translucent;
+    fp.anim_seconds = anim_seconds;
     renderer->render(fp);
     return renderer->read_pixels();
   }
@@ -213,6 +214,34 @@ TEST_F(Scene, WaterIsBlendedOverTheGroundBelowIt) {
   for (int y = east.y0 + 2; y <= east.y1 - 2; ++y)
     for (int x = east.x0 + 2; x <= east.x1 - 2; ++x) changed += differs(water, darker, x, y);
   EXPECT_EQ(changed, 0);
+}
+
+TEST_F(Scene, FlowingWaterMovesWithTimeAndStillWaterDoesNot) {
+  // A channel of water on the grass (y 1), thinning toward the east (levels 0..6), so its surface slopes and the
+  // mesher gives it an eastward flow; the pond (still water) is in view too.
+  const Camera cam = camera({36, 10, 50}, {0.5, 0.5, 0.5}, -10.0, -50.0);
+  load(cam);
+  const uint16_t water = g_shared->registry.id("water");
+  for (int k = 0; k < 7; ++k)
+    for (int64_t z = 34; z < 37; ++z) {
+      auto e = world.make_edit({30 + k, 1, z}, Cell{water, state::make_fluid(k, false)});
+      ASSERT_TRUE(e.has_value());
+      ASSERT_TRUE(streamer->apply_edit(world, *renderer, *e));
+    }
+  const Image t0 = draw(cam, true, 0.0);
+  const Image t1 = draw(cam, true, 0.5);
+  const Rect channel = project(cam, {30, 1, 34}, {37, 2, 37});
+  const Rect pond = project(cam, {40, 0, 40}, {48, 1, 48});
+  int inside = 0, outside = 0, in_pond = 0;
+  for (int y = 0; y < kHeight; ++y)
+    for (int x = 0; x < kWidth; ++x) {
+      if (!differs(t0, t1, x, y)) continue;
+      if (channel.contains(x, y)) ++inside;
+      else ++outside;
+      if (pond.contains(x, y) && !channel.contains(x, y)) ++in_pond;
+    }
+  EXPECT_GT(inside, 50) << "the flowing channel's texture must scroll with time";
+  EXPECT_EQ(outside, 0) << "nothing else moves (" << in_pond << " in the still pond)";
 }
 
 TEST_F(Scene, GlArenaKeepsEverySpanWhenItGrowsAndReplacesOnlyItsOwnSpan) {
