@@ -20,6 +20,11 @@ namespace {
 
 using voxen::testing::run_voxen;
 
+// Runs that open a GL context: the Mesa driver leaves 240 bytes (3 allocations, from its unloaded module) at exit,
+// which LeakSanitizer reports in -DVOXEN_SANITIZE=ON builds whatever voxen does. Leak checking stays on for
+// every other run, and the import path itself is leak-checked in this process by the in-process tests.
+const std::string kGlEnv = "ASAN_OPTIONS=detect_leaks=0";
+
 std::string temp_path(const std::string& name) { return ::testing::TempDir() + "/voxen_import_" + name; }
 
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
@@ -58,7 +63,7 @@ TEST_P(ViewRealFiles, ImportsCountsAndDrawsTheScene) {
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data file " << path << " is absent (../shared/data)";
   const std::string png = temp_path(std::string(rf.name) + ".png");
   const std::string empty_png = temp_path(std::string(rf.name) + ".empty.png");
-  auto r = run_voxen({"view", path, "--out", png, "--size", "256x160", "--json"});
+  auto r = run_voxen({"view", path, "--out", png, "--size", "256x160", "--json"}, kGlEnv);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = parse_json(r.out);
   for (const char* key : {"models", "voxels", "placed_voxels", "cube_triangles", "culled_faces", "greedy_quads",
@@ -88,7 +93,7 @@ TEST_P(ViewRealFiles, ImportsCountsAndDrawsTheScene) {
   EXPECT_EQ(b[3].get<int64_t>() - b[0].get<int64_t>(), scene->max[0] - scene->min[0]);
 
   // The picture is not blank: where the bounds project it differs from the same view without the scene.
-  auto e = run_voxen({"view", path, "--out", empty_png, "--size", "256x160", "--json", "--without-scene"});
+  auto e = run_voxen({"view", path, "--out", empty_png, "--size", "256x160", "--json", "--without-scene"}, kGlEnv);
   ASSERT_EQ(e.exit_code, 0) << e.err;
   auto img = render::load_png(png);
   auto blank = render::load_png(empty_png);
@@ -126,7 +131,7 @@ TEST(ViewCli, OneVoxelHasSixFacesAndKnownBounds) {
   b.model(3, 3, 3, {{1, 1, 1, 5}});
   const std::string path = temp_path("one.vox");
   write_bytes(path, b.bytes());
-  auto r = run_voxen({"view", path, "--out", temp_path("one.png"), "--size", "64x64", "--json"});
+  auto r = run_voxen({"view", path, "--out", temp_path("one.png"), "--size", "64x64", "--json"}, kGlEnv);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = parse_json(r.out);
   EXPECT_EQ(j["placed_voxels"].get<int>(), 1);
@@ -183,14 +188,14 @@ TEST(ShotCli, VoxSceneIsPlacedInTheShotsWorld) {
                                            "--render-distance", "2", "--vox-at", "0,0,0", "--vox-empty"};
   auto with = common;
   with.insert(with.end(), {"--vox", path, "--out", temp_path("shot_with.png")});
-  auto r = run_voxen(with);
+  auto r = run_voxen(with, kGlEnv);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto without = common;
   without.insert(without.end(), {"--vox", temp_path("empty_scene.vox"), "--out", temp_path("shot_without.png")});
   testing::VoxBuilder empty;
   empty.model(1, 1, 1, {});
   write_bytes(temp_path("empty_scene.vox"), empty.bytes());
-  auto e = run_voxen(without);
+  auto e = run_voxen(without, kGlEnv);
   ASSERT_EQ(e.exit_code, 0) << e.err;
   auto a = render::load_png(temp_path("shot_with.png"));
   auto b = render::load_png(temp_path("shot_without.png"));

@@ -169,6 +169,27 @@ TEST(VoxPlace, MissingColumnIsAnErrorWhenColumnsAreNotCreated) {
   for (int64_t x = 0; x < 16; ++x) EXPECT_EQ(world.get({x, -1, -1}).id, kAirId);
 }
 
+TEST(VoxPlace, VoxenBlockNamesMapBackToRegistryCells) {
+  VoxBuilder b;
+  b.model(4, 1, 1, {{0, 0, 0, 1}, {1, 0, 0, 2}, {2, 0, 0, 3}, {3, 0, 0, 4}});
+  b.matl(1, {{"_type", "_diffuse"}, {"_voxen_block", "stone_stairs:5"}});
+  b.matl(2, {{"_voxen_block", "air"}});          // never air: falls back to the colour block
+  b.matl(3, {{"_voxen_block", "no_such_block"}});  // unknown here: falls back too
+  b.matl(4, {{"_voxen_block", "stone:9"}});        // a state stone does not use: falls back
+  auto f = read_vox(b.bytes(), "names.vox");
+  ASSERT_TRUE(f.ok());
+  BlockRegistry reg = registry();
+  World world;
+  auto stats = apply_vox_placement(world, reg, *f, *plan_vox_placement(*f, {}), true);
+  ASSERT_TRUE(stats.ok()) << stats.error().to_string();
+  EXPECT_EQ(stats->cells[1], (Cell{reg.id("stone_stairs"), 5}));
+  for (int i = 2; i <= 4; ++i) {
+    EXPECT_NE(stats->cells[static_cast<size_t>(i)].id, kAirId);
+    EXPECT_EQ(reg[stats->cells[static_cast<size_t>(i)].id].name.rfind("vox_", 0), 0u) << i;
+  }
+  EXPECT_EQ(stats->blocks_added, 3u);  // default palette: indices 2, 3, 4 are three different colours
+}
+
 TEST(VoxPlace, OverwritesTerrainButEmptyVoxelsDoNotCarve) {
   auto f = read_vox(small_scene().bytes(), "s.vox");
   ASSERT_TRUE(f.ok());
