@@ -112,6 +112,23 @@ TEST(LightRemoval, RemovingATorchRestoresEveryCellItLit) {
   EXPECT_SAME_LIGHT(open, before);
 }
 
+TEST(LightRemoval, RemovingABrightLightBesideADimEmitterKeepsTheDimOnesOwnLight) {
+  // Magma (6, 2, 0) two blocks from a torch: the torch's light covers the magma's surroundings, so the removal
+  // flood clears them; the magma must light them again afterwards. The same for a torch beside a glowstone.
+  for (const char* dim : {"magma", "torch"}) {
+    SCOPED_TRACE(dim);
+    const char* bright = std::string(dim) == "torch" ? "glowstone" : "torch";
+    World w = dark_box({-12, 40, -12}, {27, 44, 27});
+    set_cell(w, {15, 42, 8}, block(dim));
+    light_all(w);
+    const World only_dim = clone(w);
+    edit(w, {17, 42, 8}, block(bright));
+    edit(w, {17, 42, 8}, kAir);
+    EXPECT_SAME_LIGHT(w, only_dim);
+    EXPECT_MATCHES_ORACLE(w);
+  }
+}
+
 TEST(LightChangesReport, ListsExactlyTheSectionsWhoseLightChangedWithTheirBoxes) {
   World w = dark_box({-12, 40, -12}, {27, 44, 27});
   light_all(w);

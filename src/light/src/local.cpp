@@ -29,6 +29,7 @@ struct LocalScratch {
   std::vector<uint8_t> opacity = std::vector<uint8_t>(kColumnCells);
   std::vector<Light> light = std::vector<Light>(kColumnCells);
   std::vector<uint32_t> queue;
+  std::vector<uint32_t> emitters;                            // column-local indices of emitting cells
   std::vector<uint32_t> unpacked = std::vector<uint32_t>(kSectionVolume);
   std::array<int, kLayer> height{};                          // y index of the height map, -1 = none
 };
@@ -55,15 +56,24 @@ void decode(const Column& column, const LightTable& table, LocalScratch& S, Sect
       uniform_emission[static_cast<size_t>(s)] = table.emission(id);
       continue;
     }
-    sec.unpack(S.unpacked.data());
-    uint8_t lo = 255, hi = 0;
-    for (int i = 0; i < kSectionVolume; ++i) {
-      const uint8_t o = table.opacity(static_cast<uint16_t>(S.unpacked[static_cast<size_t>(i)] & 0xFFFF));
-      op[i] = o;
-      lo = std::min(lo, o);
-      hi = std::max(hi, o);
+    // Palette-level facts (the palette may still hold entries no cell uses: then a section is merely treated as
+    // mixed, which is slower but exact).
+    bool emits = false;
+    int lo = kOpaque, hi = 0;
+    for (uint32_t p : sec.palette()) {
+      const uint16_t id = Cell::from_packed(p).id;
+      emits |= table.emission(id) != 0;
+      lo = std::min<int>(lo, table.opacity(id));
+      hi = std::max<int>(hi, table.opacity(id));
     }
     uniform_opacity[static_cast<size_t>(s)] = lo == hi ? lo : -1;
+    sec.unpack(S.unpacked.data());
+    const uint32_t* cells = S.unpacked.data();
+    for (int i = 0; i < kSectionVolume; ++i) op[i] = table.opacity(static_cast<uint16_t>(cells[i] & 0xFFFF));
+    if (emits)
+      for (int i = 0; i < kSectionVolume; ++i)
+        if (table.emission(static_cast<uint16_t>(cells[i] & 0xFFFF)) != 0)
+          S.emitters.push_back(static_cast<uint32_t>(s * kSectionVolume + i));
   }
 }
 
@@ -108,28 +118,19 @@ void initial_light(const Column& column, const LightTable& table, LocalScratch& 
         for (int col = 0; col < kLayer; ++col)
           li[y * kLayer + col] = base + y > S.height[static_cast<size_t>(col)] ? kSkyFull : Light{0};
     }
-    // Emitters: a uniform section emits from every cell; a mixed one is scanned (its cells were unpacked in
-    // decode(), but unpacking again keeps the scratch small and touches only sections with a palette).
+    // A uniform section of an emitting block emits from every cell.
     const Light ue = uniform_emission[static_cast<size_t>(s)];
-    const Section& sec = column.section(s);
-    if (sec.is_uniform()) {
-      if (ue == 0) continue;
-      for (int i = 0; i < kSectionVolume; ++i) {
-        li[i] = light_max(li[i], ue);
-        S.queue.push_back(static_cast<uint32_t>(s * kSectionVolume + i));
-      }
-      continue;
-    }
-    bool any = false;
-    for (uint32_t p : sec.palette()) any |= table.emission(Cell::from_packed(p).id) != 0;
-    if (!any) continue;
-    sec.unpack(S.unpacked.data());
+    if (ue == 0) continue;
     for (int i = 0; i < kSectionVolume; ++i) {
-      const Light e = table.emission(static_cast<uint16_t>(S.unpacked[static_cast<size_t>(i)] & 0xFFFF));
-      if (e == 0) continue;
-      li[i] = light_max(li[i], e);
+      li[i] = light_max(li[i], ue);
       S.queue.push_back(static_cast<uint32_t>(s * kSectionVolume + i));
     }
+  }
+  // Emitters of mixed sections, listed by decode().
+  for (uint32_t i : S.emitters) {
+    const uint16_t id = column.section(static_cast<int>(i >> 12)).get(static_cast<int>(i & 4095u)).id;
+    S.light[i] = light_max(S.light[i], table.emission(id));
+    S.queue.push_back(i);
   }
 }
 
@@ -206,6 +207,7 @@ void store(Column& column, const LocalScratch& S) {
 void light_column_local(Column& column, const LightTable& table) {
   LocalScratch& S = scratch();
   S.queue.clear();
+  S.emitters.clear();
   SectionOpacity uniform_opacity{};
   std::array<Light, kSectionsPerColumn> uniform_emission{};
   decode(column, table, S, uniform_opacity, uniform_emission);

@@ -56,7 +56,8 @@ struct LightChanges {
 
   /// The sections a mesher must rebuild because of these light changes: each changed box grown by one cell in
   /// every direction (smooth light and ambient occlusion sample the 26 neighbours of a face's cells), mapped to the
-  /// sections it touches (up to 27 per box; section indices outside 0..23 are dropped). Sorted, no duplicates.
+  /// sections it touches (up to 27 per box; section indices outside 0..23 are dropped, sections of columns that
+  /// are not loaded are kept: the caller skips those). Sorted, no duplicates.
   /// The section of an edited cell is not added here unless its light changed: the mesher adds it for the cell.
   std::vector<SectionPos> dirty_sections() const;
 };
