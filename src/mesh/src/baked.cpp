@@ -26,6 +26,7 @@ Result<BakedBlocks> BakedBlocks::bake(const BlockRegistry& registry) {
   BakedBlocks out;
   out.m_blocks.resize(registry.size());
   out.m_class.assign(65536, 0);
+  out.m_texture.assign(registry.size() * 24, 0);
   for (size_t id = 0; id < registry.size(); ++id) {
     const BlockDef& def = registry[static_cast<uint16_t>(id)];
     BakedBlock b;
@@ -63,7 +64,12 @@ Result<BakedBlocks> BakedBlocks::bake(const BlockRegistry& registry) {
       case Shape::kCross:
       case Shape::kFluid: cls = kClassGeneral; break;
     }
+    if (b.list == kListCutout && cls) cls = static_cast<uint8_t>(cls | kClassCutout);
     b.cls = cls;
+    for (int axis_bits = 0; axis_bits < 4; ++axis_bits)
+      for (int f = 0; f < 6; ++f)
+        out.m_texture[id * 24 + static_cast<size_t>(axis_bits * 6 + f)] =
+            b.texture[static_cast<size_t>(b.has_axis ? axis_bits % 3 : 0)][static_cast<size_t>(f)];
     out.m_class[id] = cls;
     out.m_blocks[id] = b;
   }

@@ -174,6 +174,7 @@ struct MeshScratch::Impl {
   uint32_t occ_row[kPaddedArea];    // bit px of row (py, pz): occluder
   uint32_t cov_row[kPaddedArea];    // bit px of row (py, pz): cover shape
   uint16_t simple_row[256];         // bit x of inner row (y, z): simple cube
+  uint16_t simple_rows[16];         // bit z of layer y: row (y, z) has a simple cube
   struct General {
     uint16_t index;    // padded index
     uint8_t x, y, z;   // section-local
@@ -184,12 +185,14 @@ struct MeshScratch::Impl {
   int general_count = 0;
   // Greedy slices of the current direction: [0] the cells' boundary planes, [1] their mid-cell planes.
   uint64_t key[2][16][256];
-  uint16_t used[2][16][16];
+  uint16_t used[2][16][16];         // bit u of row v of each slice: a face waits there
+  uint16_t rows_used[2][16];        // bit v: row v of that slice has a face
+  uint16_t layers_used[2];          // bit layer: that slice has a face
   uint8_t attr_ao[2][16][256];      // corner values for merges that ignore lighting
   Light attr_light[2][16][256][4];
-  bool any_mid = false;
 };
 
+// make_unique value-initialises Impl: every array starts zeroed (the greedy slices rely on it).
 MeshScratch::MeshScratch() : m_impl(std::make_unique<Impl>()) {}
 MeshScratch::~MeshScratch() = default;
 
@@ -206,7 +209,14 @@ class Mesher {
  public:
   Mesher(const BakedBlocks& blocks, const uint32_t* cells, const Light* light, const MeshOptions& options,
          MeshScratch::Impl& s, SectionMesh& out)
-      : m_blocks(blocks), m_cells(cells), m_light(light), m_opt(options), m_s(s), m_out(out), m_t(tables()) {}
+      : m_blocks(blocks),
+        m_tex(blocks.texture_table()),
+        m_cells(cells),
+        m_light(light),
+        m_opt(options),
+        m_s(s),
+        m_out(out),
+        m_t(tables()) {}
 
   void run() {
     if (!classify()) return;
@@ -214,13 +224,14 @@ class Mesher {
     if (m_out.opaque.capacity() < 1024) m_out.opaque.reserve(1024);
     for (int d = 0; d < 6; ++d) {
       m_d = d;
-      m_s.any_mid = false;
-      std::memset(m_s.used, 0, sizeof(m_s.used));
+      // `used` is all zero here: merging consumes every bit it marks (and the scratch starts zeroed).
+      std::memset(m_s.rows_used, 0, sizeof(m_s.rows_used));
+      std::memset(m_s.layers_used, 0, sizeof(m_s.layers_used));
       simple_faces();
       for (int i = 0; i < m_s.general_count; ++i) general_faces(m_s.general[i]);
       if (m_opt.greedy) {
         merge_slices(0);
-        if (m_s.any_mid) merge_slices(1);
+        merge_slices(1);
       }
     }
   }
@@ -258,7 +269,8 @@ class Mesher {
     }
     m_s.general_count = 0;
     bool any = false;
-    for (int y = 0; y < 16; ++y)
+    for (int y = 0; y < 16; ++y) {
+      uint32_t rows = 0;
       for (int z = 0; z < 16; ++z) {
         const int base = padded_index(0, y, z);
         const uint32_t simple = row_bits(&m_s.cls[base], 2);
@@ -269,8 +281,11 @@ class Mesher {
           add_general(base + x, x, y, z);
         }
         m_s.simple_row[y * 16 + z] = static_cast<uint16_t>(simple);
-        any |= simple != 0;
+        rows |= (simple != 0 ? 1u : 0u) << z;
       }
+      m_s.simple_rows[y] = static_cast<uint16_t>(rows);
+      any |= rows != 0;
+    }
     return any || m_s.general_count > 0;
   }
 
@@ -466,8 +481,7 @@ class Mesher {
         std::memcpy(m_s.attr_light[plane][layer][v * 16 + u], cr.light, sizeof(cr.light));
       }
       m_s.key[plane][layer][v * 16 + u] = key;
-      m_s.used[plane][layer][v] = static_cast<uint16_t>(m_s.used[plane][layer][v] | 1u << u);
-      if (plane) m_s.any_mid = true;
+      mark_used(plane, layer, u, v);
       return;
     }
     Piece p;
@@ -495,13 +509,21 @@ class Mesher {
     p.pos[fa.v] = 2 * xyz[fa.v] + b;
   }
 
+  void mark_used(int plane, int layer, int u, int v) {
+    m_s.used[plane][layer][v] = static_cast<uint16_t>(m_s.used[plane][layer][v] | 1u << u);
+    m_s.rows_used[plane][layer] = static_cast<uint16_t>(m_s.rows_used[plane][layer] | 1u << v);
+    m_s.layers_used[plane] = static_cast<uint16_t>(m_s.layers_used[plane] | 1u << layer);
+  }
+
   void merge_slices(int plane) {
     const int d = m_d;
     const FaceAxes& fa = kFaceAxes[d];
-    for (int layer = 0; layer < 16; ++layer) {
+    for (uint32_t layers = m_s.layers_used[plane]; layers; layers &= layers - 1) {
+      const int layer = std::countr_zero(layers);
       uint16_t* used = m_s.used[plane][layer];
       const uint64_t* keys = m_s.key[plane][layer];
-      for (int v = 0; v < 16; ++v) {
+      for (uint32_t rows = m_s.rows_used[plane][layer]; rows; rows &= rows - 1) {
+        const int v = std::countr_zero(rows);
         while (used[v]) {
           const int u = std::countr_zero(static_cast<unsigned>(used[v]));
           const uint64_t key = keys[v * 16 + u];
@@ -567,9 +589,9 @@ class Mesher {
   template <int d>
   void simple_faces_t() {
     for (int y = 0; y < 16; ++y)
-      for (int z = 0; z < 16; ++z) {
+      for (uint32_t zs = m_s.simple_rows[y]; zs; zs &= zs - 1) {
+        const int z = std::countr_zero(zs);
         const uint32_t s = m_s.simple_row[y * 16 + z];
-        if (!s) continue;
         const int r = (y + 1) * kPadded + (z + 1);
         uint32_t on, cn;
         if constexpr (d == kFacePosX) {
@@ -605,13 +627,12 @@ class Mesher {
   template <int d>
   void cube_face(int c, int x, int y, int z) {
     const uint32_t cell = m_cells[c];
-    const auto id = static_cast<uint16_t>(cell & 0xFFFF);
-    const BakedBlock& b = m_blocks[id];
-    const int tex = m_blocks.texture(id, static_cast<uint8_t>(cell >> 16), d);
+    const int tex = m_tex[(cell & 0xFFFF) * 24 + ((cell >> 19) & 3) * 6 + d];
+    const MeshList list = (m_s.cls[c] & kClassCutout) ? kListCutout : kListOpaque;
     const Corners cr = face_corners_t<d>(c, x, y, z);
     if (m_opt.greedy && !m_opt.merge_requires_equal_lighting) {
       static constexpr uint8_t kNoHeight[4] = {0, 0, 0, 0};
-      full_face(d, x, y, z, 0, cr, tex, b.list, kFlowStill, kNoHeight, false);
+      full_face(d, x, y, z, 0, cr, tex, list, kFlowStill, kNoHeight, false);
       return;
     }
     if (m_opt.greedy && cr.uniform()) {
@@ -620,9 +641,9 @@ class Mesher {
       const int layer = xyz[fa.axis], u = xyz[fa.u], v = xyz[fa.v];
       m_s.key[0][layer][v * 16 + u] = kKeyValid | static_cast<uint64_t>(tex) << kKeyTex |
                                       static_cast<uint64_t>(kFlowStill) << kKeyFlow |
-                                      static_cast<uint64_t>(b.list) << kKeyList | static_cast<uint64_t>(cr.light[0]) |
+                                      static_cast<uint64_t>(list) << kKeyList | static_cast<uint64_t>(cr.light[0]) |
                                       static_cast<uint64_t>(cr.ao[0]) << kKeyAo;
-      m_s.used[0][layer][v] = static_cast<uint16_t>(m_s.used[0][layer][v] | 1u << u);
+      mark_used(0, layer, u, v);
       return;
     }
     // A unit quad, packed directly.
@@ -637,7 +658,7 @@ class Mesher {
                         static_cast<uint32_t>(cr.ao[3]) << 19 | static_cast<uint32_t>(kFlowStill) << 21;
     const Quad q{{w0, w1, static_cast<uint32_t>(cr.light[0]) | static_cast<uint32_t>(cr.light[1]) << 16,
                   static_cast<uint32_t>(cr.light[2]) | static_cast<uint32_t>(cr.light[3]) << 16}};
-    (b.list == kListOpaque ? m_out.opaque : m_out.cutout).push_back(q);
+    (list == kListOpaque ? m_out.opaque : m_out.cutout).push_back(q);
   }
 
   // --- general cells ----------------------------------------------------------------------------------------------
@@ -856,6 +877,7 @@ class Mesher {
   }
 
   const BakedBlocks& m_blocks;
+  const uint16_t* m_tex;
   const uint32_t* m_cells;
   const Light* m_light;
   const MeshOptions& m_opt;

@@ -34,6 +34,7 @@ enum CellClass : uint8_t {
   kClassCoverShape = 2, // opaque-material slab, stairs or slope: hides what it covers of neighbours' faces
   kClassSimple = 4,     // a full cube drawn by the bitwise fast path: opaque or cutout cube
   kClassGeneral = 8,    // drawn by the general path: other shapes, fluids, crosses, translucent cubes
+  kClassCutout = 16,    // drawn into the cutout list
 };
 
 /// One block id's meshing properties.
@@ -66,12 +67,17 @@ class BakedBlocks {
     const int axis = b.has_axis ? state::axis(state) % 3 : 0;
     return b.texture[static_cast<size_t>(axis)][static_cast<size_t>(face)];
   }
+  /// Texture layers of every (id, axis bits, face), flat: entry id * 24 + ((state >> 3) & 3) * 6 + face, with the
+  /// axis turn applied (axis value 3, unused, reads as y; blocks without the axis state repeat their textures).
+  /// Ids must be below size().
+  const uint16_t* texture_table() const { return m_texture.data(); }
   /// Number of ids with an entry.
   size_t size() const { return m_blocks.size(); }
 
  private:
   std::vector<BakedBlock> m_blocks;
   std::vector<uint8_t> m_class;  // 65,536 entries
+  std::vector<uint16_t> m_texture;  // size() * 24
   BakedBlock m_air;
 };
 
