@@ -84,11 +84,14 @@ class WorldSession {
   WorldSession(const WorldSession&) = delete;
   WorldSession& operator=(const WorldSession&) = delete;
 
+  /// The world's metadata (seed, generator, saved id table as grown so far).
   const WorldMeta& meta() const { return m_meta; }
+  /// True for generated worlds (journals over generation), false for imported ones (whole sections).
   bool generated() const { return m_meta.kind == WorldKind::kGenerated; }
   /// The loaded columns. Single-threaded use only (see the class comment).
   World& world() { return m_world; }
   const World& world() const { return m_world; }
+  /// The running block registry (cells in world() use its ids).
   const BlockRegistry& registry() const { return m_registry; }
 
   /// Loads the given columns not loaded yet: reads their records in one batch, generates them (on `pool` if
