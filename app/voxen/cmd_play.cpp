@@ -9,6 +9,9 @@
 // --record writes the same events, so `voxen replay` reproduces the session. Streaming is deterministic (the
 // jobs of frame N are integrated at frame N + 2), so a replay sees the same world at every frame. Frames are paced
 // with vsync off: sleep, then spin the last 1.5 ms, to the monitor's rate or --fps.
+// With --world DIR the world is a saved one (created with --seed when missing): columns load through the store
+// (generation + saved edits), edits are saved as they happen (write-behind, committed after each edit) and when
+// columns unload, and everything is flushed on exit; without it the world is ephemeral and the HUD says so.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -20,9 +23,11 @@
 #include "commands.h"
 #include "play_cli.h"
 #include "voxen/play/recording.h"
+#include "voxen/play/saved_world.h"
 #include "voxen/play/session.h"
 #include "voxen/play/spawn.h"
 #include "voxen/play/window_input.h"
+#include "world_open.h"
 #include "world_setup.h"
 
 namespace voxen::app {
@@ -30,6 +35,7 @@ namespace {
 
 struct PlayOptions {
   WorldFlags world;
+  WorldDirFlag world_dir;
   int render_distance = 8;
   std::string size = "1280x720";
   double fps = 0;
@@ -56,17 +62,39 @@ int run_play(const PlayOptions& o) {
     sz = v[1];
   }
   const BlockRegistry reg = load_registry();
-  const auto generator = make_generator_or_throw(o.world, reg);
-  const auto spawn = play::find_generated_spawn(*generator, reg, sx, sz);
+  // The world: generated only, or a saved one (--world) whose seed and generator win over the flags.
+  CommandWorld cw(o.world_dir, o.world, reg);
+  store::WorldSession* saved = cw.session();
+  h.seed = cw.seed();
+  if (saved) h.generator = saved->generated() ? saved->meta().generator : "flat";  // imported: never generated
+  std::optional<BlockPos> spawn;
+  if (cw.generator()) spawn = play::find_generated_spawn(*cw.generator(), reg, sx, sz);
+  if (saved) {
+    // Ask the saved world itself for room and ground near there: its edits may have covered the generated spot.
+    const int64_t wx = spawn ? spawn->x : sx, wz = spawn ? spawn->z : sz;
+    std::vector<ColumnPos> around;
+    for (int64_t dx = -1; dx <= 1; ++dx)
+      for (int64_t dz = -1; dz <= 1; ++dz) around.push_back({column_of(wx) + dx, column_of(wz) + dz});
+    cw.load(around, nullptr, wx, wz);
+    spawn = play::find_world_spawn(cw.world(), reg, wx, wz, 1);
+  }
   if (!spawn) throw RunError("no place to stand found near " + std::to_string(sx) + "," + std::to_string(sz));
   h.start_block = *spawn;
   h.start_frac = {0.5, 0.0, 0.5};
   h.stream_lag = 2;  // a frame of slack for the workers in a window
 
+  std::unique_ptr<play::SavedWorldBackend> backend;
   play::SessionOptions so;
   so.window = true;
   so.threads = o.threads;
   so.game.status = "EPHEMERAL WORLD: EDITS ARE NOT SAVED";
+  if (saved) {
+    backend = std::make_unique<play::SavedWorldBackend>(*saved);
+    so.world = &cw.world();
+    so.backend = backend.get();
+    so.edit_hook = backend->edit_hook();
+    so.game.status = "WORLD " + o.world_dir.dir + ": EDITS ARE SAVED";
+  }
   so.game.overlay_wall_times = true;
   auto session = play::PlaySession::open(h, so, reg);
   if (!session) throw RunError(session.error().to_string());
@@ -80,7 +108,10 @@ int run_play(const PlayOptions& o) {
   play::RecordingWriter writer;
   if (!o.record.empty()) {
     h.step = game.controls().frame_seconds;
-    if (auto s = writer.open(o.record, h); !s.ok()) throw RunError(s.error().to_string());
+    const std::string note = saved ? "recorded on the saved world " + o.world_dir.dir +
+                                         "; replays run on the generated world, without its saved edits"
+                                   : "";
+    if (auto s = writer.open(o.record, h, note); !s.ok()) throw RunError(s.error().to_string());
   }
   std::printf("voxen play: seed %llu (%s), spawn %lld %lld %lld, render distance %d; Esc releases the mouse, close the window to quit\n",
               static_cast<unsigned long long>(h.seed), h.generator.c_str(), static_cast<long long>(spawn->x),
@@ -107,6 +138,10 @@ int run_play(const PlayOptions& o) {
     for (const play::InputEvent& e : events) writer.append(e);
     writer.end_frame();
     const play::FrameReport rep = game.frame(events);
+    if (!rep.stream_error.empty()) throw RunError("the saved world: " + rep.stream_error);
+    if (backend && (rep.edits_applied > 0 || f % 600 == 0)) {
+      if (auto s = backend->commit(); !s.ok()) throw RunError("saving the world: " + s.error().to_string());
+    }
     input.set_captured(game.controls().cursor_captured);
     if (rep.screenshot) {
       const std::string path = "screenshot-" + std::to_string(rep.frame) + ".png";
@@ -120,6 +155,9 @@ int run_play(const PlayOptions& o) {
     std::printf("recorded %llu frames to %s (voxen replay %s)\n", static_cast<unsigned long long>(game.frame_number()),
                 o.record.c_str(), o.record.c_str());
   }
+  session->reset();  // the game (its streamer and GL objects) before the saved world closes
+  cw.close();
+  if (saved) std::printf("saved the world in %s\n", o.world_dir.dir.c_str());
   return 0;
 }
 
@@ -129,6 +167,7 @@ void add_play_command(CLI::App& app, RunFn& run) {
   auto o = std::make_shared<PlayOptions>();
   CLI::App* cmd = app.add_subcommand("play", "walk, fly, dig and build in a window");
   o->world.add_to(*cmd);
+  o->world_dir.add_to(*cmd);
   cmd->add_option("--render-distance", o->render_distance, "columns drawn around the player, 1..64 (default 8)");
   cmd->add_option("--size", o->size, "window size WxH (default 1280x720)");
   cmd->add_option("--fps", o->fps, "frame rate to pace to (default: the monitor's)");

@@ -179,13 +179,15 @@ int run_shot(const ShotOptions& o) {
     eye.frac.y = 0.0;
   }
 
-  // The GL context: headless EGL (default) or a hidden GLFW window.
+  // The GL context: headless EGL (default) or a GLFW window.
+  Stopwatch setup;
   auto platform = render::make_platform(o.platform, pc);
   if (!platform) throw RunError(platform.error().to_string());
   render::RendererOptions ro;
   ro.path = path;
   auto renderer = render::Renderer::create(**platform, reg, ro);
   if (!renderer) throw RunError("renderer: " + renderer.error().to_string());
+  const double setup_ms = setup.ms();
 
   render::Camera cam = render::Camera::at(eye.block, eye.frac);
   cam.yaw_deg = yaw;
@@ -217,8 +219,10 @@ int run_shot(const ShotOptions& o) {
   Stopwatch finish;
   (*platform)->present();
   const double finish_ms = finish.ms();
+  Stopwatch write;
   const render::Image img = (*renderer)->read_pixels();
   if (auto s = render::save_png(img, o.out); !s.ok()) throw RunError(s.error().to_string());
+  const double write_ms = write.ms();
   const double total_ms = total.ms();
 
   const std::string gl_version = std::to_string((*renderer)->gl_info().major) + "." + std::to_string((*renderer)->gl_info().minor);
@@ -240,6 +244,8 @@ int run_shot(const ShotOptions& o) {
     j["cpu_ms"] = {{"generate", ss.generate_ms}, {"light", ss.light_ms}, {"mesh", ss.mesh_ms}, {"upload", ss.upload_ms},
                    {"cull", fs.cull_ms}, {"draw", fs.build_ms + fs.submit_ms + finish_ms}};
     j["frame_ms"] = {{"cull", fs.cull_ms}, {"build", fs.build_ms}, {"submit", fs.submit_ms}, {"finish", finish_ms}};
+    j["setup_ms"] = setup_ms;  // GL context, shaders, textures
+    j["write_ms"] = write_ms;  // read back + PNG
     j["total_ms"] = total_ms;
     j["render_path"] = std::string(render::to_string((*renderer)->path()));
     j["platform"] = std::string((*platform)->name());

@@ -33,6 +33,7 @@ struct TourCliOptions {
   int threads = 0;
   std::string segments;
   int holes_stride = 2;
+  std::string hole_shots;
 };
 
 nlohmann::json stat_json(const play::Stat& s) {
@@ -52,6 +53,8 @@ int run_tour_cmd(const TourCliOptions& o) {
   play::TourOptions to;
   to.frames = o.frames;
   to.holes_stride = o.holes_stride;
+  if (!o.hole_shots.empty()) ensure_dir(o.hole_shots, "--hole-shots");
+  to.hole_shots = o.hole_shots;
   if (!o.segments.empty()) {
     std::stringstream ss(o.segments);
     std::string name;
@@ -118,10 +121,11 @@ int run_tour_cmd(const TourCliOptions& o) {
                               {"upload", stat_json(s.upload)},     {"cull", stat_json(s.cull)},   {"draw", stat_json(s.draw)},
                               {"wait_for_workers", stat_json(s.wait)}};
     js["holes"] = {{"frames_measured", s.holes_frames}, {"mean_fraction", s.holes_mean}, {"max_fraction", s.holes_max},
-                   {"frames_with_near_holes", s.near_hole_frames}};
+                   {"frames_with_near_holes", s.near_hole_frames}, {"first_near_hole", s.first_near_hole}};
     js["columns_loaded"] = s.columns_loaded;
     js["columns_drawn"] = s.columns_drawn;
     js["edits"] = s.edits;
+    js["edits_refused"] = s.edits_refused;
     js["edit_remesh_upload_ms"] = stat_json(s.edit_ms);
     js["distance_blocks"] = s.distance;
     nlohmann::json spikes = nlohmann::json::array();
@@ -129,7 +133,10 @@ int run_tour_cmd(const TourCliOptions& o) {
     js["spikes"] = spikes;
     j["segments"].push_back(js);
     if (!s.warmup_complete) std::printf("  %s: the view was not complete after %llu warm-up frames\n", s.name.c_str(), static_cast<unsigned long long>(s.warmup_frames));
-    if (s.edits) std::printf("  %s: %llu edits, remesh + upload p50 %.2f ms, max %.2f ms\n", s.name.c_str(), static_cast<unsigned long long>(s.edits), s.edit_ms.p50, s.edit_ms.max);
+    if (s.edits || s.edits_refused)
+      std::printf("  %s: %llu edits (%llu refused), remesh + upload p50 %.2f ms, max %.2f ms\n", s.name.c_str(),
+                  static_cast<unsigned long long>(s.edits), static_cast<unsigned long long>(s.edits_refused), s.edit_ms.p50, s.edit_ms.max);
+    if (!s.first_near_hole.empty()) std::printf("  %s: near holes, %s\n", s.name.c_str(), s.first_near_hole.c_str());
     for (const play::Spike& sp : s.spikes)
       std::printf("  %s: frame %llu took %.0f ms, most in %s (%.0f ms)\n", s.name.c_str(), static_cast<unsigned long long>(sp.frame), sp.ms,
                   sp.part.c_str(), sp.part_ms);
@@ -156,6 +163,7 @@ void add_tour_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--threads", o->threads, "worker threads (default: cores - 1)");
   cmd->add_option("--segments", o->segments, "comma-separated subset: spawn,walk,fly_low,jet,dig,place,cave");
   cmd->add_option("--holes-stride", o->holes_stride, "measure holes on every k-th pixel in x and y (default 2)");
+  cmd->add_option("--hole-shots", o->hole_shots, "save each segment's first frame with holes near the player here (holes in red)");
   cmd->callback([o, &run] { run = [o] { return run_tour_cmd(*o); }; });
 }
 

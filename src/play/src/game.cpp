@@ -66,7 +66,7 @@ Game::~Game() {
 
 Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Platform& platform,
                                            const BlockRegistry& registry, const gen::Generator& generator, JobPool& pool,
-                                           World& world, ProduceFn produce, EditHook edit_hook) {
+                                           World& world, ProduceFn produce, EditHook edit_hook, ColumnBackend* backend) {
   std::unique_ptr<Game> g(new Game(config, platform, registry, generator, pool, world));
   for (int i = 0; i < kHotbarSlots; ++i) {
     const auto id = registry.find(kHotbarBlocks[static_cast<size_t>(i)]);
@@ -90,8 +90,8 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
   StreamConfig sc = config.stream;
   sc.render_distance = config.render_distance;
   g->m_streamer = std::make_unique<ColumnStreamer>(world, *g->m_renderer, generator, g->m_light, *g->m_baked, pool, sc,
-                                                   std::move(produce));
-  if (config.measure_holes) g->m_heights = std::make_unique<HeightCache>(generator);
+                                                   std::move(produce), backend);
+  if (config.measure_holes) g->m_heights = std::make_unique<HeightCache>(generator, registry);
   g->m_edit_hook = std::move(edit_hook);
   g->m_handler.begin_frame(0, 0.0);
   // The default frame step; kFrameTime events change it.
@@ -281,6 +281,7 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render) {
   const render::Camera cam = camera();
   rep.stream = m_streamer->update(m_frame, cam.block, cam.frac, cam.forward());
   rep.stream_ms = wall_ms() - t;
+  if (m_streamer->error()) rep.stream_error = m_streamer->error()->to_string();
 
   // 5. Drawing.
   if (render) {

@@ -3,26 +3,44 @@
 #include "voxen/play/holes.h"
 
 #include <cmath>
+#include <memory>
 #include <limits>
 
 namespace voxen::play {
 
-int64_t HeightCache::top(int64_t x, int64_t z) {
+const HeightCache::Entry& HeightCache::entry(int64_t x, int64_t z) {
   const ColumnPos c{column_of(x), column_of(z)};
-  if (!(c == m_last_pos) || !m_last) {
-    auto it = m_columns.find(c);
-    if (it == m_columns.end()) {
-      if (m_columns.size() >= m_max) m_columns.clear();
-      std::array<int32_t, 256> h{};
-      for (int lz = 0; lz < 16; ++lz)
-        for (int lx = 0; lx < 16; ++lx)
-          h[static_cast<size_t>(lz * 16 + lx)] = static_cast<int32_t>(m_gen.surface_y(c.min_x() + lx, c.min_z() + lz) + 1);
-      it = m_columns.emplace(c, h).first;
-    }
-    m_last_pos = c;
-    m_last = &it->second;
+  if (m_last && c == m_last_pos) return *m_last;
+  auto it = m_columns.find(c);
+  if (it == m_columns.end()) {
+    if (m_columns.size() >= m_max) m_columns.clear();
+    auto e = std::make_unique<Entry>();
+    e->column = std::make_unique<Column>(c);
+    m_gen.generate(*e->column);
+    const Column& col = *e->column;
+    e->top.fill(kMinY);
+    int top_section = kSectionsPerColumn - 1;
+    while (top_section > 0 && col.section(top_section).is_empty()) --top_section;
+    const int64_t y_start = section_base_y(top_section) + kSectionSize - 1;
+    for (int lz = 0; lz < 16; ++lz)
+      for (int lx = 0; lx < 16; ++lx)
+        for (int64_t y = y_start; y >= kMinY; --y)
+          if (m_registry[col.get(lx, y, lz).id].is_opaque_cube()) {
+            e->top[static_cast<size_t>(lz * 16 + lx)] = static_cast<int32_t>(y + 1);
+            break;
+          }
+    it = m_columns.emplace(c, std::move(e)).first;
   }
-  return (*m_last)[static_cast<size_t>(local_of(z) * 16 + local_of(x))];
+  m_last_pos = c;
+  m_last = it->second.get();
+  return *m_last;
+}
+
+int64_t HeightCache::top(int64_t x, int64_t z) { return entry(x, z).top[static_cast<size_t>(local_of(z) * 16 + local_of(x))]; }
+
+bool HeightCache::ground(int64_t x, int64_t y, int64_t z) {
+  if (!y_in_range(y)) return false;
+  return m_registry[entry(x, z).column->get(local_of(x), y, local_of(z)).id].is_opaque_cube();
 }
 
 std::vector<float> read_depth(uint32_t framebuffer, int width, int height) {
@@ -38,7 +56,7 @@ namespace {
 struct RayResult {
   bool ground = false;
   double distance = 0.0;  // horizontal, blocks
-  BlockPos cell;          // the block column met: x, its top face's y, z
+  BlockPos cell;          // the opaque block met
 };
 
 // Marches the ray from the eye (camera-relative origin; the eye's block is `eye`, its fraction `frac`) across the
@@ -46,7 +64,7 @@ struct RayResult {
 RayResult march(const glm::dvec3& d, const BlockPos& eye, const glm::dvec3& frac, double radius, HeightCache& heights) {
   const double hlen = std::sqrt(d.x * d.x + d.z * d.z);
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  const double top_of_world = static_cast<double>(kMaxY + 1 - eye.y) - frac.y;
+  const double top_of_world = static_cast<double>(kMaxY + 1 - eye.y);
   int64_t cell[2] = {0, 0};  // relative to the eye's block (x, z)
   const double o[2] = {frac.x, frac.z}, dd[2] = {d.x, d.z};
   int step[2];
@@ -70,13 +88,27 @@ RayResult march(const glm::dvec3& d, const BlockPos& eye, const glm::dvec3& frac
   double t0 = 0.0;
   for (int guard = 0; guard < 100000; ++guard) {
     const double t1 = std::min({t_max[0], t_max[1], t_limit});
-    const double top = static_cast<double>(heights.top(eye.x + cell[0], eye.z + cell[1]) - eye.y) - frac.y;
-    const double y0 = d.y * t0, y1 = d.y * t1;
-    if (std::min(y0, y1) <= top) {
-      // Where the ray meets the top face (or t0 if it enters the block column's side below the top).
-      double th = t0;
-      if (y0 > top && d.y < 0) th = top / d.y;
-      return {true, th * hlen, {eye.x + cell[0], heights.top(eye.x + cell[0], eye.z + cell[1]), eye.z + cell[1]}};
+    const int64_t wx = eye.x + cell[0], wz = eye.z + cell[1];
+    // Heights relative to the eye's block: the ray's y is frac.y + d.y * t.
+    const double top = static_cast<double>(heights.top(wx, wz) - eye.y);
+    const double y0 = frac.y + d.y * t0, y1 = frac.y + d.y * t1;
+    if (std::min(y0, y1) < top) {
+      // The ray dips under the top of the opaque ground here: walk the block levels it crosses in this column,
+      // in the ray's order, for an opaque cube (overhangs and caves let it through).
+      const double lo = std::min(y0, y1), hi = std::min(std::max(y0, y1), top - 1e-9);
+      const int64_t first = static_cast<int64_t>(std::floor(d.y < 0 ? hi : lo));
+      const int64_t last = static_cast<int64_t>(std::floor(d.y < 0 ? lo : hi));
+      const int64_t step_y = d.y < 0 ? -1 : 1;
+      for (int64_t yb = first;; yb += step_y) {
+        if (eye.y + yb < kMinY) break;
+        if (heights.ground(wx, eye.y + yb, wz)) {
+          double th = t0;
+          if (d.y < 0 && y0 > static_cast<double>(yb + 1)) th = (static_cast<double>(yb + 1) - frac.y) / d.y;
+          if (d.y > 0 && y0 < static_cast<double>(yb)) th = (static_cast<double>(yb) - frac.y) / d.y;
+          return {true, std::max(th, t0) * hlen, {wx, eye.y + yb, wz}};
+        }
+        if (yb == last) break;
+      }
     }
     if (t1 >= t_limit) return {};
     if (d.y >= 0 && y1 > top_of_world) return {};  // rising above every possible ground
@@ -106,12 +138,8 @@ HolesResult measure_holes(const std::vector<float>& depth, int width, int height
     return x >= 0 && y >= 0 && x < width && y < height &&
            depth[static_cast<size_t>(y) * static_cast<size_t>(width) + static_cast<size_t>(x)] < 1.0f;
   };
-  // Candidates on the sampled grid: sky pixels (not cracks) whose ray meets ground within the radius.
-  const int gw = (width - stride / 2 + stride - 1) / stride, gh = (height - stride / 2 + stride - 1) / stride;
-  std::vector<RayResult> grid(static_cast<size_t>(gw) * static_cast<size_t>(gh));
-  for (int gy = 0; gy < gh; ++gy)
-    for (int gx = 0; gx < gw; ++gx) {
-      const int px = stride / 2 + gx * stride, py = stride / 2 + gy * stride;
+  for (int py = stride / 2; py < height; py += stride)
+    for (int px = stride / 2; px < width; px += stride) {
       ++r.pixels;
       if (terrain(px, py)) continue;
       ++r.sky_pixels;
@@ -123,24 +151,21 @@ HolesResult measure_holes(const std::vector<float>& depth, int width, int height
         ++r.crack_pixels;
         continue;
       }
-      const double nx = (px + 0.5) / width * 2.0 - 1.0, ny = (py + 0.5) / height * 2.0 - 1.0;
-      const glm::dvec4 far_point = inv * glm::dvec4(nx, ny, 1.0, 1.0);
-      const glm::dvec3 d = glm::dvec3(far_point) / far_point.w;
-      grid[static_cast<size_t>(gy) * static_cast<size_t>(gw) + static_cast<size_t>(gx)] =
-          march(d, cam.block, cam.frac, radius_blocks, heights);
-    }
-  auto candidate = [&](int gx, int gy) {
-    return gx >= 0 && gy >= 0 && gx < gw && gy < gh && grid[static_cast<size_t>(gy) * static_cast<size_t>(gw) + static_cast<size_t>(gx)].ground;
-  };
-  for (int gy = 0; gy < gh; ++gy)
-    for (int gx = 0; gx < gw; ++gx) {
-      if (!candidate(gx, gy)) continue;
-      if (!candidate(gx - 1, gy) && !candidate(gx + 1, gy) && !candidate(gx, gy - 1) && !candidate(gx, gy + 1)) {
+      // The ray through the pixel centre, and the rays one pixel left, right, up and down of it: ground must be
+      // met by all five, so a silhouette pixel the GPU rounded the other way is an edge, not a hole.
+      auto ray = [&](double ox, double oy) {
+        const double nx = (px + 0.5 + ox) / width * 2.0 - 1.0, ny = (py + 0.5 + oy) / height * 2.0 - 1.0;
+        const glm::dvec4 far_point = inv * glm::dvec4(nx, ny, 1.0, 1.0);
+        return march(glm::dvec3(far_point) / far_point.w, cam.block, cam.frac, radius_blocks, heights);
+      };
+      const RayResult hit = ray(0.0, 0.0);
+      if (!hit.ground) continue;
+      if (!ray(-1.0, 0.0).ground || !ray(1.0, 0.0).ground || !ray(0.0, 1.0).ground || !ray(0.0, -1.0).ground) {
         ++r.edge_pixels;
         continue;
       }
-      const RayResult& hit = grid[static_cast<size_t>(gy) * static_cast<size_t>(gw) + static_cast<size_t>(gx)];
       if (r.hole_pixels == 0) r.first_hole = hit.cell;
+      if (r.hole_at.size() < 4096) r.hole_at.push_back({px, py});
       ++r.hole_pixels;
       if (hit.distance < near_blocks) ++r.near_hole_pixels;
     }

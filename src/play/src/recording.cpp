@@ -290,13 +290,14 @@ RecordingWriter::~RecordingWriter() {
   if (m_file) std::fclose(m_file);
 }
 
-Status RecordingWriter::open(const std::string& path, const RecordingHeader& header) {
+Status RecordingWriter::open(const std::string& path, const RecordingHeader& header, const std::string& note) {
   if (m_file) std::fclose(m_file);
   m_path = path;
   m_failed = false;
   m_file = std::fopen(path.c_str(), "wb");
   if (!m_file) return Error{"cannot create the recording file", path};
-  const std::string h = format_header(header);
+  std::string h = format_header(header);
+  if (!note.empty()) h += "# " + note + "\n";
   if (std::fwrite(h.data(), 1, h.size(), m_file) != h.size() || std::fflush(m_file) != 0) m_failed = true;
   return m_failed ? Status(Error{"write error", path}) : Status(Ok{});
 }

@@ -50,7 +50,7 @@ struct ColumnStreamer::Job {
 
 ColumnStreamer::ColumnStreamer(World& world, render::Renderer& renderer, const gen::Generator& generator,
                                const light::LightTable& light_table, const mesh::BakedBlocks& blocks, JobPool& pool,
-                               StreamConfig config, ProduceFn produce)
+                               StreamConfig config, ProduceFn produce, ColumnBackend* backend)
     : m_world(world),
       m_renderer(renderer),
       m_gen(generator),
@@ -59,6 +59,7 @@ ColumnStreamer::ColumnStreamer(World& world, render::Renderer& renderer, const g
       m_pool(pool),
       m_config(config),
       m_produce(std::move(produce)),
+      m_backend(backend),
       m_input(std::make_unique<mesh::SectionInput>()) {
   if (m_config.max_in_flight <= 0) m_config.max_in_flight = 2 * pool.thread_count() + 2;
   m_config.lag_frames = std::max(0, m_config.lag_frames);
@@ -270,6 +271,9 @@ void ColumnStreamer::unload_far(StreamFrameStats& st) {
       }
     if (needed) continue;
     light::UnloadResult r2 = light::unload_column(m_world, m_light, pos);
+    if (m_backend && r2.column && !m_error) {
+      if (Status s = m_backend->unload(pos, std::move(r2.column)); !s.ok()) m_error = s.error();
+    }
     m_cols.erase(pos);
     --m_loaded;
     ++st.columns_unloaded;
@@ -277,6 +281,44 @@ void ColumnStreamer::unload_far(StreamFrameStats& st) {
     remesh_light_changes(r2.light.dirty_sections(), &st);
   }
   st.unload_ms += wall_ms() - t;
+}
+
+void ColumnStreamer::load_from_backend(const std::vector<ColumnPos>& batch, StreamFrameStats& st) {
+  double t = wall_ms();
+  if (Status s = m_backend->load_batch(batch, m_pool); !s.ok()) {
+    m_error = s.error();
+    return;
+  }
+  st.generate_cpu_ms += wall_ms() - t;  // the backend's load: generation and saved edits (pool and main thread)
+  // Local light on the pool (each job owns its column), then the stitch here in batch order.
+  t = wall_ms();
+  std::vector<Column*> cols;
+  for (const ColumnPos& p : batch)
+    if (Column* c = m_world.find(p)) cols.push_back(c);
+  size_t left = cols.size();
+  for (Column* c : cols)
+    m_pool.submit(0.0, [this, c, &left] {
+      light::light_column_local(*c, m_light);
+      std::lock_guard lock(m_done_mutex);
+      --left;
+      m_done_cv.notify_all();
+    });
+  {
+    std::unique_lock lock(m_done_mutex);
+    m_done_cv.wait(lock, [&] { return left == 0; });
+  }
+  st.light_cpu_ms += wall_ms() - t;
+  t = wall_ms();
+  for (const ColumnPos& p : batch) {
+    if (!m_world.find(p)) continue;
+    Entry& e = m_cols[p];
+    const light::LightChanges changes = light::stitch(m_world, m_light, p);
+    e.state = ColumnState::kLoaded;
+    ++m_loaded;
+    ++st.columns_integrated;
+    remesh_light_changes(changes.dirty_sections(), &st);
+  }
+  st.stitch_ms += wall_ms() - t;
 }
 
 void ColumnStreamer::submit_gen(uint64_t frame, ColumnPos pos, double prio) {
@@ -342,6 +384,13 @@ bool ColumnStreamer::in_deep_zone(ColumnPos pos) const {
   return std::max(std::abs(pos.x - eye.x), std::abs(pos.z - eye.z)) <= m_config.deep_columns;
 }
 
+int ColumnStreamer::wanted_from(ColumnPos pos, const Entry& e) const {
+  if (!m_config.mesh_floor) return 0;
+  if (!in_deep_zone(pos)) return e.sky_floor;
+  const int64_t eye_y = std::clamp<int64_t>(m_eye_block.y, kMinY, kMaxY);
+  return std::min<int>(e.sky_floor, std::max(0, section_of_y(eye_y) - 2));
+}
+
 void ColumnStreamer::submit_mesh(uint64_t frame, ColumnPos pos, double prio, int from, int to, StreamFrameStats& st) {
   Entry& e = m_cols[pos];
   const double t = wall_ms();
@@ -351,7 +400,10 @@ void ColumnStreamer::submit_mesh(uint64_t frame, ColumnPos pos, double prio, int
   job->frame = frame;
   job->token = e.token;
   job->deepen = e.state == ColumnState::kDrawn;
-  if (from < 0) from = (!m_config.mesh_floor || in_deep_zone(pos)) ? 0 : mesh_floor(pos);
+  if (from < 0) {
+    e.sky_floor = static_cast<int8_t>(mesh_floor(pos));
+    from = wanted_from(pos, e);
+  }
   job->from = from;
   job->to = to;
   const Column* col = m_world.find(pos);
@@ -425,31 +477,51 @@ void ColumnStreamer::schedule(uint64_t frame, StreamFrameStats& st) {
       if (!e || e->state != ColumnState::kDrawn) complete = false;
       if (e && e->state == ColumnState::kLoaded && !e->job_in_flight && neighbours_loaded(c))
         mesh_c.push_back({priority(c, e), c});
-      else if (e && e->state == ColumnState::kDrawn && !e->job_in_flight && e->meshed_from > 0 && m_config.mesh_floor &&
-               in_deep_zone(c))
-        mesh_c.push_back({priority(c, e), c});  // deepen: mesh the sections under its floor
+      else if (e && e->state == ColumnState::kDrawn && !e->job_in_flight && e->meshed_from > wanted_from(c, *e))
+        mesh_c.push_back({priority(c, e), c});  // deepen: mesh the sections now wanted under its floor
     }
   std::sort(m_draw_set.begin(), m_draw_set.end());
   m_view_complete = complete;
   {
-    std::vector<ColumnPos> want = m_draw_set;
-    for (const ColumnPos& c : m_draw_set)
+    // A draw column is meshed only once its 8 neighbours are loaded, so each neighbour is generated at the draw
+    // column's priority when that is better than its own (a ring column beside near ground is near ground).
+    std::map<ColumnPos, double> want;
+    for (const ColumnPos& c : m_draw_set) {
+      auto it = m_cols.find(c);
+      const Entry* e = it == m_cols.end() ? nullptr : &it->second;
+      if (e && e->state == ColumnState::kDrawn) continue;
+      const double p = priority(c, e);
       for (int64_t dx = -1; dx <= 1; ++dx)
-        for (int64_t dz = -1; dz <= 1; ++dz) want.push_back({c.x + dx, c.z + dz});
-    std::sort(want.begin(), want.end());
-    want.erase(std::unique(want.begin(), want.end()), want.end());
-    for (const ColumnPos& c : want)
-      if (!m_cols.count(c)) gen.push_back({priority(c, nullptr), c});
+        for (int64_t dz = -1; dz <= 1; ++dz) {
+          const ColumnPos n{c.x + dx, c.z + dz};
+          if (m_cols.count(n)) continue;
+          const double pn = (dx || dz) ? std::min(priority(n, nullptr), p + 0.5) : p;
+          auto [slot, fresh] = want.emplace(n, pn);
+          if (!fresh) slot->second = std::min(slot->second, pn);
+        }
+    }
+    for (const auto& [c, p] : want) gen.push_back({p, c});
   }
   std::sort(gen.begin(), gen.end());
   std::sort(mesh_c.begin(), mesh_c.end());
 
   auto submit_mesh_candidate = [&](const Candidate& c) {
     const Entry& e = m_cols[c.pos];
-    if (e.state == ColumnState::kDrawn) submit_mesh(frame, c.pos, c.prio, 0, e.meshed_from, st);
+    if (e.state == ColumnState::kDrawn) submit_mesh(frame, c.pos, c.prio, wanted_from(c.pos, e), e.meshed_from, st);
     else submit_mesh(frame, c.pos, c.prio, -1, kSectionsPerColumn, st);
   };
   size_t gi = 0, mi = 0;
+  double backend_ms = 0;
+  if (m_backend) {
+    // A backend loads on the main thread: one batch a frame, the best-ranked first.
+    std::vector<ColumnPos> batch;
+    for (; gi < gen.size() && gi < static_cast<size_t>(m_config.gen_jobs_per_frame); ++gi) batch.push_back(gen[gi].pos);
+    const double tb = wall_ms();
+    if (!batch.empty() && !m_error) load_from_backend(batch, st);
+    backend_ms = wall_ms() - tb;
+    gen.clear();
+    gi = 0;
+  }
   if (m_config.deterministic) {
     for (; gi < gen.size() && gi < static_cast<size_t>(m_config.gen_jobs_per_frame); ++gi) submit_gen(frame, gen[gi].pos, gen[gi].prio);
     for (; mi < mesh_c.size() && mi < static_cast<size_t>(m_config.mesh_jobs_per_frame); ++mi)
@@ -470,7 +542,7 @@ void ColumnStreamer::schedule(uint64_t frame, StreamFrameStats& st) {
   }
   m_gen_waiting = gen.size() - gi;
   m_mesh_waiting = mesh_c.size() - mi;
-  st.schedule_ms += wall_ms() - t - st.snapshot_ms;
+  st.schedule_ms += wall_ms() - t - st.snapshot_ms - backend_ms;
 }
 
 StreamFrameStats ColumnStreamer::update(uint64_t frame, const BlockPos& eye_block, const glm::dvec3& eye_frac,

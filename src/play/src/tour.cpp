@@ -44,11 +44,13 @@ struct Collector {
   std::vector<double> frame, generate, light, mesh, upload, cull, draw, wait, edit;
   std::vector<double> holes;
   uint64_t near_hole_frames = 0;
+  std::string first_near_hole;
   std::vector<Spike> spikes;
   double distance = 0;
-  uint64_t edits = 0;
+  uint64_t edits = 0, refused = 0;
 
-  void add(const FrameReport& r, double moved) {
+  void add(const FrameReport& r, double moved, const Game& g) {
+    refused += static_cast<uint64_t>(r.edits_refused);
     frame.push_back(r.frame_ms);
     generate.push_back(r.stream.generate_cpu_ms);
     light.push_back(r.stream.light_cpu_ms + r.stream.stitch_ms + r.stream.unload_ms + r.edit_light_ms);
@@ -64,7 +66,14 @@ struct Collector {
     }
     if (r.holes.measured) {
       holes.push_back(r.holes.fraction());
-      if (r.holes.near_hole_pixels > 0) ++near_hole_frames;
+      if (r.holes.near_hole_pixels > 0 && ++near_hole_frames == 1) {
+        const BlockPos& h = r.holes.first_hole;
+        const render::Camera cam = g.camera();
+        first_near_hole = "frame " + std::to_string(r.frame) + ": " + std::to_string(r.holes.near_hole_pixels) +
+                          " pixels, first at ground " + std::to_string(h.x) + "," + std::to_string(h.y) + "," + std::to_string(h.z) +
+                          " (column state " + std::to_string(static_cast<int>(g.streamer().state(column_pos_of(h)))) +
+                          "), eye " + std::to_string(cam.block.x) + "," + std::to_string(cam.block.y) + "," + std::to_string(cam.block.z);
+      }
     }
     distance += moved;
     if (r.frame_ms > kSpikeMs) {
@@ -103,6 +112,8 @@ struct Collector {
     s.wait = stat_of(wait);
     s.edit_ms = stat_of(edit);
     s.edits = edits;
+    s.edits_refused = refused;
+    s.first_near_hole = first_near_hole;
     s.holes_frames = holes.size();
     const Stat h = stat_of(holes);
     s.holes_mean = h.mean;
@@ -171,7 +182,7 @@ std::optional<BlockPos> find_cave(const World& world, const BlockRegistry& reg, 
 
 class TourRunner {
  public:
-  TourRunner(Game& g, const gen::Generator& gen, const TourOptions& o) : m_g(g), m_gen(gen), m_o(o), m_heights(gen) {}
+  TourRunner(Game& g, const gen::Generator& gen, const TourOptions& o) : m_g(g), m_gen(gen), m_o(o), m_heights(gen, g.registry()) {}
 
   /// Adds the events of measured frame i (`last`: the previous frame's report, null at first); returns false when
   /// the segment is done (that frame is not run).
@@ -206,7 +217,17 @@ class TourRunner {
       for (InputEvent& e : ev) e.frame = m_g.frame_number();
       const glm::dvec3 before = m_g.player().feet();
       last = m_g.frame(ev);
-      col.add(last, glm::length(m_g.player().feet() - before));
+      col.add(last, glm::length(m_g.player().feet() - before), m_g);
+      if (!m_o.hole_shots.empty() && last.holes.near_hole_pixels > 0 && col.near_hole_frames == 1) {
+        render::Image im = m_g.read_pixels();
+        for (const auto& [x, y] : last.holes.hole_at) {
+          uint8_t* p = im.at(x, im.height - 1 - y);
+          p[0] = 255;
+          p[1] = 0;
+          p[2] = 0;
+        }
+        (void)render::save_png(im, m_o.hole_shots + "/" + name + "-holes-" + std::to_string(last.frame) + ".png");
+      }
       if (!seen_complete && m_g.streamer().view_complete()) {
         seen_complete = true;
         s.first_complete_frame = i;
@@ -256,7 +277,7 @@ class TourRunner {
       begin("fly_low");
       const auto [mx, mz] = find_high_ground(m_gen, spawn.x, spawn.z, 1024, 64);
       const int64_t sx = mx - 120;  // start before the peak, fly east over it
-      const double alt = static_cast<double>(ground_ahead(sx, mz, 40)) + 12.0;
+      const double alt = static_cast<double>(ground_ahead(sx, mz, 40)) + 14.0;
       const std::vector<InputEvent> setup = {make(0, EventKind::kTeleport, 0, sx + 0.5, alt, mz + 0.5),
                                              make(0, EventKind::kSetFly, 1), make(0, EventKind::kFlySpeed, 0, 40.0),
                                              make(0, EventKind::kLook, 0, 90.0, -12.0)};
@@ -265,7 +286,7 @@ class TourRunner {
         const Controls& c = m_g.controls();
         const glm::dvec3 feet = m_g.player().feet();
         const double target = static_cast<double>(ground_ahead(static_cast<int64_t>(std::floor(feet.x)),
-                                                               static_cast<int64_t>(std::floor(feet.z)), 40)) + 12.0;
+                                                               static_cast<int64_t>(std::floor(feet.z)), 40)) + 14.0;
         want_key(out, f, c, Key::kW, true);
         want_key(out, f, c, Key::kSpace, feet.y < target - 1.5);
         want_key(out, f, c, Key::kShift, feet.y > target + 1.5);
@@ -315,11 +336,20 @@ class TourRunner {
       if (!spot) return Error{"tour: no place to stand found for the place segment"};
       const std::vector<InputEvent> setup = {make(0, EventKind::kTeleport, 0, spot->x + 0.5, static_cast<double>(spot->y), spot->z + 0.5),
                                              make(0, EventKind::kSetFly, 0), make(0, EventKind::kLook, 0, 0.0, -45.0)};
-      uint64_t placed = 0;
+      // Ten clicks round the player at a station (golden-angle yaws, 35 to 59 degrees down), then on to the next
+      // station 7 blocks east (a standing spot of the loaded world), so the player never walls itself in.
+      uint64_t placed = 0, at_station = 0;
+      int64_t station = 0;
       SegmentReport s = segment("place", setup, true, 5 * n, [&](uint64_t i, const FrameReport* last, std::vector<InputEvent>& out) {
         if (last) placed += static_cast<uint64_t>(last->edits_applied);
         if (placed >= 100) return false;
         const uint64_t f = m_g.frame_number();
+        if (++at_station > 10) {
+          at_station = 1;
+          ++station;
+          const auto next = find_world_spawn(m_g.world(), m_g.registry(), spot->x + 7 * station, spot->z, 1);
+          if (next) out.push_back(make(f, EventKind::kTeleport, 0, next->x + 0.5, static_cast<double>(next->y), next->z + 0.5));
+        }
         const int slot = static_cast<int>(i % kHotbarSlots);
         out.push_back(make(f, EventKind::kKeyDown, static_cast<int>(Key::k1) + slot));
         out.push_back(make(f, EventKind::kKeyUp, static_cast<int>(Key::k1) + slot));
@@ -327,7 +357,7 @@ class TourRunner {
         click(out, f, MouseButton::kRight);
         return true;
       });
-      s.note = "placing blocks around " + pos_text(*spot) + ", cycling the hotbar";
+      s.note = "placing blocks round the player, cycling the hotbar, at stations 7 blocks apart from " + pos_text(*spot);
       rep.segments.push_back(s);
     }
     if (wanted("cave")) {

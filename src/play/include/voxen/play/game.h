@@ -86,6 +86,7 @@ struct FrameReport {
   int sections_remeshed = 0;
   bool frozen = false;      // the player was held still (its columns not loaded yet)
   uint32_t gl_error = 0;    // the first glGetError code seen this frame (0: none)
+  std::string stream_error; // a column backend's load/save error (the saved world cannot be read or written)
   bool screenshot = false;  // F2 asked for a screenshot of this frame
   HolesResult holes;
 };
@@ -97,12 +98,13 @@ using EditHook = std::function<bool(const Edit& edit, const std::function<bool(c
 class Game {
  public:
   /// Builds the renderer, HUD and streamer on the platform's current context. `world` is where the columns live
-  /// (empty at start, or a saved world's); `produce` makes columns on workers (default: generator.generate).
+  /// (empty at start, or a saved world's); `produce` makes columns on workers (default: generator.generate); with
+  /// a `backend` (a saved world, saved_world.h) columns come from it instead.
   /// Errors: renderer or HUD creation, a registry without the hotbar's blocks.
   static Result<std::unique_ptr<Game>> create(const GameConfig& config, render::Platform& platform,
                                               const BlockRegistry& registry, const gen::Generator& generator,
                                               JobPool& pool, World& world, ProduceFn produce = nullptr,
-                                              EditHook edit_hook = nullptr);
+                                              EditHook edit_hook = nullptr, ColumnBackend* backend = nullptr);
   ~Game();
   Game(const Game&) = delete;
   Game& operator=(const Game&) = delete;
@@ -122,6 +124,7 @@ class Game {
   const std::optional<PickHit>& target() const { return m_target; }
   World& world() { return m_world; }
   ColumnStreamer& streamer() { return *m_streamer; }
+  const ColumnStreamer& streamer() const { return *m_streamer; }
   render::Renderer& renderer() { return *m_renderer; }
   const BlockRegistry& registry() const { return m_registry; }
   const GameConfig& config() const { return m_config; }

@@ -4,51 +4,66 @@
 //
 // Method: after the terrain is rendered, the depth buffer is read back (the sky writes no depth, so a pixel whose
 // depth is still the cleared 1.0 shows sky). For each such pixel (every `stride`-th in x and y), the view ray
-// through the pixel centre is marched across the (x, z) grid of blocks (a 2D DDA) against the generated height map
-// (gen::Generator::surface_y: the top of the ground as generated, cached per column): if the ray enters a block
-// column at or below its top face at a horizontal distance under the render distance, ground should be drawn
-// there, and the pixel is a hole. Pixels showing terrain are never holes, so edits (a dug shaft) and trees cannot
-// create false holes; ground the player removed can only hide one. When the eye is below the height map of its own
-// block column (in a shaft or a cave) the height map says nothing about what is visible and the frame is not
-// measured (HolesResult::measured is false).
+// through the pixel centre is marched across the (x, z) grid of blocks (a 2D DDA) and, where it dips under the
+// generated height map of opaque ground (per block column, the top of the highest opaque full cube), down the block
+// levels it crosses in that column, until it meets a generated opaque full cube (leaves, glass, fluids, plants and
+// part-cell shapes are looked through, since the frame can show sky through or past them; overhangs and cave
+// mouths let it pass; the columns are generated and cached here, from the generator's own cells): if it meets one
+// at a horizontal distance under the render distance, ground should be drawn there, and the pixel is a hole.
+// Pixels showing terrain are never holes, so trees and buildings cannot create false holes; ground the player
+// removed can (sky seen where generated ground was), which the tour's segments avoid by looking at unedited ground.
+// When the eye is below the height map of its own block column (in a shaft or a cave) the frame is not measured
+// (HolesResult::measured is false): there, what the view should show is the caves, not the height map.
 // Cracks: a sky pixel whose 8 neighbours all show terrain is not missing ground but a sub-pixel gap inside drawn
 // geometry (where the edges of merged quads meet, T-junctions); such pixels are counted apart as crack_pixels and
 // are not holes. Missing ground is never a single pixel surrounded by drawn ground.
 // Edges: the march runs in double precision through pixel centres while the GPU rasterises in float with its own
-// edge rules, so along a silhouette (a ridge against the sky) a pixel can flip either way. A sky pixel whose ray
-// meets ground is therefore a hole only when a sampled 4-neighbour is one too; an isolated one is counted as an
-// edge_pixel. Missing ground (an undrawn column, a section not yet uploaded) covers connected areas, never a lone
-// sample.
+// edge rules, so along a silhouette (a ridge against the sky) a pixel can flip either way. A sky pixel is therefore
+// a hole only when the rays one pixel to its left, right, top and bottom meet ground too (ground with a pixel's
+// margin all round); otherwise it is counted as an edge_pixel. Missing ground (an undrawn column, a section not yet
+// uploaded) is an area, so only its one-pixel rim goes uncounted.
 // Threads: the GL context's thread for read_depth; the rest is pure given the generator.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
 #include "voxen/core/coords.h"
 #include "voxen/gen/generator.h"
 #include "voxen/render/camera.h"
+#include "voxen/world/column.h"
+#include "voxen/world/block_registry.h"
 
 namespace voxen::play {
 
-/// The generator's surface heights, cached per column; surface_y is computed for all 256 blocks of a column the
-/// first time one of them is asked for. Bounded: cleared when it holds more than `max_columns`.
+/// Generated columns and their height map of opaque ground, cached: a column is generated (on the calling thread)
+/// the first time one of its blocks is asked for. Bounded: cleared when it holds more than `max_columns`.
 class HeightCache {
  public:
-  explicit HeightCache(const gen::Generator& generator, size_t max_columns = 8192)
-      : m_gen(generator), m_max(max_columns) {}
-  /// World y of the top face of the generated ground at block (x, z): surface_y(x, z) + 1.
+  HeightCache(const gen::Generator& generator, const BlockRegistry& registry, size_t max_columns = 1024)
+      : m_gen(generator), m_registry(registry), m_max(max_columns) {}
+  /// World y of the top face of the highest generated opaque full cube at block (x, z) (kMinY if none).
   int64_t top(int64_t x, int64_t z);
+  /// True if the generated cell at (x, y, z) is an opaque full cube.
+  bool ground(int64_t x, int64_t y, int64_t z);
   size_t columns() const { return m_columns.size(); }
 
  private:
+  struct Entry {
+    std::unique_ptr<Column> column;
+    std::array<int32_t, 256> top;
+  };
+  const Entry& entry(int64_t x, int64_t z);
   const gen::Generator& m_gen;
+  const BlockRegistry& m_registry;
   size_t m_max;
-  std::unordered_map<ColumnPos, std::array<int32_t, 256>, ColumnPosHash> m_columns;
+  std::unordered_map<ColumnPos, std::unique_ptr<Entry>, ColumnPosHash> m_columns;
   ColumnPos m_last_pos{INT64_MIN, INT64_MIN};
-  const std::array<int32_t, 256>* m_last = nullptr;
+  const Entry* m_last = nullptr;
 };
 
 /// One frame's measurement.
@@ -57,10 +72,11 @@ struct HolesResult {
   uint64_t pixels = 0;         // pixels sampled
   uint64_t sky_pixels = 0;     // of those, showing sky (depth 1.0)
   uint64_t crack_pixels = 0;   // of those, single sky pixels inside drawn terrain (see the file comment)
-  uint64_t edge_pixels = 0;    // of the other sky pixels, lone samples whose ray meets ground (see the file comment)
+  uint64_t edge_pixels = 0;    // of the other sky pixels, silhouette pixels whose ray meets ground (file comment)
   uint64_t hole_pixels = 0;    // of the other sky pixels, where ground should be visible within the render distance
   uint64_t near_hole_pixels = 0;  // holes whose ground lies within `near_blocks` (horizontally) of the eye
-  BlockPos first_hole;            // the block column (x, top, z) the first hole's ray met (for reports)
+  BlockPos first_hole;            // the opaque block the first hole's ray met (for reports)
+  std::vector<std::pair<int, int>> hole_at;  // the first 4096 hole pixels (x, y; y = 0 at the bottom row)
   /// hole_pixels / pixels (0 when nothing was sampled).
   double fraction() const { return pixels ? static_cast<double>(hole_pixels) / static_cast<double>(pixels) : 0.0; }
 };

@@ -89,8 +89,9 @@ class RecordingWriter {
   RecordingWriter(const RecordingWriter&) = delete;
   RecordingWriter& operator=(const RecordingWriter&) = delete;
 
-  /// Creates (truncates) the file and writes the header. Errors name the file.
-  Status open(const std::string& path, const RecordingHeader& header);
+  /// Creates (truncates) the file and writes the header, then `note` as a comment line if not empty. Errors name
+  /// the file.
+  Status open(const std::string& path, const RecordingHeader& header, const std::string& note = "");
   bool is_open() const { return m_file != nullptr; }
   /// Appends one event line.
   void append(const InputEvent& e);

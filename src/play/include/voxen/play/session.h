@@ -29,6 +29,11 @@ struct SessionOptions {
   GameConfig game;            // render_distance, fov, step come from the header; the rest is used as given
   /// Stream deterministically (count-based, StreamConfig::deterministic). Replays, the fuzzer and the tour do.
   bool deterministic = true;
+  /// A saved world (`voxen play --world`): the World it owns, its column backend and edit hook (saved_world.h).
+  /// Null: the session's own empty World, columns generated on the workers.
+  World* world = nullptr;
+  ColumnBackend* backend = nullptr;
+  EditHook edit_hook;
 };
 
 /// Owns the platform, generator, pool, world and game of one run.

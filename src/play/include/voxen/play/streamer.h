@@ -15,8 +15,10 @@
 // Priority (lower first; VoxelBlox seed: "ground where the player is comes first"): a column never drawn yet
 // within `near_columns` (4) of the eye and in front of it (within 70 degrees of the horizontal view direction, or
 // within 24 blocks) gets its distance; the rest within `near_columns` 1000 + distance; everything else 2000 +
-// distance. Ties by position. Generation and meshing candidates are ranked by it every frame, and only a few jobs
-// are queued at a time, so a far ring never holds the workers while near ground waits (the seed's jet failure).
+// distance. Ties by position. A column a draw column needs as a neighbour (to be meshed, it needs all 8) is
+// generated at that draw column's priority if it is better than its own. Generation and meshing candidates are
+// ranked every frame, and only a few jobs are queued at a time, so a far ring never holds the workers while near
+// ground waits (the seed's jet failure).
 //
 // Determinism (replay, headless, tour, fuzz: StreamConfig::deterministic): the jobs submitted at frame N are
 // integrated at frame N + lag_frames (default 1) in submission order, waiting for them if they are not done, and
@@ -25,13 +27,14 @@
 // speed. Live play instead integrates whatever has finished, up to integrate_budget_ms per frame (at least one
 // job), and keeps at most max_in_flight jobs queued.
 //
-// The deep is meshed only round the player (the VoxelBlox seed): a column outside the deep zone (deep_columns, 4,
-// columns around the eye's column, Chebyshev) is meshed from its mesh floor up: one section below the lowest section
-// holding any sky light (> 0) in the column or its 4 face neighbours. Every surface that can be seen from the open
-// air (ground, cliff faces, ravines and cave mouths the sky reaches) has sky-lit air in front of it, so it lies at or
-// above the floor; the dark caves below are not meshed or drawn until the player comes within the deep zone, which
-// then meshes the column's remaining sections ("deepening"). So a dig or a cave near the player is drawn whole,
-// and the software rasteriser does not pay for every cave under the view.
+// The deep is meshed only round the player (the VoxelBlox seed): a column is meshed from its sky floor up: one
+// section below the lowest section holding any sky light (> 0) in the column or its 4 face neighbours. Every surface
+// that can be seen from the open air (ground, cliff faces, ravines and cave mouths the sky reaches) has sky-lit air in
+// front of it, so it lies at or above the floor; the dark caves below are not meshed or drawn. Within the deep zone
+// (deep_columns, 4, columns round the eye's column, Chebyshev) the floor also follows the eye down: sections from
+// two below the eye's section up are meshed too ("deepening" a drawn column when the eye comes near or goes
+// down), so a shaft being dug or a cave the player stands in is drawn, while the caves under the view are not
+// drawn for nothing (the software rasteriser pays for every vertex sent, visible or not).
 //
 // Edits (apply_edit): light::apply_edit, then every section the edit dirtied (mesh::sections_dirtied_by: the cell's
 // padded box and the light changes) that is drawn is remeshed and uploaded at once; a mesh job in flight for a
@@ -47,6 +50,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include <glm/glm.hpp>
@@ -68,6 +72,20 @@ namespace voxen::play {
 /// Makes a column's cells on a worker thread (generation, or generation plus saved edits). Must be thread-safe
 /// and a pure function of the position (and of saved data that does not change while the game runs).
 using ProduceFn = std::function<std::unique_ptr<Column>(ColumnPos)>;
+
+/// Where columns come from and where they go when another owner keeps them (a saved world, saved_world.h): the
+/// streamer then loads each frame's batch through load_batch on the main thread (the backend may use the pool
+/// inside) instead of generating on the workers, lights the batch (local passes on the pool, then the stitch), and
+/// hands unloaded columns back through unload.
+class ColumnBackend {
+ public:
+  virtual ~ColumnBackend() = default;
+  /// Makes the columns present in the World (cells only; the streamer lights them). Main thread. Errors: I/O.
+  virtual Status load_batch(const std::vector<ColumnPos>& columns, JobPool& pool) = 0;
+  /// Takes back a column the streamer removed from the World (light::unload_column already darkened what only
+  /// it lit); the backend saves what changed. Main thread. Errors: I/O.
+  virtual Status unload(ColumnPos pos, std::unique_ptr<Column> column) = 0;
+};
 
 struct StreamConfig {
   int render_distance = 6;          // R, columns
@@ -116,10 +134,11 @@ enum class ColumnState : uint8_t { kAbsent, kGenerating, kLoaded, kMeshing, kDra
 
 class ColumnStreamer {
  public:
-  /// All references must outlive the streamer. `produce` defaults to generator.generate.
+  /// All references must outlive the streamer. `produce` defaults to generator.generate; with a `backend`,
+  /// columns come from it instead (and `produce` is not used).
   ColumnStreamer(World& world, render::Renderer& renderer, const gen::Generator& generator,
                  const light::LightTable& light_table, const mesh::BakedBlocks& blocks, JobPool& pool,
-                 StreamConfig config, ProduceFn produce = nullptr);
+                 StreamConfig config, ProduceFn produce = nullptr, ColumnBackend* backend = nullptr);
   /// Waits for the jobs in flight (their results are dropped).
   ~ColumnStreamer();
   ColumnStreamer(const ColumnStreamer&) = delete;
@@ -150,13 +169,16 @@ class ColumnStreamer {
   const StreamConfig& config() const { return m_config; }
   /// Blocks until every job in flight has finished and been integrated (tests, shutdown).
   void finish_jobs(uint64_t frame);
+  /// The first backend error (loading or saving columns), if any; streaming stops loading after one.
+  const std::optional<Error>& error() const { return m_error; }
 
  private:
   struct Entry {
     ColumnState state = ColumnState::kAbsent;
     uint32_t uploaded = 0;    // bit s: section s has a mesh in the renderer
     uint32_t token = 0;       // bumped when a job in flight for this column goes stale
-    int8_t meshed_from = kSectionsPerColumn;  // lowest section meshed (drawn columns): the floor, or 0 once deepened
+    int8_t meshed_from = kSectionsPerColumn;  // lowest section meshed (drawn columns)
+    int8_t sky_floor = 0;     // the column's sky floor, found when it was first meshed
     bool job_in_flight = false;
     bool ever_drawn = false;
   };
@@ -170,10 +192,13 @@ class ColumnStreamer {
   void unload_far(StreamFrameStats& st);
   void schedule(uint64_t frame, StreamFrameStats& st);
   void submit_gen(uint64_t frame, ColumnPos pos, double prio);
+  void load_from_backend(const std::vector<ColumnPos>& batch, StreamFrameStats& st);
   /// Submits a mesh job for sections [from, to) of a column (from < 0: from its mesh floor).
   void submit_mesh(uint64_t frame, ColumnPos pos, double prio, int from, int to, StreamFrameStats& st);
   int mesh_floor(ColumnPos pos) const;
   bool in_deep_zone(ColumnPos pos) const;
+  /// The lowest section a column should be meshed from now (its sky floor, lowered in the deep zone).
+  int wanted_from(ColumnPos pos, const Entry& e) const;
   bool neighbours_loaded(ColumnPos pos) const;
   double horizontal_distance(ColumnPos c) const;
   void drop_meshes(ColumnPos pos, Entry& e);
@@ -186,6 +211,8 @@ class ColumnStreamer {
   JobPool& m_pool;
   StreamConfig m_config;
   ProduceFn m_produce;
+  ColumnBackend* m_backend = nullptr;
+  std::optional<Error> m_error;
 
   std::map<ColumnPos, Entry> m_cols;  // every column with a state other than absent (sorted: fixed order)
   std::deque<std::unique_ptr<Job>> m_jobs;  // submission order

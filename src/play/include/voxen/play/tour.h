@@ -6,11 +6,12 @@
 // first complete view, at most warmup_frames):
 //   spawn      stand at the spawn point from an empty world (the first load is measured here)
 //   walk       sprint forward, jumping when blocked
-//   fly_low    fly at 40 blocks/s about 12 blocks over the highest ground ahead, over the highest terrain found
+//   fly_low    fly at 40 blocks/s about 14 blocks over the highest ground ahead, over the highest terrain found
 //              near the spawn (the VoxelBlox seed's "jet low over mountains")
 //   jet        fly a straight line at 112 blocks/s above the highest ground on the line (the seed's jet)
 //   dig        look straight down and remove the block below, one click a frame, until 60 blocks down
-//   place      place 100 blocks around the player, cycling the hotbar (torches, glowstone, water, stairs ...)
+//   place      place 100 blocks round the player, cycling the hotbar (torches, glowstone, water, stairs ...), ten at
+//              a standing spot, then a teleport to the next spot 7 blocks east (so the player never walls itself in)
 //   cave       stand in a cave (an enclosed spot with no sky light, found in the loaded world) and look around
 // Per segment: frame time p50/p95/p99/max (wall clock, whole frame), CPU per system per frame (generate, light,
 // mesh, upload, cull, draw: workers' thread CPU time plus the main thread's share, docs/PERFORMANCE.md), holes
@@ -36,6 +37,8 @@ struct TourOptions {
   uint64_t warmup_frames = 600;  // at most, per segment, waiting for the first complete view after a teleport
   int holes_stride = 2;          // holes sampled every k-th pixel in x and y
   std::vector<std::string> only; // run only these segments (empty: all)
+  std::string hole_shots;        // a directory: each segment's first frame with holes near the player is saved
+                                 // there (SEGMENT-holes-FRAME.png, hole pixels marked red) to check the instrument
 };
 
 /// A frame that took longer than the spike threshold.
@@ -65,8 +68,9 @@ struct SegmentReport {
   uint64_t holes_frames = 0;
   double holes_mean = 0, holes_max = 0;
   uint64_t near_hole_frames = 0;     // frames with a hole whose ground is within 4 columns
+  std::string first_near_hole;       // the first such frame: where the ground was and what the column's state was
   size_t columns_loaded = 0, columns_drawn = 0;
-  uint64_t edits = 0;
+  uint64_t edits = 0, edits_refused = 0;
   Stat edit_ms;                      // per edit: remesh + upload (main thread)
   double distance = 0;               // blocks the player moved (horizontal + vertical)
   std::vector<Spike> spikes;         // frames over the threshold
