@@ -1,6 +1,6 @@
 // Streaming a view's world: which columns a camera needs, and generating, lighting and meshing them on the
 // worker pool (nearest first) while the main thread integrates results and uploads meshes. `voxen shot` and the
-// render tests use it; `voxen play` (next issue) will drive the same steps incrementally.
+// render tests use it; `voxen play` runs the same steps incrementally in its own streamer (voxen/play/streamer.h).
 //
 // What is loaded for a view (docs/ARCHITECTURE.md, Rendering):
 //   - draw columns: every column whose nearest horizontal point lies within the render distance (R * 16 blocks)
