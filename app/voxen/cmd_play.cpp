@@ -43,6 +43,8 @@ struct PlayOptions {
   std::string record;
   int threads = 0;
   std::string spawn;
+  uint64_t frames = 0;           // quit after this many frames (0: when the window closes)
+  std::string final_screenshot;  // PNG of the last frame, written on exit
 };
 
 int run_play(const PlayOptions& o) {
@@ -121,6 +123,7 @@ int run_play(const PlayOptions& o) {
   bool first = true;
   while ((*session)->platform().poll_events()) {
     const uint64_t f = game.frame_number();
+    if (o.frames > 0 && f >= o.frames) break;
     std::vector<play::InputEvent> events = input.take(f);
     // The frame's time step, measured and rounded to the microsecond, as an event (so replays simulate it too).
     const auto now = std::chrono::steady_clock::now();
@@ -150,6 +153,10 @@ int run_play(const PlayOptions& o) {
     }
     pacer.wait();
   }
+  if (!o.final_screenshot.empty()) {
+    if (auto s = render::save_png(game.read_pixels(), o.final_screenshot); !s.ok()) throw RunError(s.error().to_string());
+    std::printf("saved %s\n", o.final_screenshot.c_str());
+  }
   if (writer.is_open()) {
     if (auto s = writer.finish(game.frame_number()); !s.ok()) throw RunError(s.error().to_string());
     std::printf("recorded %llu frames to %s (voxen replay %s)\n", static_cast<unsigned long long>(game.frame_number()),
@@ -175,6 +182,8 @@ void add_play_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--record", o->record, "write every input event to this file (voxen replay plays it back)");
   cmd->add_option("--threads", o->threads, "worker threads (default: cores - 1)");
   cmd->add_option("--spawn", o->spawn, "X,Z near which to start (default 0,0)");
+  cmd->add_option("--frames", o->frames, "quit after this many frames (default 0: when the window is closed)");
+  cmd->add_option("--final-screenshot", o->final_screenshot, "write the last frame as this PNG on exit");
   cmd->callback([o, &run] { run = [o] { return run_play(*o); }; });
 }
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../../src/play/src/font.h"  // the HUD's glyphs, to read the status line back from pixels
+#include "hud_reader.h"
 #include "play_test_util.h"
 #include "run_command.h"
 #include "voxen/gen/generator.h"
@@ -147,33 +147,6 @@ TEST(PlaySavedWorld, EditsMadeThroughTheInputPathAreReadBackByAFreshProbe) {
     s.reset();
     EXPECT_TRUE(ws->close().ok());
   }
-}
-
-/// Reads the HUD's status line off a frame (top row first): the white ink of each 6 x 8 character cell from
-/// pixel (3, 2) on (one HUD unit = 1 pixel below 360 pixels of height), matched against the font's glyphs.
-/// Characters that match no glyph read as '?'; trailing blanks are dropped.
-std::string read_status_line(const render::Image& img) {
-  const std::vector<uint8_t> atlas = font::build_atlas();
-  auto ink = [&](int x, int y) {
-    if (x < 0 || y < 0 || x >= img.width || y >= img.height) return false;
-    const uint8_t* p = &img.pixels[(static_cast<size_t>(y) * static_cast<size_t>(img.width) + static_cast<size_t>(x)) * 4];
-    return p[0] >= 250 && p[1] >= 250 && p[2] >= 250;
-  };
-  std::string out;
-  for (int i = 0; 3 + (i + 1) * font::kCellW <= img.width; ++i) {
-    char found = '?';
-    for (int c = 32; c < 127 && found == '?'; ++c) {
-      const int ax = ((c - 32) % font::kAtlasCols) * font::kCellW, ay = ((c - 32) / font::kAtlasCols) * font::kCellH;
-      bool same = true;
-      for (int y = 0; y < font::kCellH && same; ++y)
-        for (int x = 0; x < font::kCellW && same; ++x)
-          same = (atlas[static_cast<size_t>((ay + y) * font::kAtlasW + ax + x)] >= 128) == ink(3 + i * font::kCellW + x, 2 + y);
-      if (same) found = static_cast<char>(c);
-    }
-    out.push_back(found);
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
 }
 
 // `voxen play` sets the status line to say whether edits are saved (app/voxen/cmd_play.cpp); the HUD must draw it

@@ -1,0 +1,80 @@
+// `voxen play` itself, the windowed game, run through the real binary in a GLFW window under Xvfb (software GL):
+// it opens, streams, draws and quits after --frames; the last frame (--final-screenshot) shows terrain below sky,
+// and the HUD's status line tells the player whether edits are saved: "EPHEMERAL WORLD" without --world, the
+// world's directory with it (and the world then exists on disk). Skipped where xvfb-run is not installed.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <unistd.h>
+
+#include "hud_reader.h"
+#include "play_test_util.h"
+#include "run_command.h"
+#include "voxen/render/image.h"
+
+namespace voxen::play::testing {
+namespace {
+
+using voxen::testing::run_voxen;
+
+const char* kXvfb = "xvfb-run -a -s '-screen 0 800x600x24'";
+
+bool have_xvfb() { return std::system("command -v xvfb-run >/dev/null 2>&1") == 0; }
+
+/// Runs `voxen play` for 40 frames in a 480 x 200 window (HUD unit 1 pixel) and returns the final frame.
+render::Image play_frames(const std::string& dir, const std::vector<std::string>& extra) {
+  const std::string shot = dir + "/last.png";
+  std::vector<std::string> args = {"play", "--size", "480x200", "--render-distance", "2", "--frames", "40", "--fps", "240",
+                                   "--threads", "1", "--final-screenshot", shot};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = run_voxen(args, kXvfb);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto img = render::load_png(shot);
+  EXPECT_TRUE(img.ok()) << (img.ok() ? "" : img.error().to_string());
+  return img.ok() ? std::move(img).value() : render::Image{};
+}
+
+/// Share of the frame's bottom half that is not the sky's blue (terrain drawn where the player looks down on it).
+double ground_share(const render::Image& img) {
+  size_t ground = 0, total = 0;
+  for (int y = img.height / 2; y < img.height; ++y)
+    for (int x = 0; x < img.width; ++x) {
+      const uint8_t* p = &img.pixels[(static_cast<size_t>(y) * static_cast<size_t>(img.width) + static_cast<size_t>(x)) * 4];
+      ++total;
+      ground += !(p[2] > p[0] + 30 && p[2] > p[1]);  // the sky is clearly bluer than red and at least as blue as green
+    }
+  return total ? static_cast<double>(ground) / static_cast<double>(total) : 0.0;
+}
+
+TEST(PlayWindow, WithoutAWorldTheHudSaysEditsAreNotSaved) {
+  if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (scripts/install-deps.sh installs xvfb)";
+  const std::string dir = temp_dir("window_ephemeral");
+  const render::Image img = play_frames(dir, {"--seed", "3", "--generator", "flat"});
+  ASSERT_EQ(img.width, 480);
+  ASSERT_EQ(img.height, 200);
+  EXPECT_EQ(read_status_line(img), "EPHEMERAL WORLD: EDITS ARE NOT SAVED");
+  EXPECT_GT(ground_share(img), 0.5) << "the flat world's ground should fill most of the lower half";
+}
+
+TEST(PlayWindow, WithAWorldTheHudNamesItAndTheWorldIsCreated) {
+  if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (scripts/install-deps.sh installs xvfb)";
+  const std::string dir = temp_dir("window_saved");
+  // The HUD draws lower case as capitals and has no glyph for '_': a world path of letters, digits and '/'.
+  const std::string world = (std::filesystem::temp_directory_path() / ("vxplay" + std::to_string(::getpid())) / "w").string();
+  std::filesystem::remove_all(std::filesystem::path(world).parent_path());
+  const render::Image img = play_frames(dir, {"--seed", "3", "--generator", "flat", "--world", world});
+  std::string expect = "WORLD " + world + ": EDITS ARE SAVED";
+  for (char& c : expect) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  EXPECT_EQ(read_status_line(img), expect);
+  EXPECT_TRUE(std::filesystem::exists(world + "/voxen.toml"));
+  // The created world keeps its seed: a probe through it reads the flat world's ground.
+  const auto probe = run_voxen({"probe", "--world", world, "--at", "0,0,0"});
+  EXPECT_EQ(probe.exit_code, 0) << probe.err;
+}
+
+}  // namespace
+}  // namespace voxen::play::testing
