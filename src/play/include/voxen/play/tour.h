@@ -2,8 +2,8 @@
 // scripted paths and reports what each cost. Scripts produce input events from the game's state, like a player
 // would: keys held and released, clicks, looks, and the scripting events (teleport, fly speed) to reach each place.
 //
-// Segments, in order (each but the first starts with a teleport and a warm-up that waits, unmeasured, for the
-// first complete view, at most warmup_frames):
+// Segments, in order (each after `walk` starts with a teleport; each but the first with a warm-up that waits,
+// unmeasured, for the first complete view, at most warmup_frames; `walk` starts where `spawn` left the player):
 //   spawn      stand at the spawn point from an empty world (the first load is measured here)
 //   walk       sprint forward, jumping when blocked
 //   fly_low    fly at 40 blocks/s about 14 blocks over the highest ground ahead, over the highest terrain found
@@ -14,7 +14,8 @@
 //              a standing spot, then a teleport to the next spot 7 blocks east (so the player never walls itself in)
 //   cave       stand in a cave (an enclosed spot with no sky light, found in the loaded world) and look around
 // Per segment: frame time p50/p95/p99/max (wall clock, whole frame), CPU per system per frame (generate, light,
-// mesh, upload, cull, draw: workers' thread CPU time plus the main thread's share, docs/PERFORMANCE.md), holes
+// mesh, upload, cull, draw: workers' thread CPU time plus the main thread's share, defined in docs/ARCHITECTURE.md,
+// Play; a recorded run is in docs/PERFORMANCE.md), holes
 // (holes.h: mean and worst share of the view, and frames with holes within 4 columns), columns loaded and drawn,
 // edits' remesh + upload times, and every frame over 250 ms with the part of the frame that took the most time.
 // Threads: the GL context's thread.
