@@ -15,6 +15,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "play_cli.h"
+#include "seed_option.h"
 #include "voxen/play/recording.h"
 #include "voxen/play/session.h"
 #include "voxen/play/spawn.h"
@@ -43,7 +44,8 @@ int run_fuzz(const FuzzOptions& o) {
   parse_frame_size(o.size, "--size", h.width, h.height);
   check_render_distance(o.render_distance, "--render-distance");
   h.render_distance = o.render_distance;
-  if (o.frames < 1 || o.frames > 10'000'000) throw UsageError("--frames", "must be 1..10000000");
+  if (o.frames < 1 || o.frames > play::kMaxRecordingFrames)
+    throw UsageError("--frames", "must be 1.." + std::to_string(play::kMaxRecordingFrames));
   if (o.render_every < 1) throw UsageError("--render-every", "must be 1 or more");
   if (o.threads < 0) throw UsageError("--threads", "must be 0 (default) or more");
   WorldFlags wf;
@@ -107,7 +109,7 @@ int run_fuzz(const FuzzOptions& o) {
 void add_fuzz_play_command(CLI::App& app, RunFn& run) {
   auto o = std::make_shared<FuzzOptions>();
   CLI::App* cmd = app.add_subcommand("fuzz-play", "play seeded random input through the game loop and check invariants");
-  cmd->add_option("--seed", o->seed, "seed of the input and of the world (default 1)");
+  add_seed_option(*cmd, o->seed, "seed of the input and of the world, decimal 0..18446744073709551615 (default 1)");
   cmd->add_option("--frames", o->frames, "frames to play (default 2000)");
   cmd->add_flag("--headless", o->headless, "no window: render offscreen with EGL");
   cmd->add_option("--out-dir", o->out_dir, "where the recording goes (fuzz-SEED.rec; default .)");

@@ -1,11 +1,12 @@
 #include "world_setup.h"
 
 #include "cli_util.h"
+#include "seed_option.h"
 
 namespace voxen::app {
 
 void WorldFlags::add_to(CLI::App& cmd) {
-  cmd.add_option("--seed", seed, "world seed (unsigned 64-bit integer)");
+  add_seed_option(cmd, seed, "world seed (decimal unsigned 64-bit integer, 0..18446744073709551615)");
   cmd.add_option("--generator", generator, "terrain generator: default | flat")->check(CLI::IsMember({"default", "flat"}));
 }
 
