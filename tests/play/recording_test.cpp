@@ -3,11 +3,16 @@
 // click, the Space double tap, the hotbar) hold.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include "voxen/play/input.h"
 #include "voxen/play/recording.h"
+#include "run_command.h"
 
 namespace voxen::play {
 namespace {
@@ -106,6 +111,107 @@ TEST(Recording, BadFilesNameTheLine) {
     ASSERT_FALSE(r.ok()) << "accepted: " << c.text;
     EXPECT_NE(r.error().to_string().find(c.expect), std::string::npos) << r.error().to_string() << "\nexpected: " << c.expect;
   }
+}
+
+// Values that parse as numbers but that the world or the frame loop cannot take, repeated header fields, and
+// tokens long enough to flood an error message.
+TEST(Recording, HostileValuesAreRefusedNamingTheLine) {
+  const std::string head =
+      "voxen-input-recording 1\nseed 1\ngenerator flat\nrender_distance 2\nsize 64x36\nstart 0 1 0 0.5 0 0.5 0 0 0\n";
+  const BadCase cases[] = {
+      {head + "0 teleport 1e300 70 0\n", "bad.rec:7: 'teleport': x and z must be within -2^62..2^62"},
+      {head + "0 teleport 0 70 -1e19\n", "bad.rec:7: 'teleport': x and z must be within -2^62..2^62"},
+      {head + "0 teleport 4611686018427388928 70 0\n", "bad.rec:7: 'teleport': x and z"},  // 2^62 + 1024
+      {head + "0 teleport nan 70 0\n", "bad.rec:7: 'teleport': 'nan' is not a finite number"},
+      {head + "0 teleport 0 70 inf\n", "bad.rec:7: 'teleport': 'inf' is not a finite number"},
+      {head + "end 10000001\n", "bad.rec:7: 'end 10000001' is more than the 10000000 frames"},
+      {head + "end 18446744073709551615\n", "bad.rec:7: 'end 18446744073709551615' is more than the 10000000"},
+      {head + "10000000 key_down w\n", "bad.rec:7: frame 10000000 is past the 10000000 frames"},
+      {head + "18446744073709551615 key_down w\n", "bad.rec:7: frame 18446744073709551615 is past"},
+      {head + "-1 key_down w\n", "bad.rec:7: frame '-1' is negative"},
+      {"voxen-input-recording 1\n-5 key_down w\n", "bad.rec:2: frame '-5' is negative"},
+      {"voxen-input-recording 1\nseed 1\nseed 2\n", "bad.rec:3: duplicate header field 'seed' (first given on line 2)"},
+      {"voxen-input-recording 1\ngenerator flat\n# c\ngenerator default\n", "bad.rec:4: duplicate header field 'generator' (first given on line 2)"},
+      {head + "start 0 1 0 0.5 0 0.5 0 0 0\n", "bad.rec:7: duplicate header field 'start' (first given on line 6)"},
+      {"voxen-input-recording 1\nsize 64x36\nsize 64x36\n", "bad.rec:3: duplicate header field 'size'"},
+      {"voxen-input-recording 1\nstart 4611686018427387905 1 0 0.5 0 0.5 0 0 0\n", "bad.rec:2: start: x and z must be within -2^62..2^62"},
+      {"voxen-input-recording 1\ngenerator fl/at\n", "bad.rec:2: generator 'fl/at' is not a generator name"},
+  };
+  for (const BadCase& c : cases) {  // every case reported, not only the first that fails
+    auto r = parse_recording(c.text, "bad.rec");
+    EXPECT_FALSE(r.ok()) << "accepted: " << c.text;
+    if (!r.ok())
+      EXPECT_NE(r.error().to_string().find(c.expect), std::string::npos) << r.error().to_string() << "\nexpected: " << c.expect;
+  }
+  // The bounds themselves are fine: 2^62 exactly, the last frame, `end` at the cap.
+  auto ok = parse_recording(head + "9999999 teleport 4611686018427387904 70 -4611686018427387904\nend 10000000\n", "ok.rec");
+  ASSERT_TRUE(ok.ok()) << ok.error().to_string();
+  EXPECT_EQ(ok->frames, kMaxRecordingFrames);
+  EXPECT_EQ(ok->events.at(0).x, kMaxTeleportCoord);
+}
+
+TEST(Recording, LongTokensAreQuotedCutShort) {
+  const std::string head =
+      "voxen-input-recording 1\nseed 1\ngenerator flat\nrender_distance 2\nsize 64x36\nstart 0 1 0 0.5 0 0.5 0 0 0\n";
+  const std::string huge(100000, 'q');
+  const std::string texts[] = {
+      head + "0 key_down " + huge + "\n",       // unknown key
+      head + "0 " + huge + "\n",                // unknown event kind
+      head + "0 mouse 1 " + huge + "\n",        // not a number
+      "voxen-input-recording 1\n" + huge + " 1\n",  // unknown header field
+      "voxen-input-recording 1\nseed " + huge + "\n",
+      "voxen-input-recording 1\ngenerator " + huge + "\n",
+      head + "0 key_down w\n" + huge + "\n",    // header field after the first event
+  };
+  for (const std::string& t : texts) {
+    auto r = parse_recording(t, "long.rec");
+    EXPECT_FALSE(r.ok());
+    if (r.ok()) continue;
+    const std::string msg = r.error().to_string();
+    EXPECT_LT(msg.size(), 240u) << msg.substr(0, 300);
+    EXPECT_NE(msg.find(std::string(kMaxQuotedToken, 'q') + "...' (100000 characters)"), std::string::npos) << msg.substr(0, 300);
+  }
+}
+
+TEST(Recording, OnlyRegularFilesOfBoundedSizeAreRead) {
+  const std::string dir = ::testing::TempDir() + "/voxen_rec_files_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/a_dir.rec");
+  auto d = read_recording(dir + "/a_dir.rec");
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.error().to_string().find(dir + "/a_dir.rec: is a directory"), std::string::npos) << d.error().to_string();
+  // /dev/zero never ends: refused by its type before a byte is read.
+  auto z = read_recording("/dev/zero");
+  ASSERT_FALSE(z.ok());
+  EXPECT_NE(z.error().to_string().find("/dev/zero: is not a regular file"), std::string::npos) << z.error().to_string();
+  // A (sparse) file one byte over the cap: refused by its size, not read.
+  const std::string big = dir + "/big.rec";
+  std::ofstream(big) << "voxen-input-recording 1\n";
+  std::filesystem::resize_file(big, kMaxRecordingBytes + 1);
+  auto b = read_recording(big);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().to_string().find(big + ": the recording is 1073741825 bytes"), std::string::npos) << b.error().to_string();
+  // The real file still reads.
+  const std::string good = dir + "/good.rec";
+  ASSERT_TRUE(write_recording(good, sample()).ok());
+  auto g = read_recording(good);
+  ASSERT_TRUE(g.ok()) << g.error().to_string();
+  EXPECT_EQ(g->events, sample().events);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Recording, ReplayOfANonRegularFileFailsFastNamingIt) {
+  const std::string dir = ::testing::TempDir() + "/voxen_rec_cli_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/x.rec");
+  auto r = voxen::testing::run_voxen({"replay", dir + "/x.rec", "--headless"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(dir + "/x.rec: is a directory"), std::string::npos) << r.err;
+  EXPECT_EQ(voxen::testing::line_count(r.err), 1) << r.err;
+  auto z = voxen::testing::run_voxen({"replay", "/dev/zero", "--headless"});
+  EXPECT_EQ(z.exit_code, 1);
+  EXPECT_NE(z.err.find("/dev/zero: is not a regular file"), std::string::npos) << z.err;
+  std::filesystem::remove_all(dir);
 }
 
 InputEvent key(Key k, bool down, uint64_t f = 0) {

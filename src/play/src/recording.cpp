@@ -1,8 +1,11 @@
 #include "voxen/play/recording.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace voxen::play {
@@ -12,6 +15,15 @@ std::string num(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
+}
+
+// A token for an error message, in single quotes, cut to kMaxQuotedToken characters ("..." and the full length
+// after a cut), so a hostile file cannot make a message of megabytes.
+std::string quote(std::string_view s) {
+  // Appended piece by piece: GCC 12 reports a false -Wrestrict for `"literal" + std::string` when inlined.
+  std::string q = "'";
+  if (s.size() <= kMaxQuotedToken) return q.append(s).append("'");
+  return q.append(s.substr(0, kMaxQuotedToken)).append("...' (").append(std::to_string(s.size())).append(" characters)");
 }
 
 std::vector<std::string_view> split_words(std::string_view line) {
@@ -61,24 +73,30 @@ class Parser {
         if (w[0] != "voxen-input-recording") return fail("not a voxen input recording (the first line must be 'voxen-input-recording 1')");
         int v = 0;
         if (w.size() != 2 || !parse_int(w[1], v)) return fail("malformed version line (expected 'voxen-input-recording 1')");
-        if (v != kRecordingVersion) return fail("recording format version " + std::string(w[1]) + " is not supported (this voxen reads version 1)");
+        if (v != kRecordingVersion) return fail("recording format version " + std::to_string(v) + " is not supported (this voxen reads version 1)");
         have_version = true;
         continue;
       }
       if (rec.complete) return fail("text after the 'end' line");
       if (w[0] == "end") {
         if (w.size() != 2 || !parse_int(w[1], rec.frames)) return fail("malformed 'end' (expected 'end FRAMES')");
+        if (rec.frames > kMaxRecordingFrames)
+          return fail("'end " + std::to_string(rec.frames) + "' is more than the " + std::to_string(kMaxRecordingFrames) +
+                      " frames a recording may cover");
         if (!rec.events.empty() && rec.frames <= rec.events.back().frame)
-          return fail("'end " + std::string(w[1]) + "' does not cover the last event's frame " + std::to_string(rec.events.back().frame));
+          return fail("'end " + std::to_string(rec.frames) + "' does not cover the last event's frame " + std::to_string(rec.events.back().frame));
         rec.complete = true;
         continue;
       }
-      const bool is_event = !w[0].empty() && w[0][0] >= '0' && w[0][0] <= '9';
+      // An event starts with its frame number; a signed number is a frame number too (and refused below).
+      const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+      const bool is_event = digit(w[0][0]) || (w[0].size() > 1 && (w[0][0] == '-' || w[0][0] == '+') && digit(w[0][1]));
       if (!is_event) {
-        if (in_events) return fail("header field '" + std::string(w[0]) + "' after the first event");
+        if (in_events) return fail("header field " + quote(w[0]) + " after the first event");
         if (auto s = header_field(w, rec.header, have_start); !s.ok()) return s.error();
         continue;
       }
+      if (w[0][0] == '-') return fail("frame " + quote(w[0]) + " is negative (frames count from 0)");
       if (!have_start) return fail("event before the 'start' line (the header must say where the player starts)");
       in_events = true;
       auto e = event(w);
@@ -98,32 +116,42 @@ class Parser {
 
   Status header_field(const std::vector<std::string_view>& w, RecordingHeader& h, bool& have_start) {
     const std::string key(w[0]);
+    static constexpr const char* kKnown[] = {"seed", "generator", "render_distance", "size", "fov", "step", "stream", "start"};
+    for (const char* known : kKnown) {
+      if (key != known) continue;
+      if (auto [it, fresh] = m_header_lines.emplace(key, m_line); !fresh)
+        return fail("duplicate header field '" + key + "' (first given on line " + std::to_string(it->second) + ")");
+    }
     auto need = [&](size_t n) -> Status {
       if (w.size() != n + 1) return fail("'" + key + "' takes " + std::to_string(n) + " value" + (n == 1 ? "" : "s"));
       return Ok{};
     };
     if (key == "seed") {
       if (auto s = need(1); !s.ok()) return s;
-      if (!parse_int(w[1], h.seed)) return fail("seed '" + std::string(w[1]) + "' is not a decimal uint64");
+      if (!parse_int(w[1], h.seed)) return fail("seed " + quote(w[1]) + " is not a decimal uint64");
     } else if (key == "generator") {
       if (auto s = need(1); !s.ok()) return s;
+      if (w[1].size() > 64 || !std::all_of(w[1].begin(), w[1].end(), [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+          }))
+        return fail("generator " + quote(w[1]) + " is not a generator name (1..64 letters, digits, '_' or '-')");
       h.generator = std::string(w[1]);
     } else if (key == "render_distance") {
       if (auto s = need(1); !s.ok()) return s;
       if (!parse_int(w[1], h.render_distance) || h.render_distance < 1 || h.render_distance > 64)
-        return fail("render_distance '" + std::string(w[1]) + "' must be 1..64");
+        return fail("render_distance " + quote(w[1]) + " must be 1..64");
     } else if (key == "size") {
       if (auto s = need(1); !s.ok()) return s;
       const size_t x = w[1].find('x');
       if (x == std::string_view::npos || !parse_int(w[1].substr(0, x), h.width) || !parse_int(w[1].substr(x + 1), h.height) ||
           h.width < 16 || h.height < 16 || h.width > 8192 || h.height > 8192)
-        return fail("size '" + std::string(w[1]) + "' must be WxH, each 16..8192");
+        return fail("size " + quote(w[1]) + " must be WxH, each 16..8192");
     } else if (key == "fov") {
       if (auto s = need(1); !s.ok()) return s;
-      if (!parse_double(w[1], h.fov) || h.fov < 10.0 || h.fov > 150.0) return fail("fov '" + std::string(w[1]) + "' must be 10..150 degrees");
+      if (!parse_double(w[1], h.fov) || h.fov < 10.0 || h.fov > 150.0) return fail("fov " + quote(w[1]) + " must be 10..150 degrees");
     } else if (key == "step") {
       if (auto s = need(1); !s.ok()) return s;
-      if (!parse_double(w[1], h.step) || !(h.step > 0.0) || h.step > 1.0) return fail("step '" + std::string(w[1]) + "' must be in (0, 1] seconds");
+      if (!parse_double(w[1], h.step) || !(h.step > 0.0) || h.step > 1.0) return fail("step " + quote(w[1]) + " must be in (0, 1] seconds");
     } else if (key == "stream") {
       if (auto s = need(3); !s.ok()) return s;
       if (!parse_int(w[1], h.stream_lag) || !parse_int(w[2], h.stream_gen) || !parse_int(w[3], h.stream_mesh) || h.stream_lag < 0 ||
@@ -134,6 +162,9 @@ class Parser {
       int fly = 0;
       if (!parse_int(w[1], h.start_block.x) || !parse_int(w[2], h.start_block.y) || !parse_int(w[3], h.start_block.z))
         return fail("start: block coordinates must be int64");
+      constexpr int64_t kLimit = int64_t{1} << 62;  // kMaxTeleportCoord: the same room to move as a teleport
+      if (h.start_block.x < -kLimit || h.start_block.x > kLimit || h.start_block.z < -kLimit || h.start_block.z > kLimit)
+        return fail("start: x and z must be within -2^62..2^62 blocks (the int64 world with room to move)");
       if (!parse_double(w[4], h.start_frac.x) || !parse_double(w[5], h.start_frac.y) || !parse_double(w[6], h.start_frac.z) ||
           h.start_frac.x < 0 || h.start_frac.x >= 1 || h.start_frac.y < 0 || h.start_frac.y >= 1 || h.start_frac.z < 0 ||
           h.start_frac.z >= 1)
@@ -145,17 +176,20 @@ class Parser {
       h.start_flying = fly == 1;
       have_start = true;
     } else {
-      return fail("unknown header field '" + key + "'");
+      return fail("unknown header field " + quote(key));
     }
     return Ok{};
   }
 
   Result<InputEvent> event(const std::vector<std::string_view>& w) {
     InputEvent e;
-    if (!parse_int(w[0], e.frame)) return fail("frame '" + std::string(w[0]) + "' is not a decimal uint64");
+    if (!parse_int(w[0], e.frame)) return fail("frame " + quote(w[0]) + " is not a decimal uint64");
+    if (e.frame >= kMaxRecordingFrames)
+      return fail("frame " + std::to_string(e.frame) + " is past the " + std::to_string(kMaxRecordingFrames) +
+                  " frames a recording may cover");
     if (w.size() < 2) return fail("event without a kind");
     const auto kind = parse_event_kind(w[1]);
-    if (!kind) return fail("unknown event kind '" + std::string(w[1]) + "'");
+    if (!kind) return fail("unknown event kind " + quote(w[1]));
     e.kind = *kind;
     const std::string kname(w[1]);
     auto count = [&](size_t n) -> Status {
@@ -166,7 +200,7 @@ class Parser {
       if (auto s = count(n); !s.ok()) return s;
       double* dst[3] = {&e.x, &e.y, &e.z};
       for (size_t i = 0; i < n; ++i)
-        if (!parse_double(w[2 + i], *dst[i])) return fail("'" + kname + "': '" + std::string(w[2 + i]) + "' is not a finite number");
+        if (!parse_double(w[2 + i], *dst[i])) return fail("'" + kname + "': " + quote(w[2 + i]) + " is not a finite number");
       return Ok{};
     };
     switch (e.kind) {
@@ -174,7 +208,7 @@ class Parser {
       case EventKind::kKeyUp: {
         if (auto s = count(1); !s.ok()) return s.error();
         const auto k = parse_key(w[2]);
-        if (!k) return fail("unknown key '" + std::string(w[2]) + "'");
+        if (!k) return fail("unknown key " + quote(w[2]));
         e.code = static_cast<int32_t>(*k);
         break;
       }
@@ -182,7 +216,7 @@ class Parser {
       case EventKind::kButtonUp: {
         if (auto s = count(1); !s.ok()) return s.error();
         const auto b = parse_button(w[2]);
-        if (!b) return fail("unknown mouse button '" + std::string(w[2]) + "'");
+        if (!b) return fail("unknown mouse button " + quote(w[2]));
         e.code = static_cast<int32_t>(*b);
         break;
       }
@@ -192,7 +226,7 @@ class Parser {
         break;
       case EventKind::kScroll:
         if (auto s = count(1); !s.ok()) return s.error();
-        if (!parse_double(w[2], e.y)) return fail("'scroll': '" + std::string(w[2]) + "' is not a finite number");
+        if (!parse_double(w[2], e.y)) return fail("'scroll': " + quote(w[2]) + " is not a finite number");
         break;
       case EventKind::kFrameTime:
         if (auto s = numbers(1); !s.ok()) return s.error();
@@ -205,6 +239,8 @@ class Parser {
       case EventKind::kTeleport:
         if (auto s = numbers(3); !s.ok()) return s.error();
         if (e.y < kMinY - 64 || e.y > kMaxY + 256) return fail("'teleport': y is too far outside the world");
+        if (std::fabs(e.x) > kMaxTeleportCoord || std::fabs(e.z) > kMaxTeleportCoord)
+          return fail("'teleport': x and z must be within -2^62..2^62 blocks (the int64 world with room to move)");
         break;
       case EventKind::kSetFly: {
         if (auto s = count(1); !s.ok()) return s.error();
@@ -220,6 +256,7 @@ class Parser {
   std::string_view m_text;
   const std::string& m_path;
   int64_t m_line = 0;
+  std::map<std::string, int64_t> m_header_lines;  // header field -> the line it was first given on
 };
 
 }  // namespace
@@ -269,12 +306,36 @@ std::string format_recording(const Recording& r) {
 Result<Recording> parse_recording(std::string_view text, const std::string& path) { return Parser(text, path).run(); }
 
 Result<Recording> read_recording(const std::string& path) {
+  // The file's type and size first: a directory, a device (/dev/zero) or a FIFO would otherwise be read until
+  // memory runs out or fail deep in the stream library without the path.
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) return Error{"cannot open the recording for reading (no such file)", path};
+  if (std::filesystem::is_directory(st)) return Error{"is a directory, not a recording file", path};
+  if (!std::filesystem::is_regular_file(st))
+    return Error{"is not a regular file (a device, FIFO or socket); a recording must be a regular file", path};
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) return Error{"cannot read the recording's size: " + ec.message(), path};
+  if (size > kMaxRecordingBytes)
+    return Error{"the recording is " + std::to_string(size) + " bytes; at most " + std::to_string(kMaxRecordingBytes) +
+                     " are read",
+                 path};
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{"cannot open the recording for reading", path};
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  // Read at most the cap plus one byte, so a file that grew since the size check is still refused, not slurped.
+  std::string text(static_cast<size_t>(size) + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) return Error{"read error", path};
-  return parse_recording(ss.str(), path);
+  text.resize(static_cast<size_t>(in.gcount()));
+  while (text.size() <= kMaxRecordingBytes && in) {  // grew since the size check: read on up to the cap + 1
+    char buf[65536];
+    in.read(buf, sizeof buf);
+    if (in.bad()) return Error{"read error", path};
+    text.append(buf, static_cast<size_t>(in.gcount()));
+  }
+  if (text.size() > kMaxRecordingBytes)
+    return Error{"the recording is more than " + std::to_string(kMaxRecordingBytes) + " bytes", path};
+  return parse_recording(text, path);
 }
 
 Status write_recording(const std::string& path, const Recording& r) {

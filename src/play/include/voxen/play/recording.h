@@ -13,14 +13,17 @@
 //   step 0.016666666666666666                default simulation step per frame, seconds
 //   stream LAG GEN MESH                      deterministic streaming: frames from a job's submission to its
 //                                            integration, generation and mesh jobs submitted per frame at most
-//   start BX BY BZ FX FY FZ YAW PITCH FLY    the player's feet: int64 block + fraction in [0,1) per axis, look
-//                                            (degrees) and 1 when flying
-//   <frame> <kind> <arguments>               an event (kinds and arguments below), frames non-decreasing
-//   end <frames>                             the number of frames the recording covers (last line)
+//   start BX BY BZ FX FY FZ YAW PITCH FLY    the player's feet: int64 block (|BX|, |BZ| <= 2^62) + fraction in
+//                                            [0,1) per axis, look (degrees) and 1 when flying
+//   <frame> <kind> <arguments>               an event (kinds and arguments below), frames non-decreasing, each
+//                                            below kMaxRecordingFrames
+//   end <frames>                             the number of frames the recording covers (last line), at most
+//                                            kMaxRecordingFrames
 // Event arguments: key_down/key_up KEY; button_down/button_up BUTTON; mouse DX DY; scroll DY; frame_time SECONDS;
-// teleport X Y Z; look YAW PITCH; set_fly 0|1; fly_speed BLOCKS_PER_S. Numbers are written with 17 significant
-// digits, so every double reads back bit for bit.
-// Errors name the file, the line and what is wrong; nothing is half-read.
+// teleport X Y Z (finite; |X|, |Z| <= kMaxTeleportCoord); look YAW PITCH; set_fly 0|1; fly_speed BLOCKS_PER_S.
+// Numbers are written with 17 significant digits, so every double reads back bit for bit.
+// Each header field appears at most once. Errors name the file, the line and what is wrong, quoting at most
+// kMaxQuotedToken characters of the offending text; nothing is half-read.
 // Threads: plain functions; a RecordingWriter belongs to one thread.
 #pragma once
 
@@ -39,6 +42,20 @@
 namespace voxen::play {
 
 inline constexpr int kRecordingVersion = 1;
+
+/// Most frames a recording may cover: `end N` and every event's frame are below this (an event on frame
+/// kMaxRecordingFrames - 1 at the latest). `voxen fuzz-play --frames` has the same cap.
+inline constexpr uint64_t kMaxRecordingFrames = 10'000'000;
+/// Largest |x| and |z| a `teleport` may name, in blocks: 2^62, half the int64 world, so the feet's int64 block
+/// (and the few blocks physics moves it per frame) cannot overflow. y keeps its own, narrower bound (the world's
+/// height, kMinY - 64 .. kMaxY + 256).
+inline constexpr double kMaxTeleportCoord = 4611686018427387904.0;
+/// Largest recording file read_recording reads, in bytes (1 GiB: ten million frames of ordinary play stay far
+/// below); larger files, and anything that is not a regular file (a directory, /dev/zero, a FIFO), are refused
+/// before reading.
+inline constexpr uint64_t kMaxRecordingBytes = uint64_t{1} << 30;
+/// Longest part of an offending token an error message quotes; longer tokens are cut with "...".
+inline constexpr size_t kMaxQuotedToken = 80;
 
 /// Where and how a recording starts.
 struct RecordingHeader {
@@ -75,7 +92,8 @@ std::string format_recording(const Recording& r);
 
 /// Parses recording text; `path` names the file in errors ("FILE:LINE: what").
 Result<Recording> parse_recording(std::string_view text, const std::string& path);
-/// Reads and parses a recording file.
+/// Reads and parses a recording file. Errors (naming the file): missing or unreadable, not a regular file, larger
+/// than kMaxRecordingBytes; then as parse_recording.
 Result<Recording> read_recording(const std::string& path);
 /// Writes a whole recording file.
 Status write_recording(const std::string& path, const Recording& r);
