@@ -1,6 +1,8 @@
 // voxen export-vox: generates the columns under a world region and writes the region as a MagicaVoxel .vox file
 // (models of at most 256^3 under a scene graph, a palette of the block states used; see
-// src/import/include/voxen/import/vox_write.h). Importing the file back at its own positions gives the same cells.
+// src/import/include/voxen/import/vox_write.h). Importing the file back at its own positions gives the same cells:
+// a region with more non-air cells than the importer places (import::kMaxSceneVoxels) is refused, exit code 1.
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 
@@ -31,10 +33,16 @@ int run_export(const ExportOptions& o) {
   const BlockPos b = parse_block_pos(o.to, "--to");
   const BlockPos lo{std::min(a.x, b.x), std::min(a.y, b.y), std::min(a.z, b.z)};
   const BlockPos hi{std::max(a.x, b.x), std::max(a.y, b.y), std::max(a.z, b.z)};
-  if (hi.x - lo.x >= kMaxExtent || hi.z - lo.z >= kMaxExtent || hi.x - lo.x < 0 || hi.z - lo.z < 0)
+  // Extents in unsigned arithmetic: hi - lo of two int64 corners (as far apart as -2^63 and 2^63-1) overflows
+  // int64 but is exact modulo 2^64, and with hi >= lo the true difference (at most 2^64-1) fits uint64.
+  const uint64_t span_x = static_cast<uint64_t>(hi.x) - static_cast<uint64_t>(lo.x);
+  const uint64_t span_z = static_cast<uint64_t>(hi.z) - static_cast<uint64_t>(lo.z);
+  auto blocks = [](uint64_t span) {  // span + 1 blocks; 2^64 itself does not fit uint64
+    return span == UINT64_MAX ? std::string("18446744073709551616") : std::to_string(span + 1);
+  };
+  if (span_x >= static_cast<uint64_t>(kMaxExtent) || span_z >= static_cast<uint64_t>(kMaxExtent))
     throw UsageError("--to", "the region may span at most " + std::to_string(kMaxExtent) + " blocks along x and z (got " +
-                                 std::to_string(static_cast<uint64_t>(hi.x - lo.x) + 1) + " x " +
-                                 std::to_string(static_cast<uint64_t>(hi.z - lo.z) + 1) + ")");
+                                 blocks(span_x) + " x " + blocks(span_z) + ")");
   if (o.out.empty()) throw UsageError("--out", "required: the .vox file to write");
   if (o.threads < 0) throw UsageError("--threads", "must be 0 (default) or more");
 
@@ -46,7 +54,8 @@ int run_export(const ExportOptions& o) {
     for (int64_t cz = column_of(lo.z); cz <= column_of(hi.z); ++cz) positions.push_back({cx, cz});
   JobPool pool(o.threads);
   World world;
-  for (auto& col : gen::generate_columns(*generator, positions, &pool, (lo.x + hi.x) / 2, (lo.z + hi.z) / 2))
+  const int64_t mid_x = lo.x + static_cast<int64_t>(span_x / 2), mid_z = lo.z + static_cast<int64_t>(span_z / 2);
+  for (auto& col : gen::generate_columns(*generator, positions, &pool, mid_x, mid_z))
     world.insert(std::move(col));
   const double generate_ms = sw.ms();
 

@@ -42,6 +42,7 @@ struct ViewOptions {
   int threads = 0;
   bool json = false;
   bool without_scene = false;
+  bool out_given = false;  // --out was on the command line (even as "")
 };
 
 struct MeshCounts {
@@ -109,6 +110,7 @@ int run_view(const ViewOptions& o) {
     height = static_cast<int>(*h);
   }
   if (o.threads < 0) throw UsageError("--threads", "must be 0 (default: all cores) or more");
+  if (o.out_given && o.out.empty()) throw UsageError("--out", "must name a PNG file (got an empty path)");
   const std::string out_path =
       o.out.empty() ? std::filesystem::path(o.file).stem().string() + ".png" : o.out;
 
@@ -327,7 +329,8 @@ void add_view_command(CLI::App& app, RunFn& run) {
   auto o = std::make_shared<ViewOptions>();
   CLI::App* cmd = app.add_subcommand("view", "import a MagicaVoxel .vox scene, render it headless to a PNG, print counts");
   cmd->add_option("file", o->file, "the .vox file")->required();
-  cmd->add_option("--out", o->out, "PNG file to write (default: the .vox file's name with .png, here)");
+  const CLI::Option* out_opt =
+      cmd->add_option("--out", o->out, "PNG file to write (default: the .vox file's name with .png, here)");
   cmd->add_option("--size", o->size, "picture size WxH in pixels (default 960x540)");
   cmd->add_option("--platform", o->platform, "egl (headless, default) or glfw (a hidden window: needs a display)")
       ->check(CLI::IsMember({"egl", "glfw"}));
@@ -335,7 +338,10 @@ void add_view_command(CLI::App& app, RunFn& run) {
   cmd->add_flag("--without-scene", o->without_scene,
                 "draw the ground alone with the same camera (the empty scene, for comparing pictures)");
   cmd->add_flag("--json", o->json, "print one JSON object");
-  cmd->callback([o, &run] { run = [o] { return run_view(*o); }; });
+  cmd->callback([o, out_opt, &run] {
+    o->out_given = out_opt->count() > 0;
+    run = [o] { return run_view(*o); };
+  });
 }
 
 }  // namespace voxen::app

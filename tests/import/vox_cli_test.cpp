@@ -3,6 +3,8 @@
 // an exported region reads back to the generated cells.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -179,6 +181,55 @@ TEST(ViewCli, BadFilesExitOneWithTheByteOffset) {
   EXPECT_NE(size.err.find("--size"), std::string::npos);
 }
 
+TEST(ViewCli, NonRegularFilesAreRefusedNamingThePath) {
+  const std::string dir = temp_path("adir.vox");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto d = run_voxen({"view", dir, "--out", temp_path("adir.png")});
+  EXPECT_EQ(d.exit_code, 1) << d.err;
+  EXPECT_NE(d.err.find(dir + ": is a directory"), std::string::npos) << d.err;
+  EXPECT_EQ(voxen::testing::line_count(d.err), 1) << d.err;
+  // /dev/zero never ends: refused by its type at once (it used to be read until memory ran out).
+  auto z = run_voxen({"view", "/dev/zero", "--out", temp_path("zero.png")});
+  EXPECT_EQ(z.exit_code, 1) << z.err;
+  EXPECT_NE(z.err.find("/dev/zero: is not a regular file"), std::string::npos) << z.err;
+  EXPECT_FALSE(std::filesystem::exists(temp_path("zero.png")));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ViewCli, EmptyOutIsRefusedNotWrittenHere) {
+  // `--out ""` used to fall back to the default name in the current directory.
+  testing::VoxBuilder one;
+  one.model(1, 1, 1, {{0, 0, 0, 1}});
+  const std::string stem = "voxen_empty_out_" + std::to_string(::getpid());
+  const std::string path = temp_path(stem + ".vox");
+  write_bytes(path, one.bytes());
+  auto r = run_voxen({"view", path, "--out", ""});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists("voxen_import_" + stem + ".png"));
+  std::remove(("voxen_import_" + stem + ".png").c_str());
+  std::remove(path.c_str());
+}
+
+TEST(ShotCli, VoxSceneAtTheInt64EdgeDoesNotWrap) {
+  // Three cells along x, centred on --vox-at: one past each end of int64 at the edges.
+  testing::VoxBuilder three;
+  three.model(3, 1, 1, {{0, 0, 0, 1}, {1, 0, 0, 1}, {2, 0, 0, 1}});
+  const std::string path = temp_path("edge.vox");
+  write_bytes(path, three.bytes());
+  for (const char* at : {"9223372036854775807,0,0", "-9223372036854775808,0,0"}) {
+    std::remove(temp_path("edge.png").c_str());
+    auto r = run_voxen({"shot", "--pos", "0,10,0", "--size", "32x32", "--render-distance", "1", "--vox", path,
+                        "--vox-at", at, "--vox-empty", "--out", temp_path("edge.png")},
+                       kGlEnv);
+    EXPECT_EQ(r.exit_code, 1) << at << ": " << r.err;
+    EXPECT_NE(r.err.find("the scene does not fit the world's x range"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(temp_path("edge.png")));
+  }
+  std::remove(path.c_str());
+}
+
 TEST(ShotCli, VoxSceneIsPlacedInTheShotsWorld) {
   const std::string path = std::string(VOXEN_SHARED_DATA_DIR) + "/vox/mmmm_chr_mike.vox";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data file " << path << " is absent (../shared/data)";
@@ -254,6 +305,26 @@ TEST(ExportVoxCli, BadArgumentsExitTwoNamingTheArgument) {
   auto wide = run_voxen({"export-vox", "--from", "0,0,0", "--to", "5000,1,1", "--out", temp_path("a.vox")});
   EXPECT_EQ(wide.exit_code, 2);
   EXPECT_NE(wide.err.find("1024"), std::string::npos) << wide.err;
+  // Corners at both ends of int64: the extent (2^64 blocks) is computed without overflow.
+  auto whole = run_voxen({"export-vox", "--from", "-9223372036854775808,0,0", "--to", "9223372036854775807,1,2", "--out",
+                          temp_path("a.vox")});
+  EXPECT_EQ(whole.exit_code, 2);
+  EXPECT_NE(whole.err.find("(got 18446744073709551616 x 3)"), std::string::npos) << whole.err;
+  auto z = run_voxen({"export-vox", "--from", "5,0,9223372036854775807", "--to", "0,1,-1", "--out", temp_path("a.vox")});
+  EXPECT_EQ(z.exit_code, 2);
+  EXPECT_NE(z.err.find("(got 6 x 9223372036854775809)"), std::string::npos) << z.err;
+}
+
+TEST(ExportVoxCli, RegionsTheImporterWouldRefuseAreNotWritten) {
+  // The flat world has 129 non-air cells per block column: 512 x 512 of them are 33818112 cells, past the
+  // importer's 33554432 (import::kMaxSceneVoxels); the file would not read back, so none is written.
+  const std::string path = temp_path("too_many.vox");
+  std::remove(path.c_str());
+  auto r = run_voxen({"export-vox", "--generator", "flat", "--from", "0,-128,0", "--to", "511,255,511", "--out", path});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("33818112 non-air cells"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("at most " + std::to_string(kMaxSceneVoxels)), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 }  // namespace

@@ -150,6 +150,47 @@ TEST(VoxPlace, TooTallSceneFailsAndChangesNothing) {
   EXPECT_EQ(reg.size(), before);
 }
 
+TEST(VoxPlace, SceneAtTheEdgeOfTheInt64WorldDoesNotWrap) {
+  auto f = read_vox(small_scene().bytes(), "s.vox");  // scene cells x -1..1, y -1..0, z -1 (voxen axes)
+  ASSERT_TRUE(f.ok());
+  struct Case {
+    VoxAnchor anchor;
+    BlockPos origin;
+    const char* axis;  // nullptr: fits
+  };
+  const Case cases[] = {
+      {VoxAnchor::kGroundCentre, {INT64_MAX, 0, 0}, "x"},
+      {VoxAnchor::kGroundCentre, {INT64_MIN, 0, 0}, "x"},
+      {VoxAnchor::kGroundCentre, {0, 0, INT64_MIN}, nullptr},  // centred on z: the one cell sits at INT64_MIN
+      {VoxAnchor::kGroundCentre, {INT64_MAX - 1, 0, 0}, nullptr},
+      {VoxAnchor::kScene, {INT64_MAX, 64, 0}, "x"},
+      {VoxAnchor::kScene, {INT64_MAX - 1, 64, 0}, nullptr},
+      {VoxAnchor::kScene, {INT64_MIN, 64, 0}, "x"},
+      {VoxAnchor::kScene, {INT64_MIN + 1, 64, 0}, nullptr},
+      {VoxAnchor::kScene, {0, 64, INT64_MIN}, "z"},
+      {VoxAnchor::kScene, {0, 64, INT64_MIN + 1}, nullptr},
+      {VoxAnchor::kScene, {0, INT64_MIN, 0}, "y"},
+  };
+  for (const Case& c : cases) {
+    VoxPlaceOptions o;
+    o.anchor = c.anchor;
+    o.origin = c.origin;
+    auto plan = plan_vox_placement(*f, o);
+    const std::string where = std::to_string(c.origin.x) + "," + std::to_string(c.origin.y) + "," + std::to_string(c.origin.z);
+    if (!c.axis) {
+      ASSERT_TRUE(plan.ok()) << where << ": " << plan.error().message;
+      EXPECT_LE(plan->min.x, plan->max.x) << where;  // no wrap: the bounds stay ordered
+      EXPECT_EQ(plan->max.x - plan->min.x, 2) << where;
+      EXPECT_EQ(plan->max.z, plan->min.z) << where;
+      continue;
+    }
+    ASSERT_FALSE(plan.ok()) << where << " placed at x " << plan->min.x << ".." << plan->max.x;
+    EXPECT_NE(plan.error().message.find(std::string("the scene does not fit the world's ") + c.axis + " range"),
+              std::string::npos)
+        << where << ": " << plan.error().message;
+  }
+}
+
 TEST(VoxPlace, MissingColumnIsAnErrorWhenColumnsAreNotCreated) {
   auto f = read_vox(small_scene().bytes(), "s.vox");
   ASSERT_TRUE(f.ok());

@@ -2,6 +2,11 @@
 // every bad-input case with the byte offset its error must carry.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "voxen/import/vox_file.h"
 #include "voxen/import/vox_place.h"
 #include "vox_builder.h"
@@ -451,6 +456,39 @@ TEST(VoxReaderErrors, BadFileLeavesNoPartialWorld) {
   EXPECT_EQ(world.column_count(), 0u);
   EXPECT_EQ(reg->size(), blocks_before);
   std::remove(path.c_str());
+}
+
+TEST(VoxReaderErrors, OnlyRegularFilesOfBoundedSizeAreRead) {
+  const std::string dir = ::testing::TempDir() + "/voxen_vox_files_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/adir.vox");
+  // A directory: named, before any stream error.
+  auto d = read_vox_file(dir + "/adir.vox");
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().file, dir + "/adir.vox");
+  EXPECT_NE(d.error().message.find("is a directory"), std::string::npos) << d.error().to_string();
+  // /dev/zero never ends: refused by its type, nothing read.
+  auto z = read_vox_file("/dev/zero");
+  ASSERT_FALSE(z.ok());
+  EXPECT_EQ(z.error().file, "/dev/zero");
+  EXPECT_NE(z.error().message.find("not a regular file"), std::string::npos) << z.error().to_string();
+  // A (sparse) file one byte over the cap: refused by its size.
+  const std::string big = dir + "/big.vox";
+  {
+    const Bytes bytes = one_model().bytes();
+    std::ofstream(big, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  ASSERT_TRUE(read_vox_file(big).ok());  // the same file at its own size reads
+  std::filesystem::resize_file(big, kMaxVoxFileBytes + 1);
+  auto b = read_vox_file(big);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.error().file, big);
+  EXPECT_NE(b.error().message.find("1073741825 bytes"), std::string::npos) << b.error().to_string();
+  // A missing file is named too.
+  auto m = read_vox_file(dir + "/none.vox");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().file, dir + "/none.vox");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(VoxReaderErrors, EveryPrefixOfAValidFileFailsCleanly) {

@@ -131,5 +131,25 @@ TEST(VoxWrite, MoreThan255DistinctCellsIsAnErrorNamingTheCount) {
   ASSERT_TRUE(write_vox(world, reg, {0, 0, 0}, {14, 16, 0}).ok());
 }
 
+TEST(VoxWrite, RegionsPastTheImportersVoxelCapAreRefused) {
+  // The default cap is the importer's: whatever write_vox writes, evaluate_scene places.
+  EXPECT_EQ(VoxPlaceOptions{}.max_voxels, kMaxSceneVoxels);
+  BlockRegistry reg = registry();
+  World world;
+  world.insert(std::make_unique<Column>(ColumnPos{0, 0}));
+  const Cell stone{*reg.find("stone"), 0};
+  for (int i = 0; i < 10; ++i) world.apply(*world.make_edit({i, 5, 3}, stone));
+  auto over = write_vox(world, reg, {0, 0, 0}, {15, 10, 15}, nullptr, 9);
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.error().message.find("10 non-air cells"), std::string::npos) << over.error().message;
+  EXPECT_NE(over.error().message.find("at most 9"), std::string::npos) << over.error().message;
+  // At the cap it writes, and the file reads back under the same cap.
+  auto at = write_vox(world, reg, {0, 0, 0}, {15, 10, 15}, nullptr, 10);
+  ASSERT_TRUE(at.ok()) << at.error().to_string();
+  auto file = read_vox(*at, "cap.vox");
+  ASSERT_TRUE(file.ok());
+  EXPECT_TRUE(evaluate_scene(*file, 10).ok());
+}
+
 }  // namespace
 }  // namespace voxen::import

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <unordered_map>
 
@@ -122,11 +123,21 @@ Result<VoxPlacement> plan_vox_placement(const VoxFile& file, const VoxPlaceOptio
   }
   const auto& lo = p.scene.min;
   const auto& hi = p.scene.max;
-  if (options.anchor == VoxAnchor::kGroundCentre) {
-    p.offset.x = options.origin.x - floor_div(int64_t{lo[0]} + hi[0], 2);
-    p.offset.y = options.origin.y - lo[1];
-    p.offset.z = options.origin.z - floor_div(int64_t{lo[2]} + hi[2], 2);
+  // Checked arithmetic: the origin may be anywhere in int64 and the scene reaches +-2^31 from it, so the offset
+  // and the bounds are checked against the int64 world before any is used (a scene never wraps across its edge).
+  const int64_t origin[3] = {options.origin.x, options.origin.y, options.origin.z};
+  static constexpr const char* kAxis[3] = {"x", "y", "z"};
+  int64_t offset[3], wmin[3], wmax[3];
+  for (size_t a = 0; a < 3; ++a) {
+    int64_t shift = 0;  // what the anchor subtracts from the origin
+    if (options.anchor == VoxAnchor::kGroundCentre) shift = a == 1 ? lo[1] : floor_div(int64_t{lo[a]} + hi[a], 2);
+    if (__builtin_sub_overflow(origin[a], shift, &offset[a]) || __builtin_add_overflow(offset[a], int64_t{lo[a]}, &wmin[a]) ||
+        __builtin_add_overflow(offset[a], int64_t{hi[a]}, &wmax[a]))
+      return Error{std::string("the scene does not fit the world's ") + kAxis[a] + " range: it is " +
+                   std::to_string(int64_t{hi[a]} - lo[a] + 1) + " blocks wide along " + kAxis[a] +
+                   " and placed at " + std::to_string(origin[a]) + ", it would reach past the int64 world's edge"};
   }
+  p.offset = {offset[0], offset[1], offset[2]};
   p.min = {p.offset.x + lo[0], p.offset.y + lo[1], p.offset.z + lo[2]};
   p.max = {p.offset.x + hi[0], p.offset.y + hi[1], p.offset.z + hi[2]};
   if (!y_in_range(p.min.y) || !y_in_range(p.max.y))

@@ -2,12 +2,15 @@
 // ChunkCursor that knows the chunk's content range, so nothing is read past a chunk, its parent or the file.
 // Errors are sticky in the cursor (the first one wins) and carry the byte offset of the bad field.
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <unordered_map>
+
+#include <sys/stat.h>
 
 #include "voxen/import/vox_file.h"
 #include "voxen/import/vox_scene.h"
@@ -723,10 +726,27 @@ Result<VoxFile> read_vox(std::span<const uint8_t> bytes, const std::string& path
 }
 
 Result<VoxFile> read_vox_file(const std::string& path) {
+  // Type and size before reading: a directory fails deep in the stream library without the path, and a device
+  // such as /dev/zero never ends. (stat, not std::filesystem: <filesystem>'s std::quoted would collide, by
+  // argument-dependent lookup, with this file's quoted().)
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return Error{std::string("cannot open the file: ") + std::strerror(errno), path};
+  if (S_ISDIR(st.st_mode)) return Error{"is a directory, not a .vox file", path};
+  if (!S_ISREG(st.st_mode))
+    return Error{"is not a regular file (a device, FIFO or socket); a .vox file must be a regular file", path};
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size > kMaxVoxFileBytes)
+    return Error{"the file is " + std::to_string(size) + " bytes; at most " + std::to_string(kMaxVoxFileBytes) +
+                     " (1 GiB) are read",
+                 path};
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{"cannot open the file", path};
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // At most the size seen plus one byte: a file that grows meanwhile is read no further than that, and refused.
+  std::vector<uint8_t> bytes(static_cast<size_t>(size) + 1);
+  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   if (in.bad()) return Error{"cannot read the file", path};
+  if (static_cast<uint64_t>(in.gcount()) > size) return Error{"the file changed size while being read", path};
+  bytes.resize(static_cast<size_t>(in.gcount()));
   return read_vox(bytes, path);
 }
 

@@ -85,7 +85,7 @@ bool fits_i32(int64_t v) {
 }  // namespace
 
 Result<std::vector<uint8_t>> write_vox(const World& world, const BlockRegistry& registry, const BlockPos& from,
-                                       const BlockPos& to, VoxWriteStats* stats) {
+                                       const BlockPos& to, VoxWriteStats* stats, uint64_t max_voxels) {
   BlockPos lo{std::min(from.x, to.x), std::max<int64_t>(std::min(from.y, to.y), kMinY), std::min(from.z, to.z)};
   BlockPos hi{std::max(from.x, to.x), std::min<int64_t>(std::max(from.y, to.y), kMaxY), std::max(from.z, to.z)};
   // MagicaVoxel axes of the region: x = x, y = -z - 1, z = y; every coordinate must fit int32.
@@ -94,12 +94,18 @@ Result<std::vector<uint8_t>> write_vox(const World& world, const BlockRegistry& 
 
   // Pass 1: the palette of distinct cells, sorted by packed value.
   std::vector<uint32_t> distinct;
+  uint64_t non_air = 0;
   if (lo.y <= hi.y) {
     std::unordered_map<uint32_t, bool> seen;
     for_each_cell(world, lo, hi, [&](const BlockPos&, uint32_t v) {
+      ++non_air;
       if (seen.emplace(v, true).second) distinct.push_back(v);
     });
   }
+  // Every cell becomes one voxel of one instance: past the importer's cap the file could not be read back.
+  if (non_air > max_voxels)
+    return Error{"the region holds " + std::to_string(non_air) + " non-air cells; a .vox file voxen can read back "
+                 "holds at most " + std::to_string(max_voxels) + " (choose a smaller region)"};
   if (distinct.size() > 255)
     return Error{"the region holds " + std::to_string(distinct.size()) +
                  " distinct blocks (block id and state); a .vox palette holds at most 255"};

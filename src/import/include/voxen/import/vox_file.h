@@ -193,7 +193,13 @@ const std::array<VoxRgba, 256>& default_palette();
 
 /// Reads and validates a whole .vox file held in memory. `path_for_errors` goes into Error::file (and warnings).
 Result<VoxFile> read_vox(std::span<const uint8_t> bytes, const std::string& path_for_errors);
-/// Reads a file from disk, then read_vox. Errors: unreadable file (named), then as read_vox.
+/// Largest .vox file read_vox_file reads, in bytes (1 GiB). The biggest scene the importer places
+/// (kMaxSceneVoxels voxels of 4 bytes each) is 128 MiB of XYZI data, so real files stay far below.
+inline constexpr uint64_t kMaxVoxFileBytes = uint64_t{1} << 30;
+
+/// Reads a file from disk, then read_vox. Errors (each naming the path): missing or unreadable; not a regular
+/// file (a directory, a device such as /dev/zero, a FIFO), checked before reading; larger than kMaxVoxFileBytes;
+/// then as read_vox.
 Result<VoxFile> read_vox_file(const std::string& path);
 
 }  // namespace voxen::import

@@ -52,7 +52,7 @@ struct VoxPlaceOptions {
   BlockPos origin{0, 0, 0};
   VoxAnchor anchor = VoxAnchor::kScene;
   bool create_columns = true;        // missing columns are created empty (air); false: a missing column is an error
-  uint64_t max_voxels = uint64_t{1} << 25;  // cap on voxels placed over all instances (hostile files)
+  uint64_t max_voxels = kMaxSceneVoxels;  // cap on voxels placed over all instances (hostile files)
 };
 
 /// The placed scene in world coordinates, computed before anything is written.
@@ -63,8 +63,10 @@ struct VoxPlacement {
   bool empty() const { return scene.voxels.empty(); }
 };
 
-/// Evaluates the scene and positions it. Errors: as evaluate_scene, or a scene whose cells would fall outside
-/// y kMinY..kMaxY (the message gives the scene's height and the y range it would need).
+/// Evaluates the scene and positions it. Errors: as evaluate_scene; a scene whose cells would fall outside the
+/// int64 range in x or z ("the scene does not fit the world's x range", computed without overflow: an origin
+/// at the edge of the world does not wrap around); or outside y kMinY..kMaxY (the message gives the scene's
+/// height and the y range it would need).
 Result<VoxPlacement> plan_vox_placement(const VoxFile& file, const VoxPlaceOptions& options);
 
 /// Columns (sorted) that hold any of the placement's cells: what a caller generates before applying.

@@ -54,6 +54,10 @@ struct VoxInstance {
   bool hidden = false;
 };
 
+/// Most voxels a scene may place over all its visible instances (2^25 = 33554432): evaluate_scene's and
+/// VoxPlaceOptions' default cap, and what write_vox refuses to exceed, so every file voxen writes reads back.
+inline constexpr uint64_t kMaxSceneVoxels = uint64_t{1} << 25;
+
 /// Most node visits the scene graph's unfolding may take (shared nodes count once per path).
 inline constexpr uint64_t kMaxSceneVisits = uint64_t{1} << 24;
 
@@ -93,7 +97,7 @@ struct EvaluatedScene {
 /// Evaluates the scene graph and places every visible voxel. Errors (with the offending node's byte offset):
 /// more than `max_voxels` voxels placed over all instances (protects memory from hostile files), or a scene
 /// coordinate outside the int32 range.
-Result<EvaluatedScene> evaluate_scene(const VoxFile& file, uint64_t max_voxels = uint64_t{1} << 25);
+Result<EvaluatedScene> evaluate_scene(const VoxFile& file, uint64_t max_voxels = kMaxSceneVoxels);
 
 /// Checks the scene graph: node ids unique, root node 0 present when there are nodes, every child and model id
 /// existing, no cycle reachable from the root, at most kMaxSceneVisits node visits when unfolded. read_vox calls

@@ -22,6 +22,7 @@
 
 #include "voxen/core/coords.h"
 #include "voxen/core/error.h"
+#include "voxen/import/vox_scene.h"
 #include "voxen/world/block_registry.h"
 #include "voxen/world/world.h"
 
@@ -34,9 +35,11 @@ struct VoxWriteStats {
 };
 
 /// Writes the inclusive world region [from, to] (any corner order; y is clamped to the world) as .vox bytes.
-/// Cells of unloaded columns are air. Errors: more than 255 distinct cells in the region; a translation or
-/// region extent outside int32.
+/// Cells of unloaded columns are air. Errors: more than 255 distinct cells in the region; more than `max_voxels`
+/// non-air cells (default kMaxSceneVoxels, the importer's cap: a larger file would not read back); a translation
+/// or region extent outside int32.
 Result<std::vector<uint8_t>> write_vox(const World& world, const BlockRegistry& registry, const BlockPos& from,
-                                       const BlockPos& to, VoxWriteStats* stats = nullptr);
+                                       const BlockPos& to, VoxWriteStats* stats = nullptr,
+                                       uint64_t max_voxels = kMaxSceneVoxels);
 
 }  // namespace voxen::import
