@@ -137,7 +137,8 @@ int run_shot(const ShotOptions& o) {
   } catch (const std::exception&) {
     throw UsageError("--look", "malformed '" + o.look + "' (expected YAW,PITCH in degrees)");
   }
-  if (!std::isfinite(yaw) || !std::isfinite(pitch) || pitch < -90.0 || pitch > 90.0)
+  if (!std::isfinite(yaw)) throw UsageError("--look", "yaw must be a finite number of degrees (got '" + o.look + "')");
+  if (!std::isfinite(pitch) || pitch < -90.0 || pitch > 90.0)
     throw UsageError("--look", "pitch must be within -90..90 degrees (got '" + o.look + "')");
   int width = 0, height = 0;
   {
@@ -170,6 +171,7 @@ int run_shot(const ShotOptions& o) {
     pc.gl_minor = static_cast<int>(*mi);
   }
 
+  if (o.vox_empty && o.vox.empty()) throw UsageError("--vox-empty", "needs --vox (the scene to show alone)");
   const VoxOverlayOptions vox = parse_vox_overlay_options(o.vox, o.vox_at);
   BlockRegistry reg = load_registry();
   std::unique_ptr<gen::Generator> generator = make_generator_or_throw(o.world, reg);
@@ -226,6 +228,12 @@ int run_shot(const ShotOptions& o) {
   const double total_ms = total.ms();
 
   const std::string gl_version = std::to_string((*renderer)->gl_info().major) + "." + std::to_string((*renderer)->gl_info().minor);
+  // A driver may answer a request for version X.Y with a later, compatible context (Mesa gives 4.5 for 3.3): say
+  // so, since the picture was made with the version the context has, not the one asked for.
+  if (pc.gl_major > 0 && (pc.gl_major != (*renderer)->gl_info().major || pc.gl_minor != (*renderer)->gl_info().minor))
+    std::fprintf(stderr, "voxen shot: asked for OpenGL %d.%d, the driver gave a compatible %s context (used as it is; "
+                         "MESA_GL_VERSION_OVERRIDE caps Mesa's version)\n",
+                 pc.gl_major, pc.gl_minor, gl_version.c_str());
   if (o.json) {
     nlohmann::json j;
     j["out"] = o.out;
@@ -282,7 +290,9 @@ void add_shot_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--out", o->out, "PNG file to write")->required();
   cmd->add_option("--platform", o->platform, "egl (headless, default) or glfw (a window: needs a display, e.g. xvfb-run)")
       ->check(CLI::IsMember({"egl", "glfw"}));
-  cmd->add_option("--gl-version", o->gl_version, "ask for exactly this OpenGL core version, e.g. 4.5 (default: best of 4.5, 4.3, 3.3)");
+  cmd->add_option("--gl-version", o->gl_version,
+                  "request only this OpenGL core version, e.g. 4.5, and fail if it cannot be made; a driver may give a "
+                  "later compatible version, which is then used and reported (default: best of 4.5, 4.3, 3.3)");
   cmd->add_option("--threads", o->threads, "worker threads for generation, light and meshing (default: all cores)");
   cmd->add_option("--vox", o->vox, "a MagicaVoxel .vox scene to place in the world (centred on --vox-at)");
   cmd->add_option("--vox-at", o->vox_at, "X,Y,Z where the scene's bottom centre goes; Y may be 'surface' (default 0,surface,0)");

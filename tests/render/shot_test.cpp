@@ -186,6 +186,53 @@ TEST(Shot, BadArgumentsNameTheArgument) {
   }
 }
 
+TEST(Shot, LookAndVoxFlagsSayWhatIsWrong) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* names;  // the argument named
+    const char* says;   // and what is said about it
+  };
+  const Case cases[] = {
+      {flat_scene("46.25,9.5,56.75", "nan,0"), "--look", "yaw must be a finite number"},
+      {flat_scene("46.25,9.5,56.75", "inf,0"), "--look", "yaw must be a finite number"},
+      {flat_scene("46.25,9.5,56.75", "0,nan"), "--look", "pitch must be within -90..90"},
+      {flat_scene("46.25,9.5,56.75", "0,91"), "--look", "pitch must be within -90..90"},
+      {with(flat_scene(), {"--vox-empty"}), "--vox-empty", "needs --vox"},
+  };
+  for (const Case& c : cases) {
+    const ShotResult s = run_shot(c.args);
+    EXPECT_EQ(s.run.exit_code, 2) << c.says << ": " << s.run.err;
+    EXPECT_NE(s.run.err.find(std::string(c.names) + ": " + c.says), std::string::npos) << s.run.err;
+    EXPECT_EQ(voxen::testing::line_count(s.run.err), 1) << s.run.err;
+  }
+}
+
+TEST(Shot, GlVersionHelpAndReportTellTheTruth) {
+  // --gl-version requests one version only; a driver may answer with a later compatible one (Mesa gives 4.5 for
+  // 3.3). The help does not promise "exactly" that version, and when the context differs, shot says so.
+  const auto help = voxen::testing::run_voxen({"shot", "--help"});
+  ASSERT_EQ(help.exit_code, 0);
+  const size_t at = help.out.find("--gl-version");
+  ASSERT_NE(at, std::string::npos) << help.out;
+  const std::string line = help.out.substr(at, help.out.find("\n  -", at + 1) - at);
+  EXPECT_EQ(line.find("exactly"), std::string::npos) << line;
+  EXPECT_NE(line.find("later compatible version"), std::string::npos) << line;
+
+  const ShotResult s = run_shot(with(flat_scene(), {"--gl-version", "3.3"}));
+  ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
+  const std::string got = s.json["gl_version"].get<std::string>();
+  if (got == "3.3") {
+    EXPECT_EQ(s.run.err.find("asked for OpenGL"), std::string::npos) << s.run.err;
+  } else {
+    EXPECT_NE(s.run.err.find("asked for OpenGL 3.3, the driver gave a compatible " + got + " context"), std::string::npos)
+        << s.run.err;
+  }
+  // Asked for what it has, nothing is said.
+  const ShotResult same = run_shot(with(flat_scene(), {"--gl-version", got}));
+  ASSERT_EQ(same.run.exit_code, 0) << same.run.err;
+  EXPECT_EQ(same.run.err.find("asked for OpenGL"), std::string::npos) << same.run.err;
+}
+
 TEST(Shot, WindowPlatformUnderXvfbRendersTheSamePixels) {
   if (std::system("command -v xvfb-run >/dev/null 2>&1") != 0) GTEST_SKIP() << "xvfb-run is not installed";
   const ShotResult window = run_shot(with(flat_scene(), {"--platform", "glfw"}), "xvfb-run -a -s '-screen 0 640x480x24'");

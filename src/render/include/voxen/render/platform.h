@@ -11,8 +11,10 @@
 //
 // GL functions are loaded by libepoxy, which resolves them per context on first use.
 // Versions: an explicit request (gl_major > 0) is tried alone; otherwise 4.5, 4.3, then 3.3 core are tried in
-// turn and the first that works is used (the renderer then picks its path from the version it got, see
-// renderer.h). Errors (no EGL, no surfaceless platform, no display, no context of the version asked for, no
+// turn and the first that works is used. EGL and GLX may answer a request for X.Y with any later version that is
+// backward compatible with it (Mesa gives 4.5 for 3.3), so the context's real version (gl_info()) can be higher than
+// the one asked for; MESA_GL_VERSION_OVERRIDE caps Mesa's. The renderer picks its path from the version it got
+// (renderer.h). Errors (no EGL, no surfaceless platform, no display, no context of the version asked for, no
 // window system) come back as Error values with a message naming what failed and EGL's/GLFW's error code.
 // Threads: a platform and its context belong to the thread that created it.
 #pragma once
@@ -30,7 +32,8 @@ namespace voxen::render {
 struct PlatformConfig {
   int width = 1280;   // framebuffer pixels
   int height = 720;
-  int gl_major = 0;   // 0: best of 4.5, 4.3, 3.3 (core); else exactly this version (core profile)
+  int gl_major = 0;   // 0: best of 4.5, 4.3, 3.3 (core); else only this version is requested (core profile;
+                      // the driver may give a later compatible one)
   int gl_minor = 0;
   std::string title = "voxen";  // window title (GlfwWindowPlatform)
   bool visible = true;          // show the window (GlfwWindowPlatform)
