@@ -1,6 +1,6 @@
 // Input recordings: a header saying which world and view the events were made in, then the events with their
-// frame numbers (docs/formats/input_recording.md). `voxen play --record FILE` writes one as it goes (flushed every
-// frame, so a crash leaves a replayable file without the closing `end` line); `voxen replay FILE` reads one and
+// frame numbers (format below and in docs/ARCHITECTURE.md, Play). `voxen play --record FILE` writes one as it goes
+// (flushed every frame, so a crash leaves a replayable file without the closing `end` line); `voxen replay FILE` reads one and
 // plays it back through the same InputHandler and frame loop; the fuzzer keeps one on a failure.
 //
 // Text, one record per line, '#' starts a comment:
