@@ -1,7 +1,7 @@
 // Input recordings: a header saying which world and view the events were made in, then the events with their
 // frame numbers (format below and in docs/ARCHITECTURE.md, Play). `voxen play --record FILE` writes one as it goes
-// (flushed every frame, so a crash leaves a replayable file without the closing `end` line); `voxen replay FILE` reads one and
-// plays it back through the same InputHandler and frame loop; the fuzzer keeps one on a failure.
+// (flushed every frame, so a crash leaves a replayable file without the closing `end` line); `voxen replay FILE`
+// reads one and plays it back through the same InputHandler and frame loop; the fuzzer keeps one on a failure.
 //
 // Text, one record per line, '#' starts a comment:
 //   voxen-input-recording 1                  format and version (first line)
