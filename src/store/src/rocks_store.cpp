@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdarg>
 #include <fstream>
 #include <sstream>
 
@@ -13,6 +15,7 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include "log.h"
 #include "voxen/store/codec.h"
 
 namespace voxen::store {
@@ -71,23 +74,143 @@ std::string read_file(const fs::path& path) {
   return ss.str();
 }
 
+/// A RocksDB info logger that drops everything: the read-only replay check below must not rotate the real LOG.
+class QuietLogger final : public rocksdb::Logger {
+ public:
+  using rocksdb::Logger::Logv;
+  void Logv(const char*, va_list) override {}
+};
+
+/// The write-ahead log files (*.log) in db_dir that hold bytes, sorted by name (= log number). A cleanly closed
+/// database has none: close() flushes the memtable, so its live WAL is empty (RocksDB's info log is "LOG", not a
+/// *.log file).
+std::vector<fs::path> nonempty_wal_files(const fs::path& db_dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(db_dir, ec)) {
+    if (!e.is_regular_file(ec) || e.path().extension() != ".log") continue;
+    if (e.file_size(ec) > 0 && !ec) out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// The next free copy number n for aside_dir/wal-<n>-*: one past the highest there (1 for none).
+int next_wal_copy_number(const fs::path& aside_dir) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(aside_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("wal-", 0) != 0) continue;
+    const int k = std::atoi(name.c_str() + 4);
+    n = std::max(n, k);
+  }
+  return n + 1;
+}
+
+/// After an unclean close: copies every non-empty WAL of db_dir into aside_dir as wal-<n>-<file> (fsynced) before
+/// RocksDB opens (and may drop or delete) them, then checks whether RocksDB can replay them whole by opening the
+/// database read-only (which writes nothing). Returns the warning to show, or "" when no WAL holds bytes (the last
+/// session closed cleanly). Errors: a copy cannot be written (the database is not opened then).
+Result<std::string> keep_wal_aside(const fs::path& db_dir, const fs::path& aside_dir, const rocksdb::Options& options) {
+  const std::vector<fs::path> wals = nonempty_wal_files(db_dir);
+  if (wals.empty()) return std::string();
+  std::error_code ec;
+  fs::create_directories(aside_dir, ec);
+  if (ec) return Error{"cannot create " + aside_dir.string() + " to keep the write-ahead log aside: " + ec.message()};
+  const int n = next_wal_copy_number(aside_dir);
+  std::string copies;
+  uintmax_t bytes = 0;
+  for (const fs::path& w : wals) {
+    const std::string content = read_file(w);
+    const fs::path copy = aside_dir / ("wal-" + std::to_string(n) + "-" + w.filename().string());
+    if (!write_file_synced(copy, content))
+      return Error{"cannot keep the write-ahead log " + w.string() + " aside in " + copy.string()};
+    bytes += content.size();
+    copies += (copies.empty() ? "" : ", ") + copy.string();
+  }
+  std::string msg = "the database's write-ahead log holds " + std::to_string(bytes) +
+                    " bytes not yet in its tables (the last session did not close cleanly, or an older voxen "
+                    "closed it without flushing); a copy is kept in " + copies;
+  // Replay check, read-only (writes nothing): point-in-time recovery stops at the first record that does not read
+  // back. Absolute consistency fails on any such record; tolerating a corrupted tail separates an incomplete last
+  // record (a write(2) cut short by the kill, so a batch never reported committed, or a truncated file) from
+  // damage inside the log (a checksum mismatch), after which every later record is dropped too.
+  auto replays = [&](rocksdb::WALRecoveryMode mode) {
+    rocksdb::Options ro = options;
+    ro.create_if_missing = false;
+    ro.error_if_exists = false;
+    ro.wal_recovery_mode = mode;
+    ro.info_log = std::make_shared<QuietLogger>();
+    rocksdb::DB* raw = nullptr;
+    const rocksdb::Status s = rocksdb::DB::OpenForReadOnly(ro, db_dir.string(), &raw);
+    delete raw;
+    return s;
+  };
+  const rocksdb::Status whole = replays(rocksdb::WALRecoveryMode::kAbsoluteConsistency);
+  if (whole.ok()) {
+    msg += "; every record in it was recovered";
+  } else if (!whole.IsCorruption()) {
+    msg += "; could not check whether all of it replays (" + whole.ToString() + ")";
+  } else if (replays(rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords).ok()) {
+    msg += "; its last record is incomplete (a write cut short by the crash, or a truncated file; RocksDB says " +
+           whole.ToString() + ") and was dropped, the records before it were recovered";
+  } else {
+    msg += "; it is damaged (" + whole.ToString() +
+           "): RocksDB recovers the records before the damage and drops the rest, whose bytes are only in the copy";
+  }
+  return msg;
+}
+
 }  // namespace
 
 RocksWorldStore::RocksWorldStore(std::unique_ptr<rocksdb::DB> db, fs::path db_dir, fs::path aside_dir)
     : m_db(std::move(db)), m_db_dir(std::move(db_dir)), m_aside_dir(std::move(aside_dir)) {}
 
 RocksWorldStore::~RocksWorldStore() {
-  if (m_db) {
-    m_db->Close().PermitUncheckedError();
-    m_db.reset();
+  if (Status s = close(); !s.ok()) detail::log().error("{}", s.error().to_string());
+}
+
+Status RocksWorldStore::close() {
+  if (!m_db) return Ok{};
+  // A clean close leaves the write-ahead log with nothing the world needs: the memtable goes to an SST file first
+  // (synced, with the MANIFEST), and RocksDB deletes the WAL that held it. A damaged *.log of a cleanly closed world
+  // then loses nothing.
+  rocksdb::FlushOptions fo;
+  fo.wait = true;
+  rocksdb::Status f = m_db->Flush(fo);
+  if (f.ok() && !nonempty_wal_files(m_db_dir).empty()) {
+    // An empty memtable is not flushed, so RocksDB keeps the WALs it has, such as the one holding the empty
+    // batch that recovery writes after dropping records. Rewriting the format marker (same bytes) gives the flush
+    // something to write; the flush then retires every older WAL.
+    std::string marker;
+    f = m_db->Get(rocksdb::ReadOptions(), kFormatKey, &marker);
+    if (f.ok()) {
+      rocksdb::WriteOptions wo;
+      wo.sync = true;
+      f = m_db->Put(wo, kFormatKey, marker);
+    }
+    if (f.ok()) f = m_db->Flush(fo);
   }
+  const rocksdb::Status c = m_db->Close();
+  m_db.reset();
+  if (!f.ok()) return rocks_error("cannot flush database " + m_db_dir.string() + " on close (its WAL still holds the edits)", f);
+  if (!c.ok()) return rocks_error("cannot close database " + m_db_dir.string(), c);
+  return Ok{};
 }
 
 Result<std::unique_ptr<RocksWorldStore>> RocksWorldStore::open(const fs::path& db_dir, const fs::path& aside_dir, bool create) {
   if (!create && !fs::is_directory(db_dir))
     return Error{"no database at " + db_dir.string() + " (the world's db/ folder is missing)"};
+  const rocksdb::Options options = make_options(create);
+  std::string recovery_warning;
+  if (!create && fs::is_directory(db_dir)) {
+    auto w = keep_wal_aside(db_dir, aside_dir, options);
+    if (!w) return w.error();
+    recovery_warning = std::move(w).value();
+  }
   rocksdb::DB* raw = nullptr;
-  const rocksdb::Status s = rocksdb::DB::Open(make_options(create), db_dir.string(), &raw);
+  const rocksdb::Status s = rocksdb::DB::Open(options, db_dir.string(), &raw);
   if (!s.ok()) {
     if (s.IsIOError() && s.ToString().find("lock") != std::string::npos)
       return Error{"database " + db_dir.string() + " is locked by another process (" + s.ToString() + ")"};
@@ -110,7 +233,9 @@ Result<std::unique_ptr<RocksWorldStore>> RocksWorldStore::open(const fs::path& d
       return Error{"database " + db_dir.string() + " has format version " + std::to_string(static_cast<uint8_t>(v[0])) +
                    ", newer than this build reads (" + std::to_string(kFormatVersion) + ")"};
   }
-  return std::unique_ptr<RocksWorldStore>(new RocksWorldStore(std::move(db), db_dir, aside_dir));
+  std::unique_ptr<RocksWorldStore> store(new RocksWorldStore(std::move(db), db_dir, aside_dir));
+  store->m_recovery_warning = std::move(recovery_warning);
+  return store;
 }
 
 Result<std::vector<ColumnRecords>> RocksWorldStore::load_columns(RecordKind kind, std::span<const ColumnPos> columns) {

@@ -215,6 +215,7 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
   s->m_dir = dir;
   s->m_lock_fd = fd;
   s->m_owned_store = std::move(store).value();
+  if (const std::string& w = s->m_owned_store->recovery_warning(); !w.empty()) detail::log().warn("world {}: {}", where, w);
   for (const auto& name : s->m_remap.missing_names())
     detail::log().warn("world {}: block '{}' is not in the block registry; its cells show as 'unknown'", where, name);
   if (s->generated()) {
@@ -588,7 +589,11 @@ Status WorldSession::close() {
     if (Status w = write_meta(m_dir / kMetaFile, m_meta); !w.ok() && result.ok()) result = w;
     m_meta_dirty = false;
   }
-  m_owned_store.reset();
+  if (m_owned_store) {
+    // Flushes the memtable: a cleanly closed world's WAL holds nothing it needs.
+    if (Status c = m_owned_store->close(); !c.ok() && result.ok()) result = c;
+    m_owned_store.reset();
+  }
   if (m_lock_fd >= 0) {
     ::close(m_lock_fd);
     m_lock_fd = -1;

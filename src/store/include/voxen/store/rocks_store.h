@@ -4,6 +4,11 @@
 //
 // Durability: write(ops, sync=false) returns once the batch is in the WAL file through write(2), so it survives
 // SIGKILL or a crash of the process; sync=true also fsyncs the WAL, for power loss.
+// Clean close (close() or the destructor) flushes the memtable to an SST file, so a cleanly closed database's WAL
+// holds nothing it needs. Open after an unclean close (a *.log file with bytes in it) first copies those WAL files
+// into aside_dir as wal-<n>-<file> (fsynced; n counts up from 1), then checks with a read-only replay whether all
+// of it replays, and recovery_warning() says so: point-in-time recovery drops everything from a damaged record on,
+// and RocksDB later deletes the log, so the copy is where those bytes stay.
 // Table options: values are zstd frames already, so RocksDB's own compression is off; a fixed 17-byte prefix
 // extractor (kind + column) with a Bloom filter makes "this column has no records" cheap.
 // Threads: RocksDB's DB is thread-safe; so is this class.
@@ -23,11 +28,20 @@ namespace voxen::store {
 class RocksWorldStore final : public WorldStore {
  public:
   /// Opens the database in `db_dir`; with `create` the directory must not hold a database yet and one is made.
-  /// Values that fail to decode are copied into `aside_dir` by keep_aside(). Errors: the database is locked by
-  /// another process ("locked"), missing, damaged beyond recovery, or written by a newer format version.
+  /// Values that fail to decode are copied into `aside_dir` by keep_aside(); so are non-empty WAL files found on
+  /// open (see recovery_warning()). Errors: the database is locked by another process ("locked"), missing, damaged
+  /// beyond recovery, written by a newer format version, or a WAL file could not be copied aside.
   static Result<std::unique_ptr<RocksWorldStore>> open(const std::filesystem::path& db_dir,
                                                        const std::filesystem::path& aside_dir, bool create);
+  /// close(), logging an error.
   ~RocksWorldStore() override;
+  /// Flushes the memtable to an SST file (waiting for it) and closes the database; later calls do nothing.
+  /// Errors: the flush or close failed (the edits are then still in the WAL, which the next open recovers).
+  Status close();
+  /// Empty after a clean close; otherwise one line for the user: how many WAL bytes the last session left, where
+  /// the copies are, and whether RocksDB could replay all of them (if not, the edits from the damage on are lost
+  /// from the world and only the copy holds their bytes).
+  const std::string& recovery_warning() const { return m_recovery_warning; }
   RocksWorldStore(const RocksWorldStore&) = delete;
   RocksWorldStore& operator=(const RocksWorldStore&) = delete;
 
@@ -48,6 +62,7 @@ class RocksWorldStore final : public WorldStore {
   std::unique_ptr<rocksdb::DB> m_db;
   std::filesystem::path m_db_dir;
   std::filesystem::path m_aside_dir;
+  std::string m_recovery_warning;
 };
 
 }  // namespace voxen::store

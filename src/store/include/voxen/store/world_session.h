@@ -6,7 +6,8 @@
 //   voxen.toml   metadata (world_meta.h): format version, seed, generator, the saved block-id table
 //   voxen.lock   advisory lock (flock): one process at a time; taken before anything else is touched
 //   db/          the RocksDB database (rocks_store.h; keys and values in docs/formats/world_store_v1.md)
-//   corrupt/     copies of records that failed to decode, kept aside before anything could overwrite them
+//   corrupt/     copies of records that failed to decode, kept aside before anything could overwrite them, and
+//                wal-<n>-<file>.log: the write-ahead log an unclean close left, copied before recovery (warned)
 //
 // Generated worlds store journals: per section, the cells that differ from generation. Imported worlds (no
 // generator) store whole sections. Light is never stored; callers recompute it after load().
@@ -43,6 +44,8 @@
 #include "voxen/world/world.h"
 
 namespace voxen::store {
+
+class RocksWorldStore;
 
 /// Fills a column (its pos() says where) with generated cells; must be thread-safe and a pure function of the
 /// seed and the column position (gen::Generator::generate is).
@@ -154,7 +157,7 @@ class WorldSession {
   IdRemap m_remap;
   std::filesystem::path m_dir;  // empty for attach()ed sessions
   int m_lock_fd = -1;
-  std::unique_ptr<WorldStore> m_owned_store;
+  std::unique_ptr<RocksWorldStore> m_owned_store;  // open()ed sessions: the world's database
   WorldStore* m_store = nullptr;
   GenerateFn m_generate;
   std::unique_ptr<WriteBehindQueue> m_queue;

@@ -1,0 +1,186 @@
+// The write-ahead log of a saved world, through the real binary. A clean close flushes the memtable, so the world's
+// data survives deleting or damaging every db/*.log file afterwards (the tester's case: one flipped byte in the WAL
+// of a cleanly closed session used to lose that whole session's edits, silently). An unclean close (SIGKILL of
+// `voxen store-stress`) leaves a WAL with bytes; the next open copies it into corrupt/wal-<n>-<file> byte for byte
+// before RocksDB recovers (and later deletes) it, and warns naming the world, the copy and whether all of it replayed.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "run_command.h"
+#include "store_test_util.h"
+
+namespace voxen::store {
+namespace {
+
+using testing::run_voxen;
+namespace fs = std::filesystem;
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_bytes(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+/// Every db/*.log file of a world: name -> bytes.
+std::map<std::string, std::string> wal_files(const fs::path& world) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::directory_iterator(world / "db"))
+    if (e.path().extension() == ".log") out[e.path().filename().string()] = read_bytes(e.path());
+  return out;
+}
+
+/// The "block" names `voxen probe --world w --at ... --json` prints for the given positions ("" on failure).
+std::vector<std::string> probe_blocks(const fs::path& world, const std::vector<std::string>& at, std::string* err = nullptr) {
+  std::vector<std::string> args = {"probe", "--world", world.string(), "--json", "--threads", "1"};
+  for (const auto& a : at) args.insert(args.end(), {"--at", a});
+  auto r = run_voxen(args);
+  if (err) *err = r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> out;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  if (j.is_discarded()) return out;
+  for (const auto& c : j["cells"]) out.push_back(c["block"].get<std::string>());
+  return out;
+}
+
+/// Runs `voxen store-stress` on `world` (created with seed 11, flat) until it reports batch `until` committed,
+/// then SIGKILLs it: the session never closes, so its edits are only in the WAL.
+void run_stress_and_kill(const fs::path& world, int until) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::dup2(fds[1], 3);
+    if (fds[0] != 3) ::close(fds[0]);
+    if (fds[1] != 3) ::close(fds[1]);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execl(VOXEN_BINARY, "voxen", "store-stress", "--world", world.c_str(), "--seed", "11", "--generator", "flat",
+            "--batches", "0", "--report-fd", "3", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  const std::string want = "committed " + std::to_string(until) + "\n";
+  std::string buf;
+  char chunk[4096];
+  while (buf.find(want) == std::string::npos) {
+    const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+    if (n <= 0) break;
+    buf.append(chunk, static_cast<size_t>(n));
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::close(fds[0]);
+  ASSERT_NE(buf.find(want), std::string::npos) << "store-stress ended before committing batch " << until << ":\n" << buf;
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+TEST(WorldWal, AfterACleanCloseDeletingOrDamagingEveryLogFileLosesNothing) {
+  testing::TempDir tmp;
+  const fs::path w = tmp.path() / "w2";
+  // The tester's sessions: one creates the world with an edit, the next adds two edits and closes cleanly.
+  ASSERT_EQ(run_voxen({"probe", "--seed", "7", "--world", w.string(), "--edit", "0,100,0=glowstone", "--at", "0,100,0"}).exit_code, 0);
+  auto second = run_voxen({"probe", "--world", w.string(), "--edit", "20,100,0=glowstone", "--edit", "40,100,0=torch",
+                           "--at", "20,100,0"});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const std::vector<std::string> at = {"0,100,0", "20,100,0", "40,100,0"};
+  const std::vector<std::string> want = {"glowstone", "glowstone", "torch"};
+
+  // The WAL of the cleanly closed world holds nothing.
+  const auto logs = wal_files(w);
+  ASSERT_FALSE(logs.empty());
+  for (const auto& [name, bytes] : logs) EXPECT_EQ(bytes.size(), 0u) << name;
+
+  // Deleted: every *.log file.
+  const fs::path deleted = tmp.path() / "deleted";
+  fs::copy(w, deleted, fs::copy_options::recursive);
+  for (const auto& [name, bytes] : logs) fs::remove(deleted / "db" / name);
+  EXPECT_EQ(probe_blocks(deleted, at), want);
+
+  // Damaged: a flipped byte in every *.log that has bytes, garbage in every empty one.
+  const fs::path damaged = tmp.path() / "damaged";
+  fs::copy(w, damaged, fs::copy_options::recursive);
+  for (auto [name, bytes] : logs) {
+    if (bytes.empty()) {
+      for (int i = 0; i < 119; ++i) bytes.push_back(static_cast<char>(0x5A ^ (i * 37)));
+    } else {
+      bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0xFF);
+    }
+    write_bytes(damaged / "db" / name, bytes);
+  }
+  std::string err;
+  EXPECT_EQ(probe_blocks(damaged, at, &err), want);
+  // The garbage is a WAL with bytes: it is kept aside and reported like any other (it replays nothing).
+  EXPECT_NE(err.find("world " + damaged.string() + ": the database's write-ahead log holds"), std::string::npos) << err;
+  EXPECT_EQ(probe_blocks(w, at), want);  // and the world itself, untouched
+}
+
+TEST(WorldWal, AnUncleanCloseLeavesAWalThatTheNextOpenCopiesAsideAndReports) {
+  testing::TempDir tmp;
+  const fs::path w = tmp.path() / "world";
+  run_stress_and_kill(w, 3);
+  std::map<std::string, std::string> left;
+  for (auto& [name, bytes] : wal_files(w))
+    if (!bytes.empty()) left[name] = std::move(bytes);
+  ASSERT_FALSE(left.empty()) << "the killed session left no WAL bytes";
+
+  std::string err;
+  const std::vector<std::string> blocks = probe_blocks(w, {"0,1,0"}, &err);
+  EXPECT_EQ(blocks.size(), 1u);
+  EXPECT_NE(err.find("warning: world " + w.string() + ": the database's write-ahead log holds"), std::string::npos) << err;
+  for (const auto& [name, bytes] : left) {
+    const fs::path copy = w / "corrupt" / ("wal-1-" + name);
+    ASSERT_TRUE(fs::exists(copy)) << copy << "\n" << err;
+    EXPECT_EQ(read_bytes(copy), bytes) << copy;  // same bytes
+    EXPECT_NE(err.find(copy.string()), std::string::npos) << err;
+  }
+
+  // That session closed cleanly: the next one has nothing to recover and says nothing.
+  const std::vector<std::string> again = probe_blocks(w, {"0,1,0"}, &err);
+  EXPECT_EQ(again, blocks);
+  EXPECT_EQ(err.find("write-ahead log"), std::string::npos) << err;
+  for (const auto& e : fs::directory_iterator(w / "corrupt"))
+    EXPECT_EQ(e.path().filename().string().rfind("wal-1-", 0), 0u) << e.path();
+}
+
+TEST(WorldWal, ADamagedWalIsKeptAsItWasAndTheWarningSaysRecordsWereDropped) {
+  testing::TempDir tmp;
+  const fs::path w = tmp.path() / "world";
+  run_stress_and_kill(w, 3);
+  std::string name, bytes;
+  for (auto& [n, b] : wal_files(w))
+    if (b.size() > bytes.size()) name = n, bytes = b;
+  ASSERT_GT(bytes.size(), 64u);
+  bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0xFF);  // the tester's flipped byte
+  write_bytes(w / "db" / name, bytes);
+
+  std::string err;
+  probe_blocks(w, {"0,1,0"}, &err);
+  EXPECT_NE(err.find("world " + w.string() + ": the database's write-ahead log holds"), std::string::npos) << err;
+  EXPECT_NE(err.find("it is damaged (Corruption"), std::string::npos) << err;
+  EXPECT_NE(err.find("drops the rest"), std::string::npos) << err;
+  const fs::path copy = w / "corrupt" / ("wal-1-" + name);
+  ASSERT_TRUE(fs::exists(copy)) << err;
+  EXPECT_EQ(read_bytes(copy), bytes);  // the damaged log as it was, not deleted
+}
+
+}  // namespace
+}  // namespace voxen::store
