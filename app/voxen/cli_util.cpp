@@ -38,6 +38,12 @@ BlockPos parse_block_pos(std::string_view text, const std::string& arg) {
   return {v[0], v[1], v[2]};
 }
 
+int checked_threads(int threads, const std::string& arg) {
+  if (threads < 0 || threads > kMaxThreads)
+    throw UsageError(arg, "must be 0 (default: cores - 1) to " + std::to_string(kMaxThreads) + ", got " + std::to_string(threads));
+  return threads;
+}
+
 std::string hex64(uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));

@@ -32,6 +32,13 @@ std::vector<int64_t> parse_ints(std::string_view text, size_t count, const std::
 /// Parses "X,Y,Z" as a world block position with y in -128..255; throws UsageError naming `arg`.
 BlockPos parse_block_pos(std::string_view text, const std::string& arg);
 
+/// The most worker threads a --threads option accepts: far above any core count voxen is run on, far below the
+/// point where the system refuses threads (a refused thread is an error, "cannot start N worker threads").
+inline constexpr int kMaxThreads = 256;
+/// Checks a --threads value: 0 (the default thread count) to kMaxThreads; returns it, or throws
+/// UsageError(arg, ...) (exit 2) for a negative or larger value.
+int checked_threads(int threads, const std::string& arg = "--threads");
+
 /// Formats a 64-bit value as 16 lower-case hex digits.
 std::string hex64(uint64_t v);
 

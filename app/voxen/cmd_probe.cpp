@@ -37,6 +37,7 @@ struct ParsedEdit {
 
 int run_probe(const ProbeOptions& o) {
   if (o.at.empty()) throw UsageError("--at", "at least one --at X,Y,Z is required");
+  const int threads = checked_threads(o.threads);
   const BlockRegistry reg = load_registry();
 
   std::vector<ParsedEdit> edits;
@@ -64,7 +65,7 @@ int run_probe(const ProbeOptions& o) {
   for (const auto& p : probes) need(p);
   const std::vector<ColumnPos> positions(needed.begin(), needed.end());
 
-  JobPool pool(o.threads);
+  JobPool pool(threads);
   cw.load(positions, &pool, probes[0].x, probes[0].z);
   World& world = cw.world();
   // Light every column (local part on the pool, stitched in sorted order): each probed column has its 8
@@ -106,7 +107,7 @@ void add_probe_command(CLI::App& app, RunFn& run) {
   o->world_dir.add_to(*cmd);
   cmd->add_option("--edit", o->edits, "X,Y,Z=NAME[:STATE] placed before probing (repeatable, applied in order)");
   cmd->add_option("--at", o->at, "X,Y,Z world block to print (repeatable)");
-  cmd->add_option("--threads", o->threads, "worker threads (default: cores - 1, at least 1)");
+  cmd->add_option("--threads", o->threads, "worker threads, 0 to 256 (default 0: cores - 1, at least 1)");
   cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->callback([o, &run] { run = [o] { return run_probe(*o); }; });
 }

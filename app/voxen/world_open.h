@@ -34,7 +34,8 @@ struct WorldDirFlag {
   std::string dir;
   const CLI::Option* seed_option = nullptr;
   const CLI::Option* generator_option = nullptr;
-  /// Adds --world to a subcommand; call after WorldFlags::add_to (it looks up --seed and --generator).
+  /// Adds --world to a subcommand; call after WorldFlags::add_to (it looks up --seed and --generator). An empty
+  /// DIR (`--world ""`) is a usage error (exit 2), not "no --world".
   void add_to(CLI::App& cmd);
   bool given() const { return !dir.empty(); }
   bool seed_given() const { return seed_option && seed_option->count() > 0; }

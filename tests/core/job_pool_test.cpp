@@ -1,8 +1,14 @@
-// The job pool runs every job, lowest priority value first on one worker, ties in submission order.
+// The job pool runs every job, lowest priority value first on one worker, ties in submission order. A worker the
+// system cannot start makes the constructor stop and join the started ones and throw (it used to leave joinable
+// threads behind, so `--threads 100000` ended in std::terminate).
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <mutex>
+#include <set>
+#include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "voxen/core/job_pool.h"
@@ -42,6 +48,53 @@ TEST(JobPool, DefaultThreadCountIsAtLeastOne) {
   EXPECT_GE(JobPool::default_thread_count(), 1);
   JobPool pool(0);
   EXPECT_EQ(pool.thread_count(), JobPool::default_thread_count());
+}
+
+TEST(JobPool, AWorkerThatCannotStartStopsAndJoinsTheStartedOnesAndThrows) {
+  std::atomic<int> started{0}, finished{0};
+  // The fourth thread fails the way std::thread does past the process's thread limit.
+  auto start = [&](std::function<void()> body) {
+    if (started.load() == 3) throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again), "thread");
+    ++started;
+    return std::thread([&finished, body = std::move(body)] {
+      body();
+      ++finished;
+    });
+  };
+  std::string what;
+  bool resource_error = false;
+  try {
+    JobPool pool(6, start);
+  } catch (const std::system_error& e) {
+    what = e.what();
+    resource_error = e.code() == std::errc::resource_unavailable_try_again;
+  }
+  EXPECT_EQ(what.rfind("cannot start 6 worker threads: ", 0), 0u) << what;
+  EXPECT_TRUE(resource_error);
+  EXPECT_EQ(started.load(), 3);
+  EXPECT_EQ(finished.load(), 3);  // every started worker returned and was joined before the throw
+}
+
+TEST(JobPool, RunsItsJobsOnTheThreadsItsStarterMade) {
+  std::mutex m;
+  std::set<std::thread::id> made, ran;
+  JobPool pool(3, [&](std::function<void()> body) {
+    std::thread t(std::move(body));
+    std::lock_guard lock(m);
+    made.insert(t.get_id());
+    return t;
+  });
+  EXPECT_EQ(pool.thread_count(), 3);
+  for (int i = 0; i < 64; ++i)
+    pool.submit(i, [&] {
+      std::lock_guard lock(m);
+      ran.insert(std::this_thread::get_id());
+    });
+  pool.wait_idle();
+  std::lock_guard lock(m);
+  EXPECT_EQ(made.size(), 3u);
+  EXPECT_FALSE(ran.empty());
+  for (const auto& id : ran) EXPECT_TRUE(made.count(id));
 }
 
 }  // namespace

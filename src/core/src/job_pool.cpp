@@ -1,6 +1,8 @@
 #include "voxen/core/job_pool.h"
 
 #include <algorithm>
+#include <string>
+#include <system_error>
 
 namespace voxen {
 
@@ -9,20 +11,39 @@ int JobPool::default_thread_count() {
   return std::max(1, static_cast<int>(hw) - 1);
 }
 
-JobPool::JobPool(int threads) {
+JobPool::JobPool(int threads)
+    : JobPool(threads, [](std::function<void()> body) { return std::thread(std::move(body)); }) {}
+
+JobPool::JobPool(int threads, const ThreadStarter& start) {
   if (threads <= 0) threads = default_thread_count();
   m_workers.reserve(static_cast<size_t>(threads));
-  for (int i = 0; i < threads; ++i) m_workers.emplace_back([this] { worker_loop(); });
+  try {
+    for (int i = 0; i < threads; ++i) m_workers.push_back(start([this] { worker_loop(); }));
+  } catch (const std::system_error& e) {
+    // A constructor that throws runs no destructor: joinable std::threads left in m_workers would call
+    // std::terminate when the vector dies, so the started workers are stopped and joined here.
+    stop_and_join();
+    throw std::system_error(e.code(), "cannot start " + std::to_string(threads) + " worker threads");
+  } catch (...) {
+    stop_and_join();
+    throw;
+  }
 }
 
 JobPool::~JobPool() {
   wait_idle();
+  stop_and_join();
+}
+
+void JobPool::stop_and_join() {
   {
     std::lock_guard lock(m_mutex);
     m_stop = true;
   }
   m_work_cv.notify_all();
-  for (auto& t : m_workers) t.join();
+  for (auto& t : m_workers)
+    if (t.joinable()) t.join();
+  m_workers.clear();
 }
 
 void JobPool::submit(double priority, std::function<void()> job) {

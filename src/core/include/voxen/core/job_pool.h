@@ -20,8 +20,16 @@ namespace voxen {
 
 class JobPool {
  public:
-  /// Starts `threads` workers; 0 means default_thread_count().
+  /// Starts one worker thread running `body` and returns it; throws std::system_error when the system cannot make
+  /// the thread (what std::thread's constructor does, e.g. EAGAIN past the process's thread limit).
+  using ThreadStarter = std::function<std::thread(std::function<void()> body)>;
+
+  /// Starts `threads` workers (0 or less means default_thread_count()) with std::thread. If one cannot be started,
+  /// the ones already running are stopped and joined and std::system_error is thrown, its what() reading
+  /// "cannot start N worker threads: <reason>" (the CLI prints it and exits 1); no thread is left behind.
   explicit JobPool(int threads = 0);
+  /// As above, starting each worker through `start` (tests inject failures with it).
+  JobPool(int threads, const ThreadStarter& start);
   /// Waits for queued jobs to finish, then joins the workers.
   ~JobPool();
   JobPool(const JobPool&) = delete;
@@ -51,6 +59,8 @@ class JobPool {
     }
   };
   void worker_loop();
+  /// Tells the workers to finish the queue and return, then joins them.
+  void stop_and_join();
 
   mutable std::mutex m_mutex;
   std::condition_variable m_work_cv;
