@@ -40,7 +40,7 @@ BlockPos parse_block_pos(std::string_view text, const std::string& arg) {
 
 int checked_threads(int threads, const std::string& arg) {
   if (threads < 0 || threads > kMaxThreads)
-    throw UsageError(arg, "must be 0 (default: cores - 1) to " + std::to_string(kMaxThreads) + ", got " + std::to_string(threads));
+    throw UsageError(arg, "must be 0 (the default count) to " + std::to_string(kMaxThreads) + ", got " + std::to_string(threads));
   return threads;
 }
 

@@ -44,7 +44,7 @@ int run_export(const ExportOptions& o) {
     throw UsageError("--to", "the region may span at most " + std::to_string(kMaxExtent) + " blocks along x and z (got " +
                                  blocks(span_x) + " x " + blocks(span_z) + ")");
   if (o.out.empty()) throw UsageError("--out", "required: the .vox file to write");
-  if (o.threads < 0) throw UsageError("--threads", "must be 0 (default) or more");
+  checked_threads(o.threads);
 
   const BlockRegistry reg = load_registry();
   const auto generator = make_generator_or_throw(o.world, reg);

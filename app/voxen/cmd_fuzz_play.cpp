@@ -47,7 +47,7 @@ int run_fuzz(const FuzzOptions& o) {
   if (o.frames < 1 || o.frames > play::kMaxRecordingFrames)
     throw UsageError("--frames", "must be 1.." + std::to_string(play::kMaxRecordingFrames));
   if (o.render_every < 1) throw UsageError("--render-every", "must be 1 or more");
-  if (o.threads < 0) throw UsageError("--threads", "must be 0 (default) or more");
+  checked_threads(o.threads);
   WorldFlags wf;
   wf.seed = o.seed;
   wf.generator = o.generator;

@@ -31,7 +31,7 @@ int run_gen(const GenOptions& o) {
   const auto c = parse_ints(o.center, 2, "--center");
   if (o.radius < 0) throw UsageError("--radius", "must be 0 or more (got " + std::to_string(o.radius) + ")");
   if (o.radius > 256) throw UsageError("--radius", "must be at most 256 (got " + std::to_string(o.radius) + ")");
-  if (o.threads < 0) throw UsageError("--threads", "must be 0 (default) or more");
+  checked_threads(o.threads);
 
   const BlockRegistry reg = load_registry();
   const auto generator = make_generator_or_throw(o.world, reg);

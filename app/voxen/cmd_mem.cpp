@@ -60,7 +60,7 @@ int run_mem(const MemOptions& o) {
   if (o.render_distance < 0 || o.render_distance > 256)
     throw UsageError("--render-distance", "must be 0..256 (got " + std::to_string(o.render_distance) + ")");
   if (o.unpacked_radius < -1) throw UsageError("--unpacked-radius", "must be -1 (pack everything) or more");
-  if (o.threads < 0) throw UsageError("--threads", "must be 0 (default) or more");
+  checked_threads(o.threads);
 
   const BlockRegistry reg = load_registry();
   auto baked = mesh::BakedBlocks::bake(reg);

@@ -55,6 +55,7 @@ int run_play(const PlayOptions& o) {
   check_render_distance(o.render_distance, "--render-distance");
   h.render_distance = o.render_distance;
   if (!(o.fov >= 10 && o.fov <= 150)) throw UsageError("--fov", "must be 10..150 degrees");
+  checked_threads(o.threads);
   if (o.fps < 0 || o.fps > 1000) throw UsageError("--fps", "must be 0 (the monitor's rate) .. 1000");
   h.fov = o.fov;
   int64_t sx = 0, sz = 0;

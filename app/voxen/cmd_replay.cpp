@@ -32,7 +32,7 @@ struct ReplayOptions {
 
 int run_replay(const ReplayOptions& o) {
   if (o.render_every < 1) throw UsageError("--render-every", "must be 1 or more");
-  if (o.threads < 0) throw UsageError("--threads", "must be 0 (default) or more");
+  checked_threads(o.threads);
   auto rec = play::read_recording(o.file);
   if (!rec) throw RunError(rec.error().to_string());
   if (!o.out_dir.empty()) ensure_dir(o.out_dir, "--out-dir");

@@ -155,7 +155,7 @@ int run_shot(const ShotOptions& o) {
   render::RenderPath path;
   if (!render::parse_render_path(o.render_path, path)) throw UsageError("--render-path", "must be mdi or per-chunk (got '" + o.render_path + "')");
   if (!(o.time_of_day >= 0.0 && o.time_of_day <= 24.0)) throw UsageError("--time-of-day", "must be 0..24 hours");
-  if (o.threads < 0) throw UsageError("--threads", "must be 0 (default: all cores) or more");
+  checked_threads(o.threads);
   render::PlatformConfig pc;
   pc.width = width;
   pc.height = height;

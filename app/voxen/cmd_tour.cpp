@@ -49,7 +49,7 @@ int run_tour_cmd(const TourCliOptions& o) {
   h.render_distance = o.render_distance;
   if (o.frames < 1 || o.frames > 100000) throw UsageError("--frames", "must be 1..100000");
   if (o.holes_stride < 1 || o.holes_stride > 64) throw UsageError("--holes-stride", "must be 1..64");
-  if (o.threads < 0) throw UsageError("--threads", "must be 0 (default) or more");
+  checked_threads(o.threads);
   play::TourOptions to;
   to.frames = o.frames;
   to.holes_stride = o.holes_stride;

@@ -109,7 +109,7 @@ int run_view(const ViewOptions& o) {
     width = static_cast<int>(*w);
     height = static_cast<int>(*h);
   }
-  if (o.threads < 0) throw UsageError("--threads", "must be 0 (default: all cores) or more");
+  checked_threads(o.threads);
   if (o.out_given && o.out.empty()) throw UsageError("--out", "must name a PNG file (got an empty path)");
   const std::string out_path =
       o.out.empty() ? std::filesystem::path(o.file).stem().string() + ".png" : o.out;

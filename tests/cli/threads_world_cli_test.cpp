@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "run_command.h"
 
@@ -16,11 +18,34 @@ TEST(ThreadsOption, ProbeRejectsNegativeAndHugeCountsWithExitTwo) {
   for (const char* n : {"-1", "257", "100000"}) {
     auto r = run_voxen({"probe", "--at", "1,2,3", "--threads", n});
     EXPECT_EQ(r.exit_code, 2) << n << ": " << r.err;
-    EXPECT_NE(r.err.find("--threads: must be 0 (default: cores - 1) to 256, got " + std::string(n)), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--threads: must be 0 (the default count) to 256, got " + std::string(n)), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
   auto ok = run_voxen({"probe", "--at", "1,2,3", "--threads", "2"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+// Every command with worker threads checks the count the same way, before doing any work.
+TEST(ThreadsOption, EveryCommandRejectsHugeCountsWithExitTwo) {
+  const std::vector<std::vector<std::string>> commands = {
+      {"gen", "--seed", "1", "--center", "0,0", "--radius", "0"},
+      {"mesh", "--seed", "1", "--center", "0,0", "--radius", "0"},
+      {"mem", "--seed", "1", "--render-distance", "1"},
+      {"export-vox", "--seed", "1", "--from", "0,0,0", "--to", "1,1,1", "--out", "/tmp/voxen_threads_unused.vox"},
+      {"shot", "--seed", "1", "--pos", "0,100,0", "--out", "/tmp/voxen_threads_unused.png"},
+      {"view", "/nonexistent.vox"},
+      {"replay", "/nonexistent.rec", "--headless"},
+      {"fuzz-play", "--seed", "1", "--frames", "1", "--headless"},
+      {"tour", "--headless", "--frames", "1"},
+      {"play"},
+  };
+  for (auto args : commands) {
+    args.push_back("--threads");
+    args.push_back("100000");
+    auto r = run_voxen(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("--threads: must be 0 (the default count) to 256, got 100000"), std::string::npos) << args[0] << ": " << r.err;
+  }
 }
 
 TEST(WorldOption, AnEmptyWorldNameIsAUsageErrorAndNothingIsWritten) {
