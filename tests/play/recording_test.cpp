@@ -140,8 +140,9 @@ TEST(Recording, HostileValuesAreRefusedNamingTheLine) {
   for (const BadCase& c : cases) {  // every case reported, not only the first that fails
     auto r = parse_recording(c.text, "bad.rec");
     EXPECT_FALSE(r.ok()) << "accepted: " << c.text;
-    if (!r.ok())
+    if (!r.ok()) {
       EXPECT_NE(r.error().to_string().find(c.expect), std::string::npos) << r.error().to_string() << "\nexpected: " << c.expect;
+    }
   }
   // The bounds themselves are fine: 2^62 exactly, the last frame, `end` at the cap.
   auto ok = parse_recording(head + "9999999 teleport 4611686018427387904 70 -4611686018427387904\nend 10000000\n", "ok.rec");
