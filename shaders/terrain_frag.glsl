@@ -47,5 +47,9 @@ void main() {
   float dist = length(v_rel.xz);
   float fog = smoothstep(u_fog.x, u_fog.y, dist);
   if (fog > 0.0) color = mix(color, sky_color(normalize(v_rel)), fog);  // the sky colour only where it shows
+#if VOXEN_FLUID
   o_color = vec4(color, tex.a);
+#else
+  o_color = vec4(color, 1.0);  // a kept cutout fragment is opaque (the framebuffer's alpha reaches the PNG)
+#endif
 }

@@ -58,6 +58,19 @@ TEST(Shot, SkyAtTheTopAndTerrainBelow) {
   for (size_t i = 0; i < s.image.pixel_count(); ++i) ASSERT_EQ(s.image.pixels[i * 4 + 3], 255);
 }
 
+// A frame is opaque everywhere, also where alpha-tested plants and leaves are cut out at lower mip levels and where
+// water is blended: the PNG carries the framebuffer's alpha, and a cutout fragment that wrote its texel's alpha
+// (0.5..1) made distant foliage show pale in any viewer that composites the PNG over white.
+TEST(Shot, EveryPixelIsOpaqueOverFoliageAndWater) {
+  const ShotResult s = run_shot({"--seed", "1", "--pos", "-520,surface,-768", "--look", "90,-5", "--time-of-day", "0",
+                                 "--size", "320x180", "--render-distance", "4"});
+  ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
+  ASSERT_EQ(s.image.width, 320);
+  size_t translucent = 0;
+  for (size_t i = 0; i < s.image.pixel_count(); ++i) translucent += s.image.pixels[i * 4 + 3] != 255;
+  EXPECT_EQ(translucent, 0u) << "pixels with alpha below 255";
+}
+
 TEST(Shot, JsonReportsCountsPhasesAndTheRenderer) {
   const ShotResult s = run_shot(flat_scene());
   ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
