@@ -27,10 +27,10 @@ for entry in "${tour[@]}"; do
 done
 end=$(date +%s%N)
 echo "voxen: tour done in $(awk -v ns="$((end - start))" 'BEGIN { printf "%.1f", ns / 1e9 }') s"
-cat <<'EOT'
+cat <<EOT
 
-Look at the pictures in out/. To walk around the same world on a machine with a display:
-  build/voxen play --seed 1                      (WASD + mouse; see README.md, `voxen play --help`)
+Look at the pictures in $out/. To walk around the same world on a machine with a display:
+  build/voxen play --seed 1                      (WASD + mouse; see README.md, \`voxen play --help\`)
 and to take your own pictures:
-  build/voxen shot --seed 1 --pos X,surface,Z --look YAW,PITCH --out my.png   (`voxen shot --help`)
+  build/voxen shot --seed 1 --pos X,surface,Z --look YAW,PITCH --out my.png   (\`voxen shot --help\`)
 EOT
