@@ -68,14 +68,7 @@ class RecordingBuilder {
   RecordingBuilder& fly_speed(uint64_t frame, double v) { return add(frame, EventKind::kFlySpeed, 0, v); }
   RecordingBuilder& mouse(uint64_t frame, double dx, double dy) { return add(frame, EventKind::kMouseMove, 0, dx, dy); }
   RecordingBuilder& add(uint64_t frame, EventKind kind, int code = 0, double x = 0, double y = 0, double z = 0) {
-    InputEvent e;
-    e.frame = frame;
-    e.kind = kind;
-    e.code = code;
-    e.x = x;
-    e.y = y;
-    e.z = z;
-    m_rec.events.push_back(e);
+    m_rec.events.push_back(InputEvent{frame, kind, code, x, y, z});
     return *this;
   }
   /// The recording covering `frames` frames, written to `path` and read back (the file format in the loop).

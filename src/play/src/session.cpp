@@ -90,15 +90,7 @@ RunResult run_events(Game& game, const std::vector<InputEvent>& events, uint64_t
 std::vector<InputEvent> InputFuzzer::events(uint64_t frame, const Controls& c) const {
   std::vector<InputEvent> out;
   HashStream rng(hash2(m_seed, static_cast<int64_t>(frame), 0x66757A7Aull));
-  auto ev = [&](EventKind k, int code, double x = 0, double y = 0) {
-    InputEvent e;
-    e.frame = frame;
-    e.kind = k;
-    e.code = code;
-    e.x = x;
-    e.y = y;
-    out.push_back(e);
-  };
+  auto ev = [&](EventKind k, int code, double x = 0, double y = 0) { out.push_back(InputEvent{frame, k, code, x, y, 0.0}); };
   // Movement keys: each may flip between held and released; W is held more often than the others.
   const Key movement[] = {Key::kW, Key::kA, Key::kS, Key::kD, Key::kSpace, Key::kShift, Key::kCtrl};
   const double press_p[] = {0.08, 0.03, 0.02, 0.03, 0.03, 0.02, 0.03};

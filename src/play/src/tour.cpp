@@ -12,14 +12,7 @@ namespace {
 constexpr double kSpikeMs = 250.0;
 
 InputEvent make(uint64_t frame, EventKind kind, int code = 0, double x = 0, double y = 0, double z = 0) {
-  InputEvent e;
-  e.frame = frame;
-  e.kind = kind;
-  e.code = code;
-  e.x = x;
-  e.y = y;
-  e.z = z;
-  return e;
+  return InputEvent{frame, kind, code, x, y, z};
 }
 
 Stat stat_of(std::vector<double> v) {
