@@ -200,8 +200,14 @@ Status RocksWorldStore::close() {
 }
 
 Result<std::unique_ptr<RocksWorldStore>> RocksWorldStore::open(const fs::path& db_dir, const fs::path& aside_dir, bool create) {
-  if (!create && !fs::is_directory(db_dir))
-    return Error{"no database at " + db_dir.string() + " (the world's db/ folder is missing)"};
+  if (!create) {
+    std::error_code ec;
+    const fs::file_status st = fs::status(db_dir, ec);
+    if (st.type() == fs::file_type::not_found)
+      return Error{"no database at " + db_dir.string() + " (the world's db/ folder is missing)"};
+    if (ec) return Error{"cannot open database " + db_dir.string() + ": " + ec.message()};
+    if (!fs::is_directory(st)) return Error{db_dir.string() + " is not a directory (the world's database must be a folder)"};
+  }
   const rocksdb::Options options = make_options(create);
   std::string recovery_warning;
   if (!create && fs::is_directory(db_dir)) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <tuple>
 #include <set>
 
@@ -59,9 +60,10 @@ int take_lock(const fs::path& dir, bool create, std::string& error) {
   int fd = ::open(p.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0 && create) fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
+    const int err = errno;
     // A world without its lock file (copied by hand): the database's own LOCK still guards it.
-    if (!create && errno == ENOENT) return -2;
-    error = "cannot open " + p.string();
+    if (!create && err == ENOENT) return -2;
+    error = "cannot open " + p.string() + ": " + std::strerror(err);
     return -1;
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -70,6 +72,34 @@ int take_lock(const fs::path& dir, bool create, std::string& error) {
     return -1;
   }
   return fd;
+}
+
+/// A file type in words ("a directory"), for messages about a path of the wrong kind.
+const char* type_in_words(fs::file_type t) {
+  switch (t) {
+    case fs::file_type::directory: return "a directory";
+    case fs::file_type::regular: return "a regular file";
+    case fs::file_type::symlink: return "a symbolic link";
+    case fs::file_type::fifo: return "a named pipe";
+    case fs::file_type::socket: return "a socket";
+    case fs::file_type::block: return "a block device";
+    case fs::file_type::character: return "a character device";
+    default: return "not a file";
+  }
+}
+
+/// Checks that a world's metadata file is a regular file this process can read, before read_meta (whose stream
+/// would read a directory as an empty file and loses errno). Errors name the path and the reason.
+Status check_meta_file(const fs::path& file) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(file, ec);
+  if (ec) return Error{"cannot read " + file.string() + ": " + ec.message()};
+  if (!fs::is_regular_file(st))
+    return Error{file.string() + " is not a regular file (it is " + type_in_words(st.type()) + ")"};
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error{"cannot read " + file.string() + ": " + std::strerror(errno)};
+  ::close(fd);
+  return Ok{};
 }
 
 }  // namespace
@@ -166,7 +196,8 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
     const fs::path staging = parent / (dir.filename().string() + ".creating-" + std::to_string(::getpid()));
     fs::remove_all(staging, ec);
     fs::create_directories(staging, ec);
-    if (ec) return Error{"cannot create " + staging.string() + ": " + ec.message()};
+    // The staging name is an internal detail: the message names the user's path.
+    if (ec) return Error{"cannot create the world " + where + ": " + ec.message()};
     auto fail = [&](const std::string& what) -> Error {
       fs::remove_all(staging, ec);
       return Error{"world " + where + ": " + what};
@@ -189,6 +220,7 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
     // Now open it like any existing world.
   }
 
+  if (Status m = check_meta_file(dir / kMetaFile); !m.ok()) return Error{"world " + where + ": " + m.error().to_string()};
   auto meta = read_meta(dir / kMetaFile);
   if (!meta) return Error{"world " + where + ": " + meta.error().to_string()};
   if (meta->format_version > kFormatVersion)
