@@ -128,7 +128,7 @@ TYPED_TEST(WorldStoreContract, KeptAsideValuesAreNeverOverwritten) {
 
 TEST(RecordKeys, RoundTripAndDescribe) {
   for (int64_t x : {int64_t{0}, int64_t{-1}, int64_t{1} << 60, -(int64_t{1} << 60), INT64_MIN, INT64_MAX}) {
-    const RecordKey k{RecordKind::kSection, SectionPos{x, 23, -x / 2}};
+    const RecordKey k{RecordKind::kSection, SectionPos{x, 23, -(x / 2)}};
     const std::string e = encode_key(k);
     ASSERT_EQ(e.size(), kKeySize);
     auto d = decode_key(e);
