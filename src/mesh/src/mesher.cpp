@@ -1,6 +1,8 @@
 // The fast mesher. Data flow per section:
-//   1. classify: one class byte per padded cell (baked.h CellClass), then bit rows along x of occluders and of
-//      cover shapes (18 bits per padded row) and of simple cubes (16 bits per inner row);
+//   1. classify: one class byte per padded cell (baked.h CellClass; a row of one block id takes one lookup), bit
+//      rows along x of occluders and of cover shapes (18 bits per padded row) and of simple cubes (16 bits per inner
+//      row), and per direction the rows whose simple cubes are not all buried on that side (the only rows step 2
+//      visits); general cells with the sides that may show a face;
 //   2. per face direction: visible faces of simple cubes by bit operations on neighbouring rows, each face's
 //      corners (AO and smooth light) from its 3 x 3 front-layer cells through a 512-entry table; the general path
 //      (shapes, fluids, crosses, translucent cubes, and cube faces partly covered by a shape) per cell;
@@ -36,6 +38,7 @@ struct Rect {
 struct Tables {
   int off9[6][9];          // padded offsets of the 3 x 3 front-layer cells from the front cell
   uint32_t lut[512];       // per occluder mask of those cells: AO (2 bits per corner) | contributors << 8
+  uint64_t lit[512];       // per occluder mask: 0xFFFF in corner k's light lane when some cell contributes to it
   uint8_t corner_pos[4][4];  // positions (pos9) of front, side U, side V, diagonal for each corner
   uint8_t boundary_sq[256][6];  // per occupancy and face: squares on the cell side
   uint8_t mid_sq[256][6];       // per occupancy and face: squares of faces on the mid-cell plane
@@ -71,6 +74,7 @@ Tables make_tables() {
       if (!dg && (!s1 || !s2)) flags |= 8;
       e |= static_cast<uint32_t>(ao) << (2 * k);
       e |= flags << (8 + 4 * k);
+      if (flags) t.lit[mask] |= uint64_t{0xFFFF} << (16 * k);
     }
     t.lut[mask] = e;
   }
@@ -141,23 +145,30 @@ inline uint32_t mean_lanes(uint32_t s, int n) {
 
 constexpr int kPop4[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
 
-inline int brightness(Light l) { return light_sky(l) + light_r(l) + light_g(l) + light_b(l); }
+// Four corners' values packed in registers (no byte arrays: building those per face and reading them back whole
+// stalls store forwarding): AO 2 bits per corner, corner k at bits 2k (quad.h's AO field order); light 16 bits per
+// corner, corner k at bits 16k (quad.h's light words).
+constexpr uint32_t ao_at(uint32_t ao, int k) { return (ao >> (2 * k)) & 3u; }
+constexpr Light light_at(uint64_t light, int k) { return static_cast<Light>(light >> (16 * k)); }
+constexpr uint64_t kLightLanes = 0x0001000100010001ull;
 
-// The quad's flip bit: split along corners 1-3 when the default diagonal 0-2 joins the darker corners.
-inline bool flip_rule(const uint8_t ao[4], const Light l[4]) {
-  const int a02 = ao[0] + ao[2], a13 = ao[1] + ao[3];
+// The quad's flip bit: split along corners 1-3 when the default diagonal 0-2 joins the darker corners (AO first,
+// then the brightness, the sum of the four light channels).
+inline bool flip_rule(uint32_t ao, uint64_t light) {
+  const uint32_t a02 = ao_at(ao, 0) + ao_at(ao, 2), a13 = ao_at(ao, 1) + ao_at(ao, 3);
   if (a02 != a13) return a02 < a13;
-  return brightness(l[0]) + brightness(l[2]) < brightness(l[1]) + brightness(l[3]);
+  // Per 16-bit lane: the sum of its four nibbles.
+  uint64_t t = (light & 0x0F0F0F0F0F0F0F0Full) + ((light >> 4) & 0x0F0F0F0F0F0F0F0Full);
+  t = (t & 0x00FF00FF00FF00FFull) + ((t >> 8) & 0x00FF00FF00FF00FFull);
+  const auto lane = [&](int k) { return static_cast<int>((t >> (16 * k)) & 0xFFFFu); };
+  return lane(0) + lane(2) < lane(1) + lane(3);
 }
 
-// Corner values of a full face.
+// Corner values of a full face (packed as above).
 struct Corners {
-  uint8_t ao[4];
-  Light light[4];
-  bool uniform() const {
-    return ao[0] == ao[1] && ao[0] == ao[2] && ao[0] == ao[3] && light[0] == light[1] && light[0] == light[2] &&
-           light[0] == light[3];
-  }
+  uint32_t ao = 0;
+  uint64_t light = 0;
+  bool uniform() const { return ao == (ao & 3u) * 0x55u && light == (light & 0xFFFFu) * kLightLanes; }
 };
 
 // Slice key bits (a mergeable unit face's attributes; equal keys merge).
@@ -174,12 +185,14 @@ struct MeshScratch::Impl {
   uint32_t occ_row[kPaddedArea];    // bit px of row (py, pz): occluder
   uint32_t cov_row[kPaddedArea];    // bit px of row (py, pz): cover shape
   uint16_t simple_row[256];         // bit x of inner row (y, z): simple cube
-  uint16_t simple_rows[16];         // bit z of layer y: row (y, z) has a simple cube
+  uint16_t face_rows[6][16];        // [d] bit z of layer y: row (y, z) has a simple cube not hidden by an occluder on side d
+  uint16_t face_layers[6];          // [d] bit y: face_rows[d][y] != 0
   struct General {
     uint16_t index;    // padded index
     uint8_t x, y, z;   // section-local
     uint8_t state;     // masked by the block's state_mask
     uint16_t id;
+    uint8_t dirs;      // bit d: side d may have a face (cleared where it certainly has none)
   };
   General general[kSectionVolume];  // general cells that may have a face
   int general_count = 0;
@@ -189,7 +202,7 @@ struct MeshScratch::Impl {
   uint16_t rows_used[2][16];        // bit v: row v of that slice has a face
   uint16_t layers_used[2];          // bit layer: that slice has a face
   uint8_t attr_ao[2][16][256];      // corner values for merges that ignore lighting
-  Light attr_light[2][16][256][4];
+  uint64_t attr_light[2][16][256];  // 16 bits per corner (corner k at bits 16k)
 };
 
 // make_unique value-initialises Impl: every array starts zeroed (the greedy slices rely on it).
@@ -227,11 +240,25 @@ class Mesher {
       // `used` is all zero here: merging consumes every bit it marks (and the scratch starts zeroed).
       std::memset(m_s.rows_used, 0, sizeof(m_s.rows_used));
       std::memset(m_s.layers_used, 0, sizeof(m_s.layers_used));
-      simple_faces();
-      for (int i = 0; i < m_s.general_count; ++i) general_faces(m_s.general[i]);
-      if (m_opt.greedy) {
-        merge_slices(0);
-        merge_slices(1);
+      switch (d) {
+        case 0: simple_faces_t<0>(); break;
+        case 1: simple_faces_t<1>(); break;
+        case 2: simple_faces_t<2>(); break;
+        case 3: simple_faces_t<3>(); break;
+        case 4: simple_faces_t<4>(); break;
+        default: simple_faces_t<5>(); break;
+      }
+      for (int i = 0; i < m_s.general_count; ++i)
+        if ((m_s.general[i].dirs >> d) & 1) general_faces(m_s.general[i]);
+      if (m_opt.greedy && (m_s.layers_used[0] | m_s.layers_used[1])) {
+        switch (d) {
+          case 0: merge_slices<0>(); break;
+          case 1: merge_slices<1>(); break;
+          case 2: merge_slices<2>(); break;
+          case 3: merge_slices<3>(); break;
+          case 4: merge_slices<4>(); break;
+          default: merge_slices<5>(); break;
+        }
       }
     }
   }
@@ -239,69 +266,10 @@ class Mesher {
  private:
   // --- classification -------------------------------------------------------------------------------------------
 
-  bool classify() {
-    {
-      const uint8_t* __restrict table = m_blocks.class_table();
-      const uint32_t* __restrict cells = m_cells;
-      uint8_t* __restrict cls = m_s.cls;
-      static_assert(kPaddedVolume % 8 == 0);
-      for (int i = 0; i < kPaddedVolume; i += 8) {
-#if defined(__SSE2__)
-        // Runs of one cell (air, rock) are most of a section: eight equal cells take one lookup.
-        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cells + i));
-        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cells + i + 4));
-        const __m128i first = _mm_shuffle_epi32(a, 0);
-        const __m128i eq = _mm_and_si128(_mm_cmpeq_epi32(a, first), _mm_cmpeq_epi32(b, first));
-        if (_mm_movemask_epi8(eq) == 0xFFFF) {
-          const uint64_t run = uint64_t{table[cells[i] & 0xFFFFu]} * 0x0101010101010101ull;
-          std::memcpy(cls + i, &run, 8);
-          continue;
-        }
-#endif
-        for (int j = i; j < i + 8; ++j) cls[j] = table[cells[j] & 0xFFFFu];
-      }
-    }
-    for (int r = 0; r < kPaddedArea; ++r) {
-      const uint8_t* row = &m_s.cls[r * kPadded];
-      m_s.occ_row[r] = row_bits(row, 0) | static_cast<uint32_t>(row[16] & 1) << 16 | static_cast<uint32_t>(row[17] & 1) << 17;
-      m_s.cov_row[r] = row_bits(row, 1) | static_cast<uint32_t>((row[16] >> 1) & 1) << 16 |
-                       static_cast<uint32_t>((row[17] >> 1) & 1) << 17;
-    }
-    m_s.general_count = 0;
-    bool any = false;
-    for (int y = 0; y < 16; ++y) {
-      uint32_t rows = 0;
-      for (int z = 0; z < 16; ++z) {
-        const int base = padded_index(0, y, z);
-        const uint32_t simple = row_bits(&m_s.cls[base], 2);
-        uint32_t general = row_bits(&m_s.cls[base], 3);
-        while (general) {
-          const int x = std::countr_zero(general);
-          general &= general - 1;
-          add_general(base + x, x, y, z);
-        }
-        m_s.simple_row[y * 16 + z] = static_cast<uint16_t>(simple);
-        rows |= (simple != 0 ? 1u : 0u) << z;
-      }
-      m_s.simple_rows[y] = static_cast<uint16_t>(rows);
-      any |= rows != 0;
-    }
-    return any || m_s.general_count > 0;
-  }
-
-  // Notes a general cell, unless it is a fluid with its own fluid on all six sides (no face can show).
-  void add_general(int i, int x, int y, int z) {
-    const uint32_t cell = m_cells[i];
-    const auto id = static_cast<uint16_t>(cell & 0xFFFF);
-    const BakedBlock& b = m_blocks[id];
-    if (b.shape == Shape::kFluid) {
-      bool submerged = true;
-      for (int d = 0; d < 6 && submerged; ++d) submerged = (m_cells[i + kStep[d]] & 0xFFFF) == id;
-      if (submerged) return;
-    }
-    m_s.general[m_s.general_count++] = {static_cast<uint16_t>(i), static_cast<uint8_t>(x), static_cast<uint8_t>(y),
-                                        static_cast<uint8_t>(z), static_cast<uint8_t>((cell >> 16) & b.state_mask), id};
-  }
+  // One padded row's occluder and cover-shape bits (bit px of its 18 cells).
+  struct RowClasses {
+    uint32_t occ, cov;
+  };
 
   // Bit `bit` of 16 consecutive class bytes, as a 16-bit mask (byte i -> bit i).
   static uint32_t row_bits(const uint8_t* p, int bit) {
@@ -322,6 +290,149 @@ class Mesher {
     for (int i = 0; i < 16; ++i) m |= static_cast<uint32_t>((p[i] >> bit) & 1) << i;
     return m;
 #endif
+  }
+
+  // Writes the class bytes of the 18 cells of padded row r and returns their bit rows.
+  RowClasses classify_row(const uint8_t* __restrict table, int r) {
+    const uint32_t* __restrict c = m_cells + r * kPadded;
+    uint8_t* __restrict out = m_s.cls + r * kPadded;
+#if defined(__SSE2__)
+    // Rows of one block id (air, rock) are most of a section: such a row takes one lookup.
+    const __m128i idm = _mm_set1_epi32(0xFFFF);
+    const auto load = [&](int i) { return _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c + i)), idm); };
+    const __m128i a = load(0);
+    const __m128i first = _mm_shuffle_epi32(a, 0);
+    const __m128i eq = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi32(a, first), _mm_cmpeq_epi32(load(4), first)),
+                                     _mm_and_si128(_mm_cmpeq_epi32(load(8), first), _mm_cmpeq_epi32(load(12), first)));
+    const uint32_t id = c[0] & 0xFFFFu;
+    if (_mm_movemask_epi8(eq) == 0xFFFF && (c[16] & 0xFFFFu) == id && (c[17] & 0xFFFFu) == id) {
+      const uint8_t k = table[id];
+      // 16 bytes then 2: the 16-byte store of the last row ends at byte 5,830, inside the array.
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_set1_epi8(static_cast<char>(k)));
+      out[16] = out[17] = k;
+      return {(k & kClassOccluder) ? 0x3FFFFu : 0u, (k & kClassCoverShape) ? 0x3FFFFu : 0u};
+    }
+    // Mixed row: the 16 first class bytes are gathered in registers (storing them one by one and reading them back
+    // as one vector would stall store forwarding).
+    uint64_t lo = 0, hi = 0;
+    for (int j = 0; j < 8; ++j) lo |= uint64_t{table[c[j] & 0xFFFFu]} << (8 * j);
+    for (int j = 0; j < 8; ++j) hi |= uint64_t{table[c[8 + j] & 0xFFFFu]} << (8 * j);
+    const uint32_t k16 = table[c[16] & 0xFFFFu], k17 = table[c[17] & 0xFFFFu];
+    std::memcpy(out, &lo, 8);
+    std::memcpy(out + 8, &hi, 8);
+    out[16] = static_cast<uint8_t>(k16);
+    out[17] = static_cast<uint8_t>(k17);
+    const __m128i v = _mm_set_epi64x(static_cast<long long>(hi), static_cast<long long>(lo));
+    // Bit b of the 16 bytes: shift it to each byte's top bit (16-bit lanes: the low byte's bit stays in the low
+    // byte), then gather the top bits.
+    const uint32_t b0 = static_cast<uint32_t>(_mm_movemask_epi8(_mm_slli_epi16(v, 7))) & 0xFFFFu;
+    const uint32_t b1 = static_cast<uint32_t>(_mm_movemask_epi8(_mm_slli_epi16(v, 6))) & 0xFFFFu;
+    return {b0 | (k16 & 1u) << 16 | (k17 & 1u) << 17, b1 | ((k16 >> 1) & 1u) << 16 | ((k17 >> 1) & 1u) << 17};
+#else
+    RowClasses rc{0, 0};
+    for (int j = 0; j < kPadded; ++j) {
+      const uint8_t k = table[c[j] & 0xFFFFu];
+      out[j] = k;
+      rc.occ |= static_cast<uint32_t>(k & 1) << j;
+      rc.cov |= static_cast<uint32_t>((k >> 1) & 1) << j;
+    }
+    return rc;
+#endif
+  }
+
+  // Classifies every padded cell (class bytes, occluder and cover rows), then the inner rows (simple rows, general
+  // cells in YZX order). False when nothing in the section is drawable.
+  bool classify() {
+    const uint8_t* __restrict table = m_blocks.class_table();
+    m_s.general_count = 0;
+    uint32_t any = 0;
+    for (int r = 0; r < kPaddedArea; ++r) {
+      const RowClasses rc = classify_row(table, r);
+      m_s.occ_row[r] = rc.occ;
+      m_s.cov_row[r] = rc.cov;
+    }
+    for (int y = 0; y < 16; ++y)
+      for (int z = 0; z < 16; ++z) {
+        const int base = padded_index(0, y, z);
+        const uint32_t simple = row_bits(&m_s.cls[base], 2);
+        uint32_t general = row_bits(&m_s.cls[base], 3);
+        while (general) {
+          const int x = std::countr_zero(general);
+          general &= general - 1;
+          add_general(base + x, x, y, z);
+        }
+        m_s.simple_row[y * 16 + z] = static_cast<uint16_t>(simple);
+        any |= simple;
+      }
+    if (any) face_rows();
+    else std::memset(m_s.face_layers, 0, sizeof(m_s.face_layers));
+    return any != 0 || m_s.general_count > 0;
+  }
+
+  // Per direction d, the inner rows holding a simple cube whose side d is not against an occluder (the only rows
+  // where simple_faces_t<d> finds a face): buried rows of rock are then skipped in every direction.
+  void face_rows() {
+    uint32_t layers[6] = {0, 0, 0, 0, 0, 0};
+    for (int y = 0; y < 16; ++y) {
+      uint32_t rows[6] = {0, 0, 0, 0, 0, 0};
+#if defined(__SSE2__)
+      const __m128i zero = _mm_setzero_si128();
+      for (int q = 0; q < 4; ++q) {
+        // Lanes: rows z = 4q .. 4q + 3.
+        const __m128i sv = _mm_unpacklo_epi16(
+            _mm_loadl_epi64(reinterpret_cast<const __m128i*>(&m_s.simple_row[y * 16 + 4 * q])), zero);
+        const uint32_t* o = &m_s.occ_row[(y + 1) * kPadded + 4 * q + 1];
+        const auto load = [](const uint32_t* a) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(a)); };
+        const __m128i same = load(o);
+        const __m128i n[6] = {_mm_srli_epi32(same, 2), same, _mm_srli_epi32(load(o + kPadded), 1),
+                              _mm_srli_epi32(load(o - kPadded), 1), _mm_srli_epi32(load(o + 1), 1),
+                              _mm_srli_epi32(load(o - 1), 1)};
+        for (int d = 0; d < 6; ++d) {
+          const __m128i empty = _mm_cmpeq_epi32(_mm_andnot_si128(n[d], sv), zero);
+          rows[d] |= static_cast<uint32_t>(~_mm_movemask_ps(_mm_castsi128_ps(empty)) & 0xF) << (4 * q);
+        }
+      }
+#else
+      for (int z = 0; z < 16; ++z) {
+        const uint32_t sv = m_s.simple_row[y * 16 + z];
+        const int r = (y + 1) * kPadded + z + 1;
+        const uint32_t n[6] = {m_s.occ_row[r] >> 2,      m_s.occ_row[r],
+                               m_s.occ_row[r + kPadded] >> 1, m_s.occ_row[r - kPadded] >> 1,
+                               m_s.occ_row[r + 1] >> 1,  m_s.occ_row[r - 1] >> 1};
+        for (int d = 0; d < 6; ++d) rows[d] |= ((sv & ~n[d]) != 0 ? 1u : 0u) << z;
+      }
+#endif
+      for (int d = 0; d < 6; ++d) {
+        m_s.face_rows[d][y] = static_cast<uint16_t>(rows[d]);
+        layers[d] |= (rows[d] != 0 ? 1u : 0u) << y;
+      }
+    }
+    for (int d = 0; d < 6; ++d) m_s.face_layers[d] = static_cast<uint16_t>(layers[d]);
+  }
+
+  // Notes a general cell with the sides that may have a face: a cross draws only from +Y; a fluid has no face
+  // against its own fluid, nor on a side against an occluder (fluid_face's first tests, taken once here). A cell
+  // with no such side is left out (a fluid under and among its own fluid, say). Needs every class byte.
+  void add_general(int i, int x, int y, int z) {
+    const uint32_t cell = m_cells[i];
+    const auto id = static_cast<uint16_t>(cell & 0xFFFF);
+    const BakedBlock& b = m_blocks[id];
+    uint32_t dirs = 0x3F;
+    if (b.shape == Shape::kFluid) {
+      dirs = 0;
+      for (int d = 0; d < 6; ++d) {
+        const int n = i + kStep[d];
+        const bool none = (m_cells[n] & 0xFFFF) == id || (d != kFacePosY && (m_s.cls[n] & kClassOccluder));
+        dirs |= (none ? 0u : 1u) << d;
+      }
+      if (!dirs) return;
+    } else if (b.shape == Shape::kCross) {
+      dirs = 1u << kFacePosY;
+    }
+    m_s.general[m_s.general_count++] = {static_cast<uint16_t>(i),  static_cast<uint8_t>(x),
+                                        static_cast<uint8_t>(y),  static_cast<uint8_t>(z),
+                                        static_cast<uint8_t>((cell >> 16) & b.state_mask), id,
+                                        static_cast<uint8_t>(dirs)};
   }
 
   // --- corner values ----------------------------------------------------------------------------------------------
@@ -372,7 +483,8 @@ class Mesher {
     }
   }
 
-  template <int d>
+  // `front_open`: the caller knows the front cell is not an occluder (a visible simple-cube face).
+  template <int d, bool front_open = false>
   Corners face_corners_t(int c, int x, int y, int z) const {
     constexpr FaceAxes fa = kFaceAxes[d];
     constexpr int su = kAxisStep[fa.u], sv = kAxisStep[fa.v];
@@ -384,34 +496,47 @@ class Mesher {
     Corners out;
     // When every open cell holds the same light (open sky, dark caves, deep rock: most faces), each corner's mean
     // is that light, or 0 where no cell contributes; only the AO needs the table.
-    const Light ref = l[std::countr_zero(~mask | 0x200u) % 9];
     bool same = true;
-    for (int p = 0; p < 9; ++p) same &= (l[p] == ref) | (((mask >> p) & 1) != 0);
+    Light ref;
+#if defined(__SSE2__)
+    if constexpr (front_open) {
+      // The front cell (position 4) is open, so it is the reference; the other eight compare in one vector.
+      ref = l[4];
+      const __m128i v = _mm_setr_epi16(static_cast<short>(l[0]), static_cast<short>(l[1]), static_cast<short>(l[2]),
+                                       static_cast<short>(l[3]), static_cast<short>(l[5]), static_cast<short>(l[6]),
+                                       static_cast<short>(l[7]), static_cast<short>(l[8]));
+      const __m128i eq = _mm_cmpeq_epi16(v, _mm_set1_epi16(static_cast<short>(ref)));
+      const auto eq8 = static_cast<uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(eq, eq))) & 0xFFu;
+      const uint32_t occ8 = (mask & 0xFu) | ((mask >> 5) << 4);
+      same = (eq8 | occ8) == 0xFFu;
+    } else
+#endif
+    {
+      ref = l[std::countr_zero(~mask | 0x200u) % 9];
+      for (int p = 0; p < 9; ++p) same &= (l[p] == ref) | (((mask >> p) & 1) != 0);
+    }
     if (same) {
-      const uint32_t e = m_t.lut[mask];
-      for (int k = 0; k < 4; ++k) {
-        out.ao[k] = static_cast<uint8_t>((e >> (2 * k)) & 3);
-        out.light[k] = ((e >> (8 + 4 * k)) & 15) ? ref : 0;
-      }
+      out.ao = m_t.lut[mask] & 0xFFu;
+      out.light = (ref * kLightLanes) & m_t.lit[mask];
       return out;
     }
     if (mask == 0) {
       // All nine open: every corner averages its four cells.
-      std::memset(out.ao, 3, 4);
+      out.ao = 0xFFu;
       uint32_t L[9];
       for (int p = 0; p < 9; ++p) L[p] = spread8(l[p]);
       for (int k = 0; k < 4; ++k) {
         const uint8_t* cp = m_t.corner_pos[k];
         const uint32_t sum = L[cp[0]] + L[cp[1]] + L[cp[2]] + L[cp[3]];
-        out.light[k] = unspread8(((sum + 0x02020202u) >> 2) & 0x0F0F0F0Fu);
+        out.light |= static_cast<uint64_t>(unspread8(((sum + 0x02020202u) >> 2) & 0x0F0F0F0Fu)) << (16 * k);
       }
       return out;
     }
     uint32_t L[9];
     for (int p = 0; p < 9; ++p) L[p] = spread8(l[p]);
     const uint32_t e = m_t.lut[mask];
+    out.ao = e & 0xFFu;
     for (int k = 0; k < 4; ++k) {
-      out.ao[k] = static_cast<uint8_t>((e >> (2 * k)) & 3);
       const uint32_t flags = (e >> (8 + 4 * k)) & 15;
       const uint8_t* cp = m_t.corner_pos[k];
       uint32_t sum = 0;
@@ -419,7 +544,7 @@ class Mesher {
       sum += L[cp[1]] & (0u - ((flags >> 1) & 1));
       sum += L[cp[2]] & (0u - ((flags >> 2) & 1));
       sum += L[cp[3]] & (0u - ((flags >> 3) & 1));
-      out.light[k] = unspread8(mean_lanes(sum, kPop4[flags]));
+      out.light |= static_cast<uint64_t>(unspread8(mean_lanes(sum, kPop4[flags]))) << (16 * k);
     }
     return out;
   }
@@ -434,8 +559,8 @@ class Mesher {
     int texture = 0;
     int flow = kFlowStill;
     MeshList list = kListOpaque;
-    uint8_t ao[4];
-    Light light[4];
+    uint32_t ao = 0;     // 2 bits per corner (Corners)
+    uint64_t light = 0;  // 16 bits per corner (Corners)
     uint8_t height[4] = {0, 0, 0, 0};
   };
 
@@ -446,11 +571,8 @@ class Mesher {
                         static_cast<uint32_t>(p.h - 1) << 23 | static_cast<uint32_t>(p.face) << 28 |
                         (flip ? 1u << 31 : 0u);
     const uint32_t w1 = static_cast<uint32_t>(p.texture) | static_cast<uint32_t>(p.kind) << 10 |
-                        static_cast<uint32_t>(p.ao[0]) << 13 | static_cast<uint32_t>(p.ao[1]) << 15 |
-                        static_cast<uint32_t>(p.ao[2]) << 17 | static_cast<uint32_t>(p.ao[3]) << 19 |
-                        static_cast<uint32_t>(p.flow) << 21;
-    const uint32_t w2 = static_cast<uint32_t>(p.light[0]) | static_cast<uint32_t>(p.light[1]) << 16;
-    const uint32_t w3 = static_cast<uint32_t>(p.light[2]) | static_cast<uint32_t>(p.light[3]) << 16;
+                        (p.ao & 0xFFu) << 13 | static_cast<uint32_t>(p.flow) << 21;
+    const auto w2 = static_cast<uint32_t>(p.light), w3 = static_cast<uint32_t>(p.light >> 32);
     if (p.list == kListTranslucent) {
       const uint32_t w4 = static_cast<uint32_t>(p.height[0]) | static_cast<uint32_t>(p.height[1]) << 7 |
                           static_cast<uint32_t>(p.height[2]) << 14 | static_cast<uint32_t>(p.height[3]) << 21;
@@ -475,10 +597,10 @@ class Mesher {
       if (bottom_origin) key |= kKeyBottomOrigin;
       if (height[0] != height[3]) key |= kKeyNoVMerge;
       if (m_opt.merge_requires_equal_lighting) {
-        key |= static_cast<uint64_t>(cr.light[0]) | static_cast<uint64_t>(cr.ao[0]) << kKeyAo;
+        key |= (cr.light & 0xFFFFu) | static_cast<uint64_t>(cr.ao & 3u) << kKeyAo;
       } else {
-        m_s.attr_ao[plane][layer][v * 16 + u] = static_cast<uint8_t>(cr.ao[0] | cr.ao[1] << 2 | cr.ao[2] << 4 | cr.ao[3] << 6);
-        std::memcpy(m_s.attr_light[plane][layer][v * 16 + u], cr.light, sizeof(cr.light));
+        m_s.attr_ao[plane][layer][v * 16 + u] = static_cast<uint8_t>(cr.ao);
+        m_s.attr_light[plane][layer][v * 16 + u] = cr.light;
       }
       m_s.key[plane][layer][v * 16 + u] = key;
       mark_used(plane, layer, u, v);
@@ -490,8 +612,8 @@ class Mesher {
     p.texture = texture;
     p.list = list;
     p.flow = flow;
-    std::memcpy(p.ao, cr.ao, 4);
-    std::memcpy(p.light, cr.light, sizeof(p.light));
+    p.ao = cr.ao;
+    p.light = cr.light;
     std::memcpy(p.height, height, 4);
     emit(p);
   }
@@ -515,9 +637,16 @@ class Mesher {
     m_s.layers_used[plane] = static_cast<uint16_t>(m_s.layers_used[plane] | 1u << layer);
   }
 
-  void merge_slices(int plane) {
-    const int d = m_d;
-    const FaceAxes& fa = kFaceAxes[d];
+  // Greedy merge of direction d's two slice sets (the cells' boundary planes, then their mid-cell planes).
+  template <int d>
+  void merge_slices() {
+    merge_plane<d>(0);
+    merge_plane<d>(1);
+  }
+
+  template <int d>
+  void merge_plane(int plane) {
+    constexpr FaceAxes fa = kFaceAxes[d];
     for (uint32_t layers = m_s.layers_used[plane]; layers; layers &= layers - 1) {
       const int layer = std::countr_zero(layers);
       uint16_t* used = m_s.used[plane][layer];
@@ -556,16 +685,11 @@ class Mesher {
           p.height[0] = p.height[1] = hl;
           p.height[2] = p.height[3] = hh;
           if (m_opt.merge_requires_equal_lighting) {
-            const auto ao = static_cast<uint8_t>((key >> kKeyAo) & 3);
-            const auto l = static_cast<Light>(key & 0xFFFF);
-            for (int k = 0; k < 4; ++k) {
-              p.ao[k] = ao;
-              p.light[k] = l;
-            }
+            p.ao = static_cast<uint32_t>((key >> kKeyAo) & 3) * 0x55u;
+            p.light = (key & 0xFFFFu) * kLightLanes;
           } else {
-            const uint8_t a = m_s.attr_ao[plane][layer][v * 16 + u];
-            for (int k = 0; k < 4; ++k) p.ao[k] = static_cast<uint8_t>((a >> (2 * k)) & 3);
-            std::memcpy(p.light, m_s.attr_light[plane][layer][v * 16 + u], sizeof(p.light));
+            p.ao = m_s.attr_ao[plane][layer][v * 16 + u];
+            p.light = m_s.attr_light[plane][layer][v * 16 + u];
           }
           emit(p);
         }
@@ -575,21 +699,11 @@ class Mesher {
 
   // --- simple cubes -----------------------------------------------------------------------------------------------
 
-  void simple_faces() {
-    switch (m_d) {
-      case 0: simple_faces_t<0>(); break;
-      case 1: simple_faces_t<1>(); break;
-      case 2: simple_faces_t<2>(); break;
-      case 3: simple_faces_t<3>(); break;
-      case 4: simple_faces_t<4>(); break;
-      default: simple_faces_t<5>(); break;
-    }
-  }
-
   template <int d>
   void simple_faces_t() {
-    for (int y = 0; y < 16; ++y)
-      for (uint32_t zs = m_s.simple_rows[y]; zs; zs &= zs - 1) {
+    for (uint32_t ys = m_s.face_layers[d]; ys; ys &= ys - 1) {
+      const int y = std::countr_zero(ys);
+      for (uint32_t zs = m_s.face_rows[d][y]; zs; zs &= zs - 1) {
         const int z = std::countr_zero(zs);
         const uint32_t s = m_s.simple_row[y * 16 + z];
         const int r = (y + 1) * kPadded + (z + 1);
@@ -621,6 +735,7 @@ class Mesher {
           box_face(base + x, x, y, z, id, static_cast<uint8_t>(cell >> 16), m_blocks[id], 0xFF);
         }
       }
+    }
   }
 
   // A whole visible face of a simple cube: the common case, kept short.
@@ -629,7 +744,7 @@ class Mesher {
     const uint32_t cell = m_cells[c];
     const int tex = m_tex[(cell & 0xFFFF) * 24 + ((cell >> 19) & 3) * 6 + d];
     const MeshList list = (m_s.cls[c] & kClassCutout) ? kListCutout : kListOpaque;
-    const Corners cr = face_corners_t<d>(c, x, y, z);
+    const Corners cr = face_corners_t<d, true>(c, x, y, z);
     if (m_opt.greedy && !m_opt.merge_requires_equal_lighting) {
       static constexpr uint8_t kNoHeight[4] = {0, 0, 0, 0};
       full_face(d, x, y, z, 0, cr, tex, list, kFlowStill, kNoHeight, false);
@@ -641,8 +756,8 @@ class Mesher {
       const int layer = xyz[fa.axis], u = xyz[fa.u], v = xyz[fa.v];
       m_s.key[0][layer][v * 16 + u] = kKeyValid | static_cast<uint64_t>(tex) << kKeyTex |
                                       static_cast<uint64_t>(kFlowStill) << kKeyFlow |
-                                      static_cast<uint64_t>(list) << kKeyList | static_cast<uint64_t>(cr.light[0]) |
-                                      static_cast<uint64_t>(cr.ao[0]) << kKeyAo;
+                                      static_cast<uint64_t>(list) << kKeyList | (cr.light & 0xFFFFu) |
+                                      static_cast<uint64_t>(cr.ao & 3u) << kKeyAo;
       mark_used(0, layer, u, v);
       return;
     }
@@ -653,11 +768,8 @@ class Mesher {
     const uint32_t w0 = static_cast<uint32_t>(pos[0]) | static_cast<uint32_t>(pos[1]) << 6 |
                         static_cast<uint32_t>(pos[2]) << 12 | 1u << 18 | 1u << 23 | static_cast<uint32_t>(d) << 28 |
                         (flip_rule(cr.ao, cr.light) ? 1u << 31 : 0u);
-    const uint32_t w1 = static_cast<uint32_t>(tex) | static_cast<uint32_t>(cr.ao[0]) << 13 |
-                        static_cast<uint32_t>(cr.ao[1]) << 15 | static_cast<uint32_t>(cr.ao[2]) << 17 |
-                        static_cast<uint32_t>(cr.ao[3]) << 19 | static_cast<uint32_t>(kFlowStill) << 21;
-    const Quad q{{w0, w1, static_cast<uint32_t>(cr.light[0]) | static_cast<uint32_t>(cr.light[1]) << 16,
-                  static_cast<uint32_t>(cr.light[2]) | static_cast<uint32_t>(cr.light[3]) << 16}};
+    const uint32_t w1 = static_cast<uint32_t>(tex) | (cr.ao & 0xFFu) << 13 | static_cast<uint32_t>(kFlowStill) << 21;
+    const Quad q{{w0, w1, static_cast<uint32_t>(cr.light), static_cast<uint32_t>(cr.light >> 32)}};
     (list == kListOpaque ? m_out.opaque : m_out.cutout).push_back(q);
   }
 
@@ -693,11 +805,11 @@ class Mesher {
       int ao = 0;
       uint32_t sum = 0;
       for (int i = 0; i < n; ++i) {
-        ao += f.ao[idx[i]];
-        sum += spread8(f.light[idx[i]]);
+        ao += static_cast<int>(ao_at(f.ao, idx[i]));
+        sum += spread8(light_at(f.light, idx[i]));
       }
-      out.ao[k] = static_cast<uint8_t>((ao + n / 2) / n);
-      out.light[k] = unspread8(mean_lanes(sum, n));
+      out.ao |= static_cast<uint32_t>((ao + n / 2) / n) << (2 * k);
+      out.light |= static_cast<uint64_t>(unspread8(mean_lanes(sum, n))) << (16 * k);
     }
     return out;
   }
@@ -720,8 +832,8 @@ class Mesher {
       p.face = m_d;
       p.texture = texture;
       p.list = list;
-      std::memcpy(p.ao, pc.ao, 4);
-      std::memcpy(p.light, pc.light, sizeof(p.light));
+      p.ao = pc.ao;
+      p.light = pc.light;
       emit(p);
     }
   }
@@ -778,8 +890,8 @@ class Mesher {
         p.flow = slope_triangle_removed_corner(si);
         p.texture = m_blocks.texture(id, state, d);
         p.list = b.list;
-        std::memcpy(p.ao, cr.ao, 4);
-        std::memcpy(p.light, cr.light, sizeof(p.light));
+        p.ao = cr.ao;
+        p.light = cr.light;
         emit(p);
         break;
       }
@@ -798,8 +910,8 @@ class Mesher {
       p.flow = si.upside_down ? 1 : 0;
       p.texture = m_blocks.texture(id, state, lit);
       p.list = b.list;
-      std::memcpy(p.ao, cr.ao, 4);
-      std::memcpy(p.light, cr.light, sizeof(p.light));
+      p.ao = cr.ao;
+      p.light = cr.light;
       emit(p);
     }
   }
@@ -815,10 +927,8 @@ class Mesher {
       p.kind = kind;
       p.texture = m_blocks.texture(id, state, kFacePosX);
       p.list = b.list;
-      for (int k = 0; k < 4; ++k) {
-        p.ao[k] = 3;
-        p.light[k] = own;
-      }
+      p.ao = 0xFFu;
+      p.light = own * kLightLanes;
       emit(p);
     }
   }
@@ -832,16 +942,29 @@ class Mesher {
   // Heights (1/64) of the four top corners of fluid cell c (quad.h +Y corner order): the mean, rounded half up,
   // of the surface heights of the cells of the same fluid among the four around each vertical edge.
   void fluid_corner_heights(int c, uint16_t id, const BakedBlock& b, int h[4]) const {
+    // Surface heights of the 3 x 3 cells around c in its layer (-1: not this fluid), each read once.
+    int s9[9];
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int i = c + dx + dz * kPadded;
+        s9[pos9(dx, dz)] = (m_cells[i] & 0xFFFF) == id ? fluid_surface(i, id, b) : -1;
+      }
     for (int k = 0; k < 4; ++k) {
       const int sx = kCornerSign[k][0], sz = kCornerSign[k][1];
-      const int cells[4] = {c, c + sx, c + sz * kPadded, c + sx + sz * kPadded};
+      const int cells[4] = {pos9(0, 0), pos9(sx, 0), pos9(0, sz), pos9(sx, sz)};
       int sum = 0, n = 0;
-      for (int i : cells)
-        if ((m_cells[i] & 0xFFFF) == id) {
-          sum += fluid_surface(i, id, b);
+      for (int p : cells)
+        if (s9[p] >= 0) {
+          sum += s9[p];
           ++n;
         }
-      h[k] = (sum + n / 2) / n;
+      // n is 1..4 (the cell itself counts): constant divisors instead of a hardware division.
+      switch (n) {
+        case 1: h[k] = sum; break;
+        case 2: h[k] = (sum + 1) / 2; break;
+        case 3: h[k] = (sum + 1) / 3; break;
+        default: h[k] = (sum + 2) / 4; break;
+      }
     }
   }
 

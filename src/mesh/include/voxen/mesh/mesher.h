@@ -60,7 +60,7 @@ struct SectionMesh {
   friend bool operator==(const SectionMesh& a, const SectionMesh& b);
 };
 
-/// Caller-owned working memory of the mesher (about 80 KB, allocated once). One per thread.
+/// Caller-owned working memory of the mesher (about 200 KB, allocated once). One per thread.
 class MeshScratch {
  public:
   MeshScratch();
