@@ -182,5 +182,48 @@ TEST(WorldWal, ADamagedWalIsKeptAsItWasAndTheWarningSaysRecordsWereDropped) {
   EXPECT_EQ(read_bytes(copy), bytes);  // the damaged log as it was, not deleted
 }
 
+// An open killed while copying leaves only a temporary file, which is not a copy and goes at the next open; copy
+// numbers past int's range and names that are not wal-<n>- do not break the numbering; an open killed after its copy
+// was complete does not make the next open copy the same bytes again; and opens that write nothing leave no pile of
+// empty WAL files behind.
+TEST(WorldWal, InterruptedCopiesOddNamesAndReadOnlyOpensLeaveAConsistentFolder) {
+  testing::TempDir tmp;
+  const auto killed_world = [&](const std::string& dir, std::string& big, std::string& big_bytes) {
+    const fs::path w = tmp.path() / dir;
+    run_stress_and_kill(w, 3);
+    for (auto& [n, b] : wal_files(w))
+      if (b.size() > big_bytes.size()) big = n, big_bytes = b;
+    fs::create_directories(w / "corrupt");
+    return w;
+  };
+  std::string err;
+  {
+    std::string big, bytes;
+    const fs::path w = killed_world("a", big, bytes);
+    ASSERT_FALSE(big.empty()) << "the killed session left no WAL bytes";
+    write_bytes(w / "corrupt" / (".partial-1-wal-1-" + big), bytes.substr(0, bytes.size() / 2));  // cut off
+    write_bytes(w / "corrupt" / "wal-2147483647-000001.log", "x");                                  // past int
+    write_bytes(w / "corrupt" / "wal-x-notes.log", "y");                                            // not wal-<n>-
+    EXPECT_EQ(probe_blocks(w, {"0,1,0"}, &err).size(), 1u);
+    const fs::path copy = w / "corrupt" / ("wal-2147483648-" + big);
+    ASSERT_TRUE(fs::exists(copy)) << err;
+    EXPECT_EQ(read_bytes(copy), bytes);
+    for (const auto& e : fs::directory_iterator(w / "corrupt"))
+      EXPECT_NE(e.path().filename().string().rfind(".partial-", 0), 0u) << "a temporary file was left: " << e.path();
+    for (int i = 0; i < 5; ++i) probe_blocks(w, {"0,1,0"}, &err);
+    EXPECT_EQ(err.find("write-ahead log"), std::string::npos) << err;
+    EXPECT_LE(wal_files(w).size(), 1u) << "read-only opens left empty WAL files behind";
+  }
+  {
+    std::string big, bytes;
+    const fs::path w = killed_world("b", big, bytes);
+    ASSERT_FALSE(big.empty());
+    write_bytes(w / "corrupt" / ("wal-7-" + big), bytes);  // an earlier open's complete copy
+    EXPECT_EQ(probe_blocks(w, {"0,1,0"}, &err).size(), 1u);
+    EXPECT_NE(err.find((w / "corrupt" / ("wal-7-" + big)).string() + " (kept by an earlier open)"), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(w / "corrupt" / ("wal-8-" + big))) << "the same bytes were copied twice";
+  }
+}
+
 }  // namespace
 }  // namespace voxen::store

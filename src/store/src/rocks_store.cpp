@@ -5,7 +5,12 @@
 
 #include <algorithm>
 #include <cstdarg>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include <rocksdb/db.h>
@@ -45,26 +50,107 @@ rocksdb::Options make_options(bool create) {
   return o;
 }
 
-/// Writes a file and fsyncs it (and its directory), so a kept-aside value is on disk before anything goes on.
-bool write_file_synced(const fs::path& path, std::string_view bytes) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n <= 0) {
-      ::close(fd);
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  const bool ok = ::fsync(fd) == 0;
-  ::close(fd);
-  if (const int dfd = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+/// The system's reason for the last failed call, e.g. "No space left on device".
+std::string sys_reason() { return std::strerror(errno); }
+
+/// Fsyncs a folder so a new name in it is on disk.
+void sync_dir(const fs::path& dir) {
+  if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);
   }
-  return ok;
+}
+
+/// Prefix of the temporary files written in a kept-aside folder; a file named so is never a finished copy (an open
+/// that was killed while writing one leaves it behind; the next open removes it).
+constexpr std::string_view kPartialPrefix = ".partial-";
+
+/// Writes a file durably and all or nothing: the bytes come from `fill` (called with a function that writes a chunk
+/// and returns false on failure) into a temporary file in dst's folder, which is fsynced and then linked to dst
+/// (link(2) never replaces an existing dst), and the folder fsynced. On any failure the temporary file is removed
+/// and dst does not exist. Errors name dst and the system's reason (e.g. no space left on device).
+template <typename Fill>
+Status write_file_atomically(const fs::path& dst, Fill&& fill) {
+  const fs::path tmp = dst.parent_path() / (std::string(kPartialPrefix) + std::to_string(::getpid()) + "-" +
+                                            dst.filename().string());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Error{"cannot write " + dst.string() + ": " + sys_reason()};
+  auto fail = [&](const std::string& why) -> Status {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return Error{"cannot write " + dst.string() + ": " + why};
+  };
+  auto write_all = [&](const char* data, size_t size) {
+    size_t done = 0;
+    while (done < size) {
+      const ssize_t n = ::write(fd, data + done, size - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<size_t>(n);
+    }
+    return true;
+  };
+  std::string source_error;
+  if (!fill(write_all, source_error)) return fail(source_error.empty() ? sys_reason() : source_error);
+  if (::fsync(fd) != 0) return fail(sys_reason());
+  ::close(fd);
+  if (::link(tmp.c_str(), dst.c_str()) != 0) {
+    const std::string why = sys_reason();
+    ::unlink(tmp.c_str());
+    return Error{"cannot write " + dst.string() + ": " + why};
+  }
+  ::unlink(tmp.c_str());
+  sync_dir(dst.parent_path());
+  return Ok{};
+}
+
+/// Writes `bytes` to a new file `path` (which must not exist) durably and all or nothing (write_file_atomically).
+Status write_file_synced(const fs::path& path, std::string_view bytes) {
+  return write_file_atomically(path, [&](auto& write_all, std::string&) { return write_all(bytes.data(), bytes.size()); });
+}
+
+/// Copies the file `src` to a new file `dst` in 1 MiB chunks (memory stays small whatever the size), durably and
+/// all or nothing (write_file_atomically). Errors name the file that failed and the system's reason.
+Status copy_file_synced(const fs::path& src, const fs::path& dst) {
+  return write_file_atomically(dst, [&](auto& write_all, std::string& source_error) {
+    const int in = ::open(src.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0) {
+      source_error = "cannot read " + src.string() + ": " + sys_reason();
+      return false;
+    }
+    std::vector<char> buf(size_t{1} << 20);
+    bool ok = true;
+    for (;;) {
+      const ssize_t n = ::read(in, buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        source_error = "cannot read " + src.string() + ": " + sys_reason();
+        ok = false;
+        break;
+      }
+      if (n == 0) break;
+      if (!write_all(buf.data(), static_cast<size_t>(n))) {
+        ok = false;
+        break;
+      }
+    }
+    ::close(in);
+    return ok;
+  });
+}
+
+/// True when the files a and b hold the same bytes (sizes first, then 1 MiB chunks).
+bool same_bytes(const fs::path& a, const fs::path& b) {
+  std::error_code ec1, ec2;
+  if (fs::file_size(a, ec1) != fs::file_size(b, ec2) || ec1 || ec2) return false;
+  std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+  std::vector<char> ba(size_t{1} << 20), bb(size_t{1} << 20);
+  while (fa && fb) {
+    fa.read(ba.data(), static_cast<std::streamsize>(ba.size()));
+    fb.read(bb.data(), static_cast<std::streamsize>(bb.size()));
+    if (fa.gcount() != fb.gcount() || std::memcmp(ba.data(), bb.data(), static_cast<size_t>(fa.gcount())) != 0) return false;
+  }
+  return !fa.bad() && !fb.bad();
 }
 
 std::string read_file(const fs::path& path) {
@@ -95,17 +181,46 @@ std::vector<fs::path> nonempty_wal_files(const fs::path& db_dir) {
   return out;
 }
 
-/// The next free copy number n for aside_dir/wal-<n>-*: one past the highest there (1 for none).
-int next_wal_copy_number(const fs::path& aside_dir) {
-  int n = 0;
+/// The number of write-ahead log files (*.log) in db_dir, empty or not.
+size_t wal_file_count(const fs::path& db_dir) {
+  size_t n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(db_dir, ec))
+    if (e.is_regular_file(ec) && e.path().extension() == ".log") ++n;
+  return n;
+}
+
+/// The next free copy number n for aside_dir/wal-<n>-*: one past the highest n there (1 for none); names that are
+/// not wal-<decimal>-... are ignored.
+uint64_t next_wal_copy_number(const fs::path& aside_dir) {
+  uint64_t n = 0;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(aside_dir, ec)) {
     const std::string name = e.path().filename().string();
     if (name.rfind("wal-", 0) != 0) continue;
-    const int k = std::atoi(name.c_str() + 4);
+    uint64_t k = 0;
+    const char* first = name.c_str() + 4;
+    const char* last = name.c_str() + name.size();
+    const auto [end, err] = std::from_chars(first, last, k);
+    if (err != std::errc() || end == first || end == last || *end != '-') continue;
     n = std::max(n, k);
   }
-  return n + 1;
+  return n == std::numeric_limits<uint64_t>::max() ? n : n + 1;
+}
+
+/// An existing complete copy of `wal` (same file name, same bytes) in aside_dir, if any: an open that copied the WAL
+/// and was then killed before RocksDB recovered it must not add another copy each time.
+std::optional<fs::path> existing_copy(const fs::path& aside_dir, const fs::path& wal) {
+  std::error_code ec;
+  const std::string suffix = "-" + wal.filename().string();
+  for (const auto& e : fs::directory_iterator(aside_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("wal-", 0) != 0 || name.size() <= suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    if (same_bytes(e.path(), wal)) return e.path();
+  }
+  return std::nullopt;
 }
 
 /// After an unclean close: copies every non-empty WAL of db_dir into aside_dir as wal-<n>-<file> (fsynced) before
@@ -118,15 +233,21 @@ Result<std::string> keep_wal_aside(const fs::path& db_dir, const fs::path& aside
   std::error_code ec;
   fs::create_directories(aside_dir, ec);
   if (ec) return Error{"cannot create " + aside_dir.string() + " to keep the write-ahead log aside: " + ec.message()};
-  const int n = next_wal_copy_number(aside_dir);
+  // Temporary files of an open killed while copying are not copies: remove them (the world's lock is held).
+  for (const auto& e : fs::directory_iterator(aside_dir, ec))
+    if (e.path().filename().string().rfind(kPartialPrefix, 0) == 0) fs::remove(e.path(), ec);
+  const uint64_t n = next_wal_copy_number(aside_dir);
   std::string copies;
   uintmax_t bytes = 0;
   for (const fs::path& w : wals) {
-    const std::string content = read_file(w);
+    bytes += fs::file_size(w, ec);
+    if (auto kept = existing_copy(aside_dir, w)) {
+      copies += (copies.empty() ? "" : ", ") + kept->string() + " (kept by an earlier open)";
+      continue;
+    }
     const fs::path copy = aside_dir / ("wal-" + std::to_string(n) + "-" + w.filename().string());
-    if (!write_file_synced(copy, content))
-      return Error{"cannot keep the write-ahead log " + w.string() + " aside in " + copy.string()};
-    bytes += content.size();
+    if (Status c = copy_file_synced(w, copy); !c.ok())
+      return Error{"cannot keep the write-ahead log " + w.string() + " aside: " + c.error().message};
     copies += (copies.empty() ? "" : ", ") + copy.string();
   }
   std::string msg = "the database's write-ahead log holds " + std::to_string(bytes) +
@@ -179,9 +300,9 @@ Status RocksWorldStore::close() {
   rocksdb::FlushOptions fo;
   fo.wait = true;
   rocksdb::Status f = m_db->Flush(fo);
-  if (f.ok() && !nonempty_wal_files(m_db_dir).empty()) {
+  if (f.ok() && (!nonempty_wal_files(m_db_dir).empty() || wal_file_count(m_db_dir) > 1)) {
     // An empty memtable is not flushed, so RocksDB keeps the WALs it has, such as the one holding the empty
-    // batch that recovery writes after dropping records. Rewriting the format marker (same bytes) gives the flush
+    // batch that recovery writes after dropping records, or the empty one each open that wrote nothing created. Rewriting the format marker (same bytes) gives the flush
     // something to write; the flush then retires every older WAL.
     std::string marker;
     f = m_db->Get(rocksdb::ReadOptions(), kFormatKey, &marker);
@@ -311,7 +432,7 @@ Result<std::string> RocksWorldStore::keep_aside(const RecordKey& key, std::strin
       if (read_file(p) == value) return p.string();  // this exact value was kept before
       continue;
     }
-    if (!write_file_synced(p, value)) return Error{"cannot write " + p.string()};
+    if (Status w = write_file_synced(p, value); !w.ok()) return w.error();
     return p.string();
   }
   return Error{"too many kept-aside copies of " + describe(key.pos) + " in " + m_aside_dir.string()};
