@@ -81,6 +81,10 @@ TEST(ProbeWorldErrors, PermissionProblemsGiveTheReason) {
   const std::string drop = "setpriv --reuid=65534 --regid=65534 --clear-groups";
   if (std::system((drop + " true >/dev/null 2>&1").c_str()) != 0)
     GTEST_SKIP() << "setpriv is missing or cannot drop privileges here (`" << drop << " true` failed)";
+  // The unprivileged user must reach the binary and its data (a checkout under a private folder, e.g. one made by
+  // mktemp -d, keeps it out): a plain probe without a world shows whether it can.
+  if (auto plain = run_voxen({"probe", "--at", "0,0,0"}, drop); plain.exit_code != 0)
+    GTEST_SKIP() << "uid 65534 cannot run " << VOXEN_BINARY << " here (its folder or data is private): " << plain.err;
   testing::TempDir tmp;
   fs::permissions(tmp.path(), fs::perms(0755));  // mkdtemp's 0700 would keep nobody out of everything below
   const fs::path w = tmp.path() / "world";
