@@ -67,7 +67,6 @@ BlockDef vox_block_def(const VoxRgba& color, const VoxMaterial& material) {
 Result<std::array<Cell, 256>> register_vox_blocks(BlockRegistry& registry, const VoxFile& file,
                                                   const std::array<bool, 256>& used) {
   std::array<Cell, 256> cells{};
-  std::array<bool, 256> resolved{};
   std::array<std::optional<BlockDef>, 256> to_add;
   std::unordered_map<std::string, size_t> planned;  // name -> first colour index adding it
   size_t new_blocks = 0;
@@ -78,14 +77,12 @@ Result<std::array<Cell, 256>> register_vox_blocks(BlockRegistry& registry, const
       // A block of this registry (never air: a voxel is solid); anything else falls back to a colour block.
       if (auto cell = registry.parse_cell(*named); cell && cell->id != kAirId) {
         cells[i] = *cell;
-        resolved[i] = true;
         continue;
       }
     }
     BlockDef def = vox_block_def(file.palette[i], mat);
     if (auto id = registry.find(def.name)) {
       cells[i] = Cell{*id, 0};
-      resolved[i] = true;
       continue;
     }
     if (planned.emplace(def.name, i).second) {
@@ -102,7 +99,7 @@ Result<std::array<Cell, 256>> register_vox_blocks(BlockRegistry& registry, const
     if (!id) return id.error();  // not reached: names were checked free and the id space large enough
   }
   for (size_t i = 1; i < 256; ++i) {
-    if (!used[i] || resolved[i]) continue;
+    if (!used[i] || cells[i].id != kAirId) continue;  // resolved above (never to air) or added just now
     auto id = registry.find(vox_block_def(file.palette[i], file.materials[i]).name);
     VOXEN_ASSERT(id.has_value());
     cells[i] = Cell{*id, 0};
