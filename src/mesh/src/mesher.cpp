@@ -36,7 +36,6 @@ struct Rect {
 
 // Tables built once (thread-safe static initialisation).
 struct Tables {
-  int off9[6][9];          // padded offsets of the 3 x 3 front-layer cells from the front cell
   uint32_t lut[512];       // per occluder mask of those cells: AO (2 bits per corner) | contributors << 8
   uint64_t lit[512];       // per occluder mask: 0xFFFF in corner k's light lane when some cell contributes to it
   uint8_t corner_pos[4][4];  // positions (pos9) of front, side U, side V, diagonal for each corner
@@ -48,11 +47,6 @@ struct Tables {
 
 Tables make_tables() {
   Tables t{};
-  for (int d = 0; d < 6; ++d) {
-    const FaceAxes& fa = kFaceAxes[d];
-    for (int dv = -1; dv <= 1; ++dv)
-      for (int du = -1; du <= 1; ++du) t.off9[d][pos9(du, dv)] = du * kAxisStep[fa.u] + dv * kAxisStep[fa.v];
-  }
   for (int k = 0; k < 4; ++k) {
     const int su = kCornerSign[k][0], sv = kCornerSign[k][1];
     t.corner_pos[k][0] = static_cast<uint8_t>(pos9(0, 0));
