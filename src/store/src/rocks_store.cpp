@@ -167,27 +167,26 @@ class QuietLogger final : public rocksdb::Logger {
   void Logv(const char*, va_list) override {}
 };
 
-/// The write-ahead log files (*.log) in db_dir that hold bytes, sorted by name (= log number). A cleanly closed
-/// database has none: close() flushes the memtable, so its live WAL is empty (RocksDB's info log is "LOG", not a
-/// *.log file).
-std::vector<fs::path> nonempty_wal_files(const fs::path& db_dir) {
-  std::vector<fs::path> out;
+/// A write-ahead log file (*.log) of a database folder and its size in bytes.
+struct WalFile {
+  fs::path path;
+  uintmax_t bytes = 0;
+};
+
+/// Every write-ahead log file (*.log) in db_dir, empty or not, sorted by name (= log number). A cleanly closed
+/// database has only empty ones: close() flushes the memtable, so its live WAL is empty (RocksDB's info log is
+/// "LOG", not a *.log file).
+std::vector<WalFile> wal_files(const fs::path& db_dir) {
+  std::vector<WalFile> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(db_dir, ec)) {
     if (!e.is_regular_file(ec) || e.path().extension() != ".log") continue;
-    if (e.file_size(ec) > 0 && !ec) out.push_back(e.path());
+    std::error_code size_ec;
+    const uintmax_t size = e.file_size(size_ec);
+    out.push_back({e.path(), size_ec ? 0 : size});
   }
-  std::sort(out.begin(), out.end());
+  std::sort(out.begin(), out.end(), [](const WalFile& x, const WalFile& y) { return x.path < y.path; });
   return out;
-}
-
-/// The number of write-ahead log files (*.log) in db_dir, empty or not.
-size_t wal_file_count(const fs::path& db_dir) {
-  size_t n = 0;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(db_dir, ec))
-    if (e.is_regular_file(ec) && e.path().extension() == ".log") ++n;
-  return n;
 }
 
 /// The next free copy number n for aside_dir/wal-<n>-*: one past the highest n there (1 for none); names that are
@@ -228,7 +227,8 @@ std::optional<fs::path> existing_copy(const fs::path& aside_dir, const fs::path&
 /// database read-only (which writes nothing). Returns the warning to show, or "" when no WAL holds bytes (the last
 /// session closed cleanly). Errors: a copy cannot be written (the database is not opened then).
 Result<std::string> keep_wal_aside(const fs::path& db_dir, const fs::path& aside_dir, const rocksdb::Options& options) {
-  const std::vector<fs::path> wals = nonempty_wal_files(db_dir);
+  std::vector<WalFile> wals = wal_files(db_dir);
+  std::erase_if(wals, [](const WalFile& w) { return w.bytes == 0; });
   if (wals.empty()) return std::string();
   std::error_code ec;
   fs::create_directories(aside_dir, ec);
@@ -239,8 +239,8 @@ Result<std::string> keep_wal_aside(const fs::path& db_dir, const fs::path& aside
   const uint64_t n = next_wal_copy_number(aside_dir);
   std::string copies;
   uintmax_t bytes = 0;
-  for (const fs::path& w : wals) {
-    bytes += fs::file_size(w, ec);
+  for (const auto& [w, size] : wals) {
+    bytes += size;
     if (auto kept = existing_copy(aside_dir, w)) {
       copies += (copies.empty() ? "" : ", ") + kept->string() + " (kept by an earlier open)";
       continue;
@@ -300,10 +300,11 @@ Status RocksWorldStore::close() {
   rocksdb::FlushOptions fo;
   fo.wait = true;
   rocksdb::Status f = m_db->Flush(fo);
-  if (f.ok() && (!nonempty_wal_files(m_db_dir).empty() || wal_file_count(m_db_dir) > 1)) {
-    // An empty memtable is not flushed, so RocksDB keeps the WALs it has, such as the one holding the empty
-    // batch that recovery writes after dropping records, or the empty one each open that wrote nothing created. Rewriting the format marker (same bytes) gives the flush
-    // something to write; the flush then retires every older WAL.
+  const std::vector<WalFile> wals = f.ok() ? wal_files(m_db_dir) : std::vector<WalFile>{};
+  if (wals.size() > 1 || (wals.size() == 1 && wals[0].bytes > 0)) {
+    // An empty memtable is not flushed, so RocksDB keeps the WALs it has, such as the one holding the empty batch
+    // that recovery writes after dropping records, or the empty one each open that wrote nothing created. Rewriting
+    // the format marker (same bytes) gives the flush something to write; the flush then retires every older WAL.
     std::string marker;
     f = m_db->Get(rocksdb::ReadOptions(), kFormatKey, &marker);
     if (f.ok()) {
@@ -331,7 +332,7 @@ Result<std::unique_ptr<RocksWorldStore>> RocksWorldStore::open(const fs::path& d
   }
   const rocksdb::Options options = make_options(create);
   std::string recovery_warning;
-  if (!create && fs::is_directory(db_dir)) {
+  if (!create) {  // db_dir is a folder: checked above
     auto w = keep_wal_aside(db_dir, aside_dir, options);
     if (!w) return w.error();
     recovery_warning = std::move(w).value();
