@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "run_command.h"
 
 namespace voxen {
@@ -49,13 +51,18 @@ TEST(ThreadsOption, EveryCommandRejectsHugeCountsWithExitTwo) {
 }
 
 TEST(WorldOption, AnEmptyWorldNameIsAUsageErrorAndNothingIsWritten) {
-  const auto before = std::filesystem::current_path();
-  auto r = run_voxen({"probe", "--world", "", "--seed", "7", "--edit", "0,100,0=glowstone", "--at", "0,100,0"});
+  // Run in a fresh, empty folder: an empty --world must not become "here" (or anything else) on disk.
+  const auto dir = std::filesystem::temp_directory_path() / ("voxen_empty_world_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto r = run_voxen({"probe", "--world", "", "--seed", "7", "--edit", "0,100,0=glowstone", "--at", "0,100,0"},
+                     "cd " + testing::shell_quote(dir.string()) + " &&");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("--world"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("must name a directory"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
-  EXPECT_EQ(std::filesystem::current_path(), before);
+  EXPECT_TRUE(std::filesystem::is_empty(dir)) << "something was written in the working folder";
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
