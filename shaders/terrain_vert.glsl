@@ -70,6 +70,30 @@ vec2 axis_uv(int face, vec3 p) {
   return vec2(-p.x, -p.y);
 }
 
+#if VOXEN_FLUID
+// Corner `geo` (0..3) at `p` of a fluid record whose heights (word 4: 7 bits per corner, 1/64 block above the
+// origin plane) are not all 0: its Y is the origin's plus its height; on a side (V = +Y), an end whose bottom
+// corner lies above its top corner (height 1 > 2, or 0 > 3) moves both its corners to where the bottom edge 0-1
+// crosses the top edge 3-2 (a piece ending where the neighbour's slope meets the surface). quad_geometry.cpp is
+// the model.
+vec3 fluid_corner(int face, vec3 p, vec3 origin, float w, uint w4, int geo) {
+  float h0 = float(w4 & 127u), h1 = float((w4 >> 7) & 127u), h2 = float((w4 >> 14) & 127u), h3 = float((w4 >> 21) & 127u);
+  float hk = geo == 0 ? h0 : (geo == 1 ? h1 : (geo == 2 ? h2 : h3));
+  p.y = origin.y + hk / 32.0;
+  if (face != 2 && face != 3) {
+    float gap_lo = h3 - h0, gap_hi = h2 - h1;
+    bool low_end = geo == 0 || geo == 3;
+    if ((low_end && gap_lo < 0.0 && gap_hi >= 0.0) || (!low_end && gap_hi < 0.0 && gap_lo >= 0.0)) {
+      float s = gap_lo / (gap_lo - gap_hi);
+      p.y = origin.y + (h0 + s * (h1 - h0)) / 32.0;
+      if (face < 2) p.z = origin.z + s * w;  // U = +Z
+      else p.x = origin.x + s * w;           // U = +X
+    }
+  }
+  return p;
+}
+#endif
+
 // The horizontal unit direction of a fluid flow code 0..7 (0 north -Z, clockwise in 45-degree steps: 2 east +X).
 vec2 flow_direction(int flow) {
   float a = float(flow) * 0.78539816;
@@ -146,11 +170,12 @@ void main() {
     uv = vec2(p.x, p.z) * 0.5;
   } else {
     p = axis_corner(face, origin, w, h, cu, cv);
-    uv = axis_uv(face, p * 0.5);
+#if VOXEN_FLUID
+    if (w4 != 0u) p = fluid_corner(face, p, origin, w, w4, geo);
+#endif
+    uv = axis_uv(face, p * 0.5);  // from the final position, so fluid pieces tile their texture in world space
   }
 #if VOXEN_FLUID
-  // Fluid surfaces: non-zero corner heights (1/64 block above the origin plane) set each corner's Y.
-  if (w4 != 0u) p.y = origin.y + float((w4 >> (7 * geo)) & 127u) / 32.0;
   if (w4 != 0u || flow != 15) {
     if (face == 2 && flow < 8) {
       // A flowing surface: the texture's bands turn across the flow and scroll downstream.

@@ -50,8 +50,8 @@ Seen corner_seen(const World& world, BlockPos cell, int face, int64_t vy, bool g
   mesh_world_section(baked(), world, sp, {greedy, true}, in, scratch, mesh);
   const int lx = local_of(cell.x), lz = local_of(cell.z), ly = static_cast<int>(cell.y - section_base_y(sp.y));
   // The vertex in the section's local 1/64-block units: x and z = 0 lie at local 16 for a cell at x or z = -1.
-  const Corner64 vertex{(cell.x < 0 ? 16 : 0) * 64, static_cast<int>(vy - section_base_y(sp.y)) * 64,
-                        (cell.z < 0 ? 16 : 0) * 64};
+  const Corner64 vertex{cell.x < 0 ? 16.0 * 64 : 0.0, static_cast<double>(vy - section_base_y(sp.y)) * 64,
+                        cell.z < 0 ? 16.0 * 64 : 0.0};
   const int plane_y = face == kFacePosY ? 2 * ly + 2 : 2 * ly;
   for (const FaceRecord& r : unit_faces(mesh)) {
     if (r.f.face != face || r.f.x != 2 * lx || r.f.z != 2 * lz || r.f.y != plane_y) continue;

@@ -3,6 +3,7 @@
 // lit terrain of several seeds and biomes.
 #include <gtest/gtest.h>
 
+#include "face_polygons.h"
 #include "mesh_test_util.h"
 #include "voxen/gen/terrain_model.h"
 #include "voxen/mesh/shapes.h"
@@ -25,6 +26,32 @@ TEST(MeshOracle, RandomNoiseVolumesOfEveryBlockKind) {
         ++n;
       }
   EXPECT_GT(faces, 1000u * n / 2);
+}
+
+// Fluids of both kinds at every level packed among every shape, state and see-through cube, so fluid sides with
+// level and sloping surfaces meet every kind of neighbour side (docs/ARCHITECTURE.md, Fluids): the fast mesher
+// equals the reference, and no fluid face shares any area of its plane with another face.
+TEST(MeshOracle, FluidsAmongEveryShapeShareNoPlaneArea) {
+  std::vector<Cell> palette = palette_of_everything();
+  const size_t kinds = palette.size();
+  for (size_t i = 0; i < kinds; ++i)  // about half the cells fluid
+    if (registry()[palette[i].id].shape == Shape::kFluid) palette.insert(palette.end(), 2, palette[i]);
+  size_t fluid_faces = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed)
+    for (int grain : {1, 2}) {
+      const SectionInput in = noise_input(seed * 131 + grain, 0.8, grain, palette);
+      const std::string what = "fluids among shapes, seed " + std::to_string(seed) + " grain " + std::to_string(grain);
+      expect_matches_reference(in, what);
+      for (bool greedy : {false, true}) {
+        MeshScratch scratch;
+        SectionMesh mesh;
+        mesh_section(baked(), in, {greedy, true}, scratch, mesh);
+        const auto faces = plane_faces(mesh);
+        EXPECT_TRUE(no_fluid_face_overlaps(faces)) << what << (greedy ? " (greedy)" : " (culled)");
+        for (const auto& f : faces) fluid_faces += f.fluid;
+      }
+    }
+  EXPECT_GT(fluid_faces, 5000u);
 }
 
 TEST(MeshOracle, NoiseOfCubesOnlyMergesAndMatches) {

@@ -349,7 +349,7 @@ TEST(MeshRules, FluidSurfacesMeetExactlyAndFlowDownhill) {
   MeshScratch scratch;
   SectionMesh m;
   mesh_section(baked(), in, {false, true}, scratch, m);
-  std::map<std::pair<int, int>, int> top_height;  // (x, z) in 1/64 -> y of every top corner there
+  std::map<std::pair<double, double>, double> top_height;  // (x, z) in 1/64 -> y of every top corner there
   for (const auto& rec : records(m)) {
     if (rec.list != kListTranslucent) continue;  // the stone bed
     const auto c = quad_corners(rec.f, true);

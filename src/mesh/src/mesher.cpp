@@ -11,6 +11,7 @@
 // The reference mesher (reference.cpp) states the same rules plainly; tests require equal unit faces.
 #include "voxen/mesh/mesher.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -808,14 +809,15 @@ class Mesher {
     return out;
   }
 
-  // Pieces of an axis face made of squares `sq` of the full face on plane 0/1 of cell c.
-  void square_pieces(int c, int x, int y, int z, int plane, uint8_t sq, const Corners& cr, int texture, MeshList list) {
+  // Pieces of an axis face made of squares `sq` of the full face on plane 0/1 of cell (x, y, z); `flow` is a
+  // fluid bottom's flow (kFlowStill for everything else).
+  void square_pieces(int x, int y, int z, int plane, uint8_t sq, const Corners& cr, int texture, MeshList list,
+                     int flow = kFlowStill) {
     if (sq == 0xF) {
       static constexpr uint8_t kNoHeight[4] = {0, 0, 0, 0};
-      full_face(m_d, x, y, z, plane, cr, texture, list, kFlowStill, kNoHeight, false);
+      full_face(m_d, x, y, z, plane, cr, texture, list, flow, kNoHeight, false);
       return;
     }
-    (void)c;
     for (int i = 0; i < m_t.part_count[sq]; ++i) {
       const Rect& r = m_t.part[sq][i];
       const Corners pc = interpolate(cr, r);
@@ -826,6 +828,7 @@ class Mesher {
       p.face = m_d;
       p.texture = texture;
       p.list = list;
+      p.flow = flow;
       p.ao = pc.ao;
       p.light = pc.light;
       emit(p);
@@ -841,8 +844,8 @@ class Mesher {
     if (!sq && !msq) return;
     const Corners cr = face_corners(c, d, x, y, z);
     const int tex = m_blocks.texture(id, state, d);
-    if (sq) square_pieces(c, x, y, z, 0, sq, cr, tex, b.list);
-    if (msq) square_pieces(c, x, y, z, 1, msq, cr, tex, b.list);
+    if (sq) square_pieces(x, y, z, 0, sq, cr, tex, b.list);
+    if (msq) square_pieces(x, y, z, 1, msq, cr, tex, b.list);
   }
 
   void general_faces(const MeshScratch::Impl::General& g) {
@@ -870,7 +873,7 @@ class Mesher {
     switch (slope_side(si, d)) {
       case SlopeSide::kFull: {
         const uint8_t sq = static_cast<uint8_t>(0xF & ~hidden_squares(c, d, id, b));
-        if (sq) square_pieces(c, x, y, z, 0, sq, face_corners(c, d, x, y, z), m_blocks.texture(id, state, d), b.list);
+        if (sq) square_pieces(x, y, z, 0, sq, face_corners(c, d, x, y, z), m_blocks.texture(id, state, d), b.list);
         break;
       }
       case SlopeSide::kTriangle: {
@@ -962,35 +965,98 @@ class Mesher {
     }
   }
 
+  // A fluid cell's face d: the top unless the same fluid lies above; no side or bottom against the same fluid or
+  // an occluder; elsewhere the bottom and sides only where the neighbour's face on that plane does not lie.
   void fluid_face(int c, int x, int y, int z, uint16_t id, uint8_t state, const BakedBlock& b) {
     const int d = m_d;
     const int n = c + kStep[d];
     const bool full = (m_cells[c + kPaddedArea] & 0xFFFF) == id;
     if (d == kFacePosY) {
       if (full) return;
-    } else {
-      if ((m_cells[n] & 0xFFFF) == id) return;
-      if (m_s.cls[n] & kClassOccluder) return;
-      if (m_s.cls[n] & kClassCoverShape) {
-        const uint32_t ncell = m_cells[n];
-        const BakedBlock& nb = m_blocks[static_cast<uint16_t>(ncell & 0xFFFF)];
-        if (side_cover(nb.shape, static_cast<uint8_t>((ncell >> 16) & nb.state_mask), opposite_face(d)) == 0xF) return;
-      }
+    } else if ((m_cells[n] & 0xFFFF) == id || (m_s.cls[n] & kClassOccluder)) {
+      return;
     }
     int h[4];
     fluid_corner_heights(c, id, b, h);
     const int flow = state::fluid_falling(state) ? kFlowFalling : fluid_flow_from_heights(h);
-    uint8_t height[4] = {0, 0, 0, 0};
-    if (d == kFacePosY) {
-      for (int k = 0; k < 4; ++k) height[k] = static_cast<uint8_t>(h[k]);
-    } else if (d != kFaceNegY && !full) {
-      // Side corners 2 and 3 are the top corners on this side (quad.h corner order).
-      static constexpr int kTop[6][2] = {{2, 1}, {3, 0}, {0, 0}, {0, 0}, {2, 3}, {1, 0}};
-      height[2] = static_cast<uint8_t>(h[kTop[d][0]]);
-      height[3] = static_cast<uint8_t>(h[kTop[d][1]]);
-    }
     const Corners cr = face_corners(c, d, x, y, z);
-    full_face(d, x, y, z, 0, cr, m_blocks.texture(id, state, d), b.list, flow, height, d == kFacePosY);
+    const int tex = m_blocks.texture(id, state, d);
+    if (d == kFacePosY) {
+      const uint8_t height[4] = {static_cast<uint8_t>(h[0]), static_cast<uint8_t>(h[1]), static_cast<uint8_t>(h[2]),
+                                 static_cast<uint8_t>(h[3])};
+      full_face(d, x, y, z, 0, cr, tex, b.list, flow, height, true);
+      return;
+    }
+    const uint32_t ncell = m_cells[n];
+    const BakedBlock& nb = m_blocks[static_cast<uint16_t>(ncell & 0xFFFF)];
+    const auto nstate = static_cast<uint8_t>((ncell >> 16) & nb.state_mask);
+    if (d == kFaceNegY) {
+      // The squares the neighbour below does not cover with its top side.
+      const auto sq = static_cast<uint8_t>(0xF & ~side_cover(nb.shape, nstate, kFacePosY));
+      if (sq) square_pieces(x, y, z, 0, sq, cr, tex, b.list, flow);
+      return;
+    }
+    // Side corners 3 and 2 are the top corners at the side's U-low and U-high ends (quad.h corner order).
+    static constexpr int kTop[6][2] = {{1, 2}, {0, 3}, {0, 0}, {0, 0}, {3, 2}, {0, 1}};
+    const int top_lo = full ? kFluidFull : h[kTop[d][0]], top_hi = full ? kFluidFull : h[kTop[d][1]];
+    if (nb.shape == Shape::kNone || nb.shape == Shape::kCross || nb.shape == Shape::kFluid) {
+      // Nothing on the plane (the common case: air): the whole side under the surface, plain when full.
+      const uint8_t height[4] = {0, 0, static_cast<uint8_t>(full ? 0 : top_hi), static_cast<uint8_t>(full ? 0 : top_lo)};
+      full_face(d, x, y, z, 0, cr, tex, b.list, flow, height, false);
+      return;
+    }
+    fluid_side(x, y, z, cr, tex, b.list, flow, top_lo, top_hi, nb.shape, nstate);
+  }
+
+  // The pieces of a fluid side inside the band the neighbour's touching side leaves open (shapes.h side_band;
+  // reference.cpp fluid_side states the rule): per half-block column, from the band's floor to the lower of the
+  // surface and the band's ceiling at the column's ends; one piece over the side when both lines run straight
+  // across, else one per column (the surface's middle rounded down). Heights are 1/64 block above the cell bottom.
+  void fluid_side(int x, int y, int z, const Corners& cr, int tex, MeshList list, int flow, int top_lo, int top_hi,
+                  Shape nshape, uint8_t nstate) {
+    const int d = m_d;
+    // Doubled heights of each column's floor and top at its ends ([column][end]; the surface at U = 0, 1 and 2
+    // half-blocks, doubled, is exact).
+    int f2[2][2], t2[2][2];
+    const int s2[3] = {2 * top_lo, top_lo + top_hi, 2 * top_hi};
+    for (int col = 0; col < 2; ++col) {
+      const SideBand band = side_band(nshape, nstate, opposite_face(d), col);
+      for (int e = 0; e < 2; ++e) {
+        f2[col][e] = 2 * band.floor[e];
+        t2[col][e] = std::min(s2[col + e], 2 * band.ceiling[e]);
+      }
+    }
+    const bool straight = f2[0][1] == f2[1][0] && t2[0][1] == t2[1][0] && 2 * f2[0][1] == f2[0][0] + f2[1][1] &&
+                          2 * t2[0][1] == t2[0][0] + t2[1][1];
+    if (straight) {
+      const int f_lo = f2[0][0] / 2, f_hi = f2[1][1] / 2, t_lo = t2[0][0] / 2, t_hi = t2[1][1] / 2;
+      if (t_lo <= f_lo && t_hi <= f_hi) return;
+      uint8_t height[4] = {static_cast<uint8_t>(f_lo), static_cast<uint8_t>(f_hi), static_cast<uint8_t>(t_hi),
+                           static_cast<uint8_t>(t_lo)};
+      if (f_lo == 0 && f_hi == 0 && t_lo == kFluidFull && t_hi == kFluidFull) height[2] = height[3] = 0;  // plain
+      full_face(d, x, y, z, 0, cr, tex, list, flow, height, false);
+      return;
+    }
+    for (int col = 0; col < 2; ++col) {
+      const int f_lo = f2[col][0] / 2, f_hi = f2[col][1] / 2, t_lo = t2[col][0] / 2, t_hi = t2[col][1] / 2;
+      if (t_lo <= f_lo && t_hi <= f_hi) continue;
+      const Corners pc = interpolate(cr, Rect{static_cast<uint8_t>(col), 0, 1, 2});
+      Piece p;
+      set_origin(p, d, x, y, z, 0, false, col, 0);
+      p.w = 1;
+      p.face = d;
+      p.texture = tex;
+      p.list = list;
+      p.flow = flow;
+      p.ao = pc.ao;
+      p.light = pc.light;
+      p.height[0] = static_cast<uint8_t>(f_lo);
+      p.height[1] = static_cast<uint8_t>(f_hi);
+      p.height[2] = static_cast<uint8_t>(t_hi);
+      p.height[3] = static_cast<uint8_t>(t_lo);
+      if (f_lo == 0 && f_hi == 0 && t_lo == kFluidFull && t_hi == kFluidFull) std::memset(p.height, 0, 4);
+      emit(p);
+    }
   }
 
   const BakedBlocks& m_blocks;

@@ -171,8 +171,10 @@ class Reference {
   }
 
   // An axis rectangle on face `face` of cell p: on the cell's side (mid = false) or on the plane through the
-  // cell's middle (mid = true); (a, b, w, h) in half-blocks on the face's U and V within the cell.
-  void axis_piece(P3 p, int face, bool mid, int a, int b, int w, int h, const CornerValues& full) {
+  // cell's middle (mid = true); (a, b, w, h) in half-blocks on the face's U and V within the cell. Fluid pieces
+  // carry their flow and corner heights (1/64 block above the origin; all 0: the plain rectangle).
+  void axis_piece(P3 p, int face, bool mid, int a, int b, int w, int h, const CornerValues& full,
+                  int flow = kFlowStill, std::array<int, 4> heights = {}) {
     const FaceAxes& fa = kFaceAxes[face];
     const Cell c = cell(p);
     QuadFields f;
@@ -188,7 +190,8 @@ class Reference {
     f.face = face;
     f.kind = QuadKind::kAxis;
     f.texture = texture(c, face);
-    f.flow = kFlowStill;
+    f.flow = flow;
+    for (int k = 0; k < 4; ++k) f.height[k] = static_cast<uint8_t>(heights[static_cast<size_t>(k)]);
     const int pts[4][2] = {{a, b}, {a + w, b}, {a + w, b + h}, {a, b + h}};
     for (int k = 0; k < 4; ++k) {
       int ao;
@@ -348,10 +351,10 @@ class Reference {
   }
 
   // A fluid cell: a top face unless the same fluid lies above (its corners at the mean surface height of the cells
-  // of that fluid sharing each corner, its origin plane at the cell's bottom), side and bottom faces unless the
-  // neighbour is the same fluid or an opaque block covering that whole side. Sides of a cell whose top is open
-  // follow the top's corner heights; under more fluid they are plain full rectangles. Flow: falling cells (state
-  // bit) fall; others flow downhill along the gradient of the corner heights, or are still.
+  // of that fluid sharing each corner, its origin plane at the cell's bottom); no side or bottom face against the
+  // same fluid; elsewhere the bottom and the sides are drawn only where the neighbour's own face on that plane does
+  // not lie (fluid_bottom, fluid_side). Flow: falling cells (state bit) fall; others flow downhill along the
+  // gradient of the corner heights, or are still.
   void fluid_cell(P3 p) {
     const Cell c = cell(p);
     const bool full = cell(p + P3{0, 1, 0}).id == c.id;
@@ -371,43 +374,88 @@ class Reference {
     for (int face = 0; face < 6; ++face) {
       if (face == kFacePosY) {
         if (full) continue;
-      } else {
-        const P3 np = p + normal(face);
-        const Cell n = cell(np);
-        if (n.id == c.id) continue;
-        const bool opaque_n = def(n).transparency == Transparency::kOpaque && shape(n) != Shape::kFluid;
-        if (opaque_n && side_cover(shape(n), state(n), opposite_face(face)) == 0xF) continue;
+        const CornerValues values = corners(p, face);
+        QuadFields f;
+        f.x = 2 * p.x;  // the top's origin plane is the cell's bottom: its heights are the surface heights
+        f.y = 2 * p.y;
+        f.z = 2 * p.z;
+        f.face = face;
+        f.texture = texture(c, face);
+        f.flow = flow;
+        for (int k = 0; k < 4; ++k) {
+          f.ao[k] = static_cast<uint8_t>(values.ao[static_cast<size_t>(k)]);
+          f.light[k] = values.light[static_cast<size_t>(k)];
+          f.height[k] = static_cast<uint8_t>(h[static_cast<size_t>(k)]);
+        }
+        add(kListTranslucent, f);
+        continue;
       }
-      const FaceAxes& fa = kFaceAxes[face];
-      const CornerValues full_values = corners(p, face);
-      QuadFields f;
-      P3 o{2 * p.x, 2 * p.y, 2 * p.z};
-      if (fa.sign > 0 && face != kFacePosY) put(o, fa.axis, get(o, fa.axis) + 2);
-      f.x = o.x;
-      f.y = o.y;
-      f.z = o.z;
-      f.face = face;
-      f.texture = texture(c, face);
-      f.flow = flow;
-      for (int k = 0; k < 4; ++k) {
-        f.ao[k] = static_cast<uint8_t>(full_values.ao[static_cast<size_t>(k)]);
-        f.light[k] = full_values.light[static_cast<size_t>(k)];
+      if (cell(p + normal(face)).id == c.id) continue;
+      if (face == kFaceNegY) {
+        fluid_bottom(p, flow);
+        continue;
       }
-      if (face == kFacePosY) {
-        for (int k = 0; k < 4; ++k) f.height[k] = static_cast<uint8_t>(h[static_cast<size_t>(k)]);
-      } else if (face != kFaceNegY && !full) {
-        // Corners 2 and 3 of a side are its top corners: find which top corner each one is.
-        for (int k = 2; k < 4; ++k) {
-          const int u_side = (k == 2) ? 1 : -1;  // corner 2 at +U, corner 3 at -U
+      // The surface heights over this side's two ends (U low and U high): those of the top corners there.
+      int top[2] = {kFluidFull, kFluidFull};
+      if (!full) {
+        const FaceAxes& fa = kFaceAxes[face];
+        for (int e = 0; e < 2; ++e) {
           P3 at{0, 0, 0};
           put(at, fa.axis, fa.sign);
-          put(at, fa.u, u_side);
+          put(at, fa.u, e == 0 ? -1 : 1);
           for (int t = 0; t < 4; ++t)
-            if (kSign[t][0] == at.x && kSign[t][1] == at.z) f.height[k] = static_cast<uint8_t>(h[static_cast<size_t>(t)]);
+            if (kSign[t][0] == at.x && kSign[t][1] == at.z) top[e] = h[static_cast<size_t>(t)];
         }
       }
-      add(kListTranslucent, f);
+      fluid_side(p, face, top, flow);
     }
+  }
+
+  // A fluid's bottom: the half-block squares the neighbour below does not cover with its top side (the neighbour's
+  // face there stays), split into rectangles like any side.
+  void fluid_bottom(P3 p, int flow) {
+    const Cell n = cell(p + normal(kFaceNegY));
+    const int open = 0xF & ~side_cover(shape(n), state(n), kFacePosY);
+    if (!open) return;
+    const CornerValues values = corners(p, kFaceNegY);
+    for (const auto& r : rectangles(open)) axis_piece(p, kFaceNegY, false, r[0], r[1], r[2], r[3], values, flow);
+  }
+
+  // A fluid's side: the part of its rectangle under the surface (`top`: surface heights at the side's U-low and
+  // U-high ends, 1/64 block) that lies inside the band the neighbour's touching side leaves open (shapes.h
+  // side_band), so a fluid face never lies over the neighbour's face on that plane; the neighbour's face stays.
+  // Per half-block column, the piece runs from the band's floor up to the lower of the surface and the band's
+  // ceiling, both taken at the column's two ends (the piece's corner heights). The two columns make one piece when
+  // both lines continue straight across the side, else one piece each, the surface at the side's middle then
+  // rounded down to 1/64. A piece whose floor rises above its top at one end ends where the two lines cross
+  // (quad.h). Heights (0, 0, 64, 64), a full side, are written as a plain rectangle.
+  void fluid_side(P3 p, int face, const int top[2], int flow) {
+    const Cell n = cell(p + normal(face));
+    // Twice the floor and top heights of each column at its two ends (the surface's middle is then exact).
+    int floor2[2][2], top2[2][2];
+    const int surface2[3] = {2 * top[0], top[0] + top[1], 2 * top[1]};  // at U = 0, 1 and 2 half-blocks
+    for (int col = 0; col < 2; ++col) {
+      const SideBand band = side_band(shape(n), state(n), opposite_face(face), col);
+      for (int e = 0; e < 2; ++e) {
+        floor2[col][e] = 2 * band.floor[e];
+        top2[col][e] = std::min(surface2[col + e], 2 * band.ceiling[e]);
+      }
+    }
+    const bool straight = floor2[0][1] == floor2[1][0] && top2[0][1] == top2[1][0] &&
+                          2 * floor2[0][1] == floor2[0][0] + floor2[1][1] && 2 * top2[0][1] == top2[0][0] + top2[1][1];
+    const CornerValues values = corners(p, face);
+    const auto piece = [&](int a, int w, int f_lo, int f_hi, int t_lo, int t_hi) {
+      if (t_lo <= f_lo && t_hi <= f_hi) return;  // nothing between floor and top
+      std::array<int, 4> heights = {f_lo, f_hi, t_hi, t_lo};
+      if (heights == std::array<int, 4>{0, 0, kFluidFull, kFluidFull}) heights = {};
+      axis_piece(p, face, false, a, 0, w, 2, values, flow, heights);
+    };
+    if (straight) {
+      piece(0, 2, floor2[0][0] / 2, floor2[1][1] / 2, top2[0][0] / 2, top2[1][1] / 2);
+      return;
+    }
+    for (int col = 0; col < 2; ++col)
+      piece(col, 1, floor2[col][0] / 2, floor2[col][1] / 2, top2[col][0] / 2, top2[col][1] / 2);
   }
 
   const BlockRegistry& m_reg;

@@ -5,7 +5,9 @@
 // each one as plain code and the tests require this mesher to equal it face for face):
 //   - faces between a drawn cell and a neighbour that does not hide them: opaque blocks hide what they cover of a
 //     side (a full cube all of it, a slab or stair the half-block squares it fills), translucent blocks of the same
-//     id hide each other, cutout blocks never hide anything, fluids are hidden by their own kind;
+//     id hide each other, cutout blocks never hide anything, fluids are hidden by their own kind; a fluid's side
+//     and bottom are drawn only where the neighbour's face on that plane does not lie (any block with geometry
+//     there: glass, leaves, slabs, stairs, slopes), the neighbour's face staying;
 //   - per corner: ambient occlusion (classic 0-3 rule from the two side cells and the diagonal in the layer in
 //     front of the face: 0fps, "Ambient occlusion for Minecraft-like worlds", 2013) and smooth light (the integer
 //     mean, per channel, of the up-to-four cells around the corner in that layer that are not opaque cubes, the

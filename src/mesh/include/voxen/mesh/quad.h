@@ -52,10 +52,15 @@
 //          bits 21-27  corner 3 height
 //          bits 28-31  reserved (0)
 //   When word4 is not 0, every corner's Y is the origin's Y plus that corner's height (replacing the rectangle's
-//   own Y for it). A fluid top (+Y) has its origin at the cell's bottom, so its heights are the surface heights;
-//   the sides of a fluid cell whose top is open carry 0 at corners 0 and 1 (bottom) and the top's corner heights
-//   at corners 2 and 3; sides under more fluid and fluid bottoms are plain rectangles (word4 = 0).
-//   Non-fluid translucent quads (glass, ice) carry 0 in word4 (no offset).
+//   own Y for it). A fluid top (+Y) has its origin at the cell's bottom, so its heights are the surface heights.
+//   A fluid side is a piece of the cell's side between a bottom edge (corners 0, 1) and a top edge (3, 2), its
+//   origin at the cell's bottom: heights 0 at corners 0 and 1 and the top's corner heights at 2 and 3 for a whole
+//   side of an open cell; a side that stops at a neighbour's face starts higher (32: a bottom slab's half) or ends
+//   lower; a piece over one half-block column has w = 1. On a side (V = +Y), an end whose bottom corner lies above
+//   its top corner (height 1 > height 2, or 0 > 3) is pulled in: both its corners sit where the bottom edge crosses
+//   the top edge, so the piece is a triangle ending at the crossing (a surface meeting a slope's side). A full
+//   side under more fluid with nothing on its plane (heights 0, 0, 64, 64) and fluid bottoms are plain rectangles
+//   (word4 = 0). Non-fluid translucent quads (glass, ice) carry 0 in word4 (no offset).
 #pragma once
 
 #include <cstdint>

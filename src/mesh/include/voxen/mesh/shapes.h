@@ -139,6 +139,52 @@ constexpr uint8_t side_cover(Shape shape, uint8_t state, int face) {
   return mask;
 }
 
+/// What a cell's geometry leaves open of one of its sides, over one half-block column of that side (the squares
+/// a = `column` of side_cover's mask, both V halves): the band between a floor line and a ceiling line, each given
+/// by its heights in 1/64 block above the side's bottom edge at the column's two ends (index 0 at the column's low
+/// U end, 1 at its high end). A point of the column is covered by the cell's face on that side exactly when it
+/// lies below the floor or above the ceiling; the band is empty where the ceiling is not above the floor.
+///   - box shapes (cube, slab, stairs): a covered lower square raises the floor to 32, a covered upper square
+///     lowers the ceiling to 32 (both: the empty band 32..32);
+///   - slopes: a full side (back, bottom, or top when upside-down) is closed (32..32), a side without a face is
+///     open (0..64); a triangle side's hypotenuse runs from the front edge to the back edge: upright wedges cover
+///     what is under it (the floor rises from 0 at the front to 64 at the back), upside-down ones what is over it
+///     (the ceiling falls from 64 at the front to 0 at the back);
+///   - crosses, fluids and air leave the side open (0..64).
+/// Transparency does not matter: this is geometry (glass and leaves close a side as stone does).
+/// Used by fluids, whose side faces are drawn only inside this band of the neighbour's touching side (docs/
+/// ARCHITECTURE.md, Fluids).
+struct SideBand {
+  int floor[2] = {0, 0};
+  int ceiling[2] = {64, 64};
+};
+constexpr SideBand side_band(Shape shape, uint8_t state, int face, int column) {
+  SideBand band;
+  if (shape == Shape::kSlope) {
+    const SlopeInfo s = slope_info(state);
+    switch (slope_side(s, face)) {
+      case SlopeSide::kFull: return {{32, 32}, {32, 32}};
+      case SlopeSide::kNone: return band;
+      case SlopeSide::kTriangle: {
+        // Height of the line from 0 at the front edge to 64 at the back edge, at the column's two ends.
+        const int back_u = slope_back_u(s);
+        for (int e = 0; e < 2; ++e) {
+          const int u = column + e;  // half-blocks from the side's low U edge, 0..2
+          const int toward_back = 32 * (back_u == 1 ? u : 2 - u);
+          if (s.upside_down) band.ceiling[e] = 64 - toward_back;
+          else band.floor[e] = toward_back;
+        }
+        return band;
+      }
+    }
+    return band;
+  }
+  const uint8_t cover = side_cover(shape, state, face);
+  if ((cover >> column) & 1) band.floor[0] = band.floor[1] = 32;
+  if ((cover >> (column | 2)) & 1) band.ceiling[0] = band.ceiling[1] = 32;
+  return band;
+}
+
 /// Fluid surface height (1/64 block, above the cell's bottom) of a fluid cell by its level (state::fluid_level,
 /// 0 = source ... 7 = thinnest) when no fluid of its kind lies above it: 56 - 7 * level (7/8 block for a source,
 /// down to 7/64). A fluid cell with its own fluid above is full: kFluidFull.
