@@ -8,6 +8,7 @@
 //   BM_BuildInput: building the padded inputs alone.
 //   BM_MeshFixedCost: a section with one cube in air (0), solid rock with one hole (1).
 //   BM_Reference: the reference mesher, for scale.
+//   BM_MeshFluidSeams: one synthetic section where every fluid side meets a partial or see-through block (below).
 //   BM_EditToMesh: one block edit (placed or removed in turn at hashed surface positions near column borders),
 //     light updated by light::apply_edit, the dirty sections remeshed; time per edit.
 // Area: the default generator, seed 1, the 5 x 5 columns around (0, 0) (7 x 7 generated and lit).
@@ -244,7 +245,48 @@ void BM_MeshFixedCost(benchmark::State& state) {
   state.counters["quads"] = static_cast<double>(mesh.quad_count());
 }
 
+// Fluid seams (issue 12's rule on every fluid face): layers y 4..6 of one section over a stone floor, a checkerboard
+// of water (levels from the cell's hash, so surfaces slope) and, between, slabs, stairs and slopes in every state,
+// glass and oak leaves. Greedy meshing in thread CPU time; counters: ns per visible unit face, fluid quads.
+void BM_MeshFluidSeams(benchmark::State& state) {
+  Area& a = area();
+  std::vector<Cell> solids = {Cell{a.reg.id("glass"), 0}, Cell{a.reg.id("oak_leaves"), 0},
+                              Cell{a.reg.id("stone_slab"), 0}, Cell{a.reg.id("stone_slab"), 4}};
+  for (uint8_t s = 0; s < 8; ++s) {
+    solids.push_back(Cell{a.reg.id("stone_stairs"), s});
+    solids.push_back(Cell{a.reg.id("stone_slope"), s});
+  }
+  auto in = std::make_unique<SectionInput>();
+  in->light.fill(make_light(15, 0, 0, 0));
+  for (int z = -1; z <= 16; ++z)
+    for (int x = -1; x <= 16; ++x) {
+      in->set(x, 3, z, Cell{a.reg.id("stone"), 0});
+      for (int y = 4; y <= 6; ++y) {
+        const uint64_t h = hash3(0xF1D, x, y, z);
+        in->set(x, y, z, (x + y + z) % 2 == 0 ? Cell{a.reg.id("water"), static_cast<uint8_t>(h % 8)}
+                                              : solids[(h >> 8) % solids.size()]);
+      }
+    }
+  MeshScratch scratch;
+  SectionMesh mesh;
+  mesh_section(*a.baked, *in, {false, true}, scratch, mesh);
+  const size_t faces = unit_face_count(mesh);
+  double ns = 0;
+  size_t iterations = 0;
+  for (auto _ : state) {
+    const double t0 = thread_cpu_ns();
+    mesh_section(*a.baked, *in, {}, scratch, mesh);
+    ns += thread_cpu_ns() - t0;
+    ++iterations;
+    benchmark::DoNotOptimize(mesh.translucent.data());
+  }
+  state.counters["ns_per_face"] = ns / static_cast<double>(iterations ? iterations : 1) / static_cast<double>(faces);
+  state.counters["faces"] = static_cast<double>(faces);
+  state.counters["fluid_quads"] = static_cast<double>(mesh.translucent.size());
+}
+
 BENCHMARK(BM_MeshFixedCost)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_MeshFluidSeams)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_MeshCulled)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MeshGreedy)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MeshCulledSurface)->Unit(benchmark::kMillisecond);

@@ -251,7 +251,7 @@ TEST_F(Scene, FlowingWaterMovesWithTimeAndStillWaterDoesNot) {
 // it glass, west oak leaves, south a bottom stone slab, north stone stairs facing north; stone below) inside a
 // column (x0 = 8) and with the glass across the column border (x0 = 15), and water beside an upright and an
 // upside-down slope's triangle side, each seam seen through the water's surface: two shots 1e-4 block apart pass
-// imgdiff's look rule (with fluid faces over their neighbours' faces, 33 to 652 pixels failed per seam here; now
+// imgdiff's look rule (with fluid faces over their neighbours' faces, 30 to 652 pixels failed per seam here; now
 // at most 8 do, texel edges crossing pixel centres).
 TEST_F(Scene, FluidSeamsHoldStillWhenTheCameraMovesByATenThousandthOfABlock) {
   struct Seam {

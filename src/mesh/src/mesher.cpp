@@ -30,6 +30,7 @@ constexpr int kAxisStep[3] = {1, kPaddedArea, kPadded};  // padded index step al
 constexpr int kCornerSign[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};  // (U, V) side of corners 0..3
 
 constexpr int pos9(int du, int dv) { return (du + 1) + 3 * (dv + 1); }
+constexpr int kShapeCount = static_cast<int>(Shape::kFluid) + 1;
 
 struct Rect {
   uint8_t a, b, w, h;  // in half-blocks on the side's (U, V), 0..2
@@ -44,6 +45,11 @@ struct Tables {
   uint8_t mid_sq[256][6];       // per occupancy and face: squares of faces on the mid-cell plane
   Rect part[16][3];             // partition of a square set into rectangles
   uint8_t part_count[16];
+  // Per shape, state (facing and half bits) and side: the squares the shape covers (shapes.h side_cover) and, per
+  // half-block column, the floor and ceiling of the band it leaves open (side_band; [column][end]).
+  uint8_t cover[kShapeCount][8][6];
+  int8_t band_floor[kShapeCount][8][6][2][2];
+  int8_t band_ceiling[kShapeCount][8][6][2][2];
 };
 
 Tables make_tables() {
@@ -110,6 +116,18 @@ Tables make_tables() {
       }
     t.part_count[s] = static_cast<uint8_t>(n);
   }
+  for (int shape = 0; shape < kShapeCount; ++shape)
+    for (int st = 0; st < 8; ++st)
+      for (int face = 0; face < 6; ++face) {
+        t.cover[shape][st][face] = side_cover(static_cast<Shape>(shape), static_cast<uint8_t>(st), face);
+        for (int col = 0; col < 2; ++col) {
+          const SideBand band = side_band(static_cast<Shape>(shape), static_cast<uint8_t>(st), face, col);
+          for (int e = 0; e < 2; ++e) {
+            t.band_floor[shape][st][face][col][e] = static_cast<int8_t>(band.floor[e]);
+            t.band_ceiling[shape][st][face][col][e] = static_cast<int8_t>(band.ceiling[e]);
+          }
+        }
+      }
   return t;
 }
 
@@ -971,10 +989,18 @@ class Mesher {
     const int d = m_d;
     const int n = c + kStep[d];
     const bool full = (m_cells[c + kPaddedArea] & 0xFFFF) == id;
+    int nshape = 0, nstate = 0;
+    uint8_t cover = 0;
     if (d == kFacePosY) {
       if (full) return;
-    } else if ((m_cells[n] & 0xFFFF) == id || (m_s.cls[n] & kClassOccluder)) {
-      return;
+    } else {
+      if ((m_cells[n] & 0xFFFF) == id || (m_s.cls[n] & kClassOccluder)) return;
+      const uint32_t ncell = m_cells[n];
+      const BakedBlock& nb = m_blocks[static_cast<uint16_t>(ncell & 0xFFFF)];
+      nshape = static_cast<int>(nb.shape);
+      nstate = static_cast<int>((ncell >> 16) & nb.state_mask & 7);
+      cover = m_t.cover[nshape][nstate][opposite_face(d)];
+      if (cover == 0xF) return;  // glass, leaves, a slope's back: the neighbour's face covers the whole side
     }
     int h[4];
     fluid_corner_heights(c, id, b, h);
@@ -987,25 +1013,23 @@ class Mesher {
       full_face(d, x, y, z, 0, cr, tex, b.list, flow, height, true);
       return;
     }
-    const uint32_t ncell = m_cells[n];
-    const BakedBlock& nb = m_blocks[static_cast<uint16_t>(ncell & 0xFFFF)];
-    const auto nstate = static_cast<uint8_t>((ncell >> 16) & nb.state_mask);
     if (d == kFaceNegY) {
       // The squares the neighbour below does not cover with its top side.
-      const auto sq = static_cast<uint8_t>(0xF & ~side_cover(nb.shape, nstate, kFacePosY));
-      if (sq) square_pieces(x, y, z, 0, sq, cr, tex, b.list, flow);
+      square_pieces(x, y, z, 0, static_cast<uint8_t>(0xF & ~cover), cr, tex, b.list, flow);
       return;
     }
     // Side corners 3 and 2 are the top corners at the side's U-low and U-high ends (quad.h corner order).
     static constexpr int kTop[6][2] = {{1, 2}, {0, 3}, {0, 0}, {0, 0}, {3, 2}, {0, 1}};
     const int top_lo = full ? kFluidFull : h[kTop[d][0]], top_hi = full ? kFluidFull : h[kTop[d][1]];
-    if (nb.shape == Shape::kNone || nb.shape == Shape::kCross || nb.shape == Shape::kFluid) {
-      // Nothing on the plane (the common case: air): the whole side under the surface, plain when full.
+    if (cover == 0) {
+      // Nothing on the plane (air, a plant, another fluid, a slope's open front): the whole side under the
+      // surface, plain when full.
       const uint8_t height[4] = {0, 0, static_cast<uint8_t>(full ? 0 : top_hi), static_cast<uint8_t>(full ? 0 : top_lo)};
       full_face(d, x, y, z, 0, cr, tex, b.list, flow, height, false);
       return;
     }
-    fluid_side(x, y, z, cr, tex, b.list, flow, top_lo, top_hi, nb.shape, nstate);
+    fluid_side(x, y, z, cr, tex, b.list, flow, top_lo, top_hi, m_t.band_floor[nshape][nstate][opposite_face(d)],
+               m_t.band_ceiling[nshape][nstate][opposite_face(d)]);
   }
 
   // The pieces of a fluid side inside the band the neighbour's touching side leaves open (shapes.h side_band;
@@ -1013,19 +1037,17 @@ class Mesher {
   // surface and the band's ceiling at the column's ends; one piece over the side when both lines run straight
   // across, else one per column (the surface's middle rounded down). Heights are 1/64 block above the cell bottom.
   void fluid_side(int x, int y, int z, const Corners& cr, int tex, MeshList list, int flow, int top_lo, int top_hi,
-                  Shape nshape, uint8_t nstate) {
+                  const int8_t (&floor)[2][2], const int8_t (&ceiling)[2][2]) {
     const int d = m_d;
     // Doubled heights of each column's floor and top at its ends ([column][end]; the surface at U = 0, 1 and 2
     // half-blocks, doubled, is exact).
     int f2[2][2], t2[2][2];
     const int s2[3] = {2 * top_lo, top_lo + top_hi, 2 * top_hi};
-    for (int col = 0; col < 2; ++col) {
-      const SideBand band = side_band(nshape, nstate, opposite_face(d), col);
+    for (int col = 0; col < 2; ++col)
       for (int e = 0; e < 2; ++e) {
-        f2[col][e] = 2 * band.floor[e];
-        t2[col][e] = std::min(s2[col + e], 2 * band.ceiling[e]);
+        f2[col][e] = 2 * floor[col][e];
+        t2[col][e] = std::min(s2[col + e], 2 * ceiling[col][e]);
       }
-    }
     const bool straight = f2[0][1] == f2[1][0] && t2[0][1] == t2[1][0] && 2 * f2[0][1] == f2[0][0] + f2[1][1] &&
                           2 * t2[0][1] == t2[0][0] + t2[1][1];
     if (straight) {
