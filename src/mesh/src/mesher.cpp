@@ -619,16 +619,23 @@ class Mesher {
       mark_used(plane, layer, u, v);
       return;
     }
+    Piece p = piece_of(d, x, y, z, plane, bottom_origin, 0, 0, texture, list, flow, cr);
+    std::memcpy(p.height, height, 4);
+    emit(p);
+  }
+
+  // A 2 x 2 piece of cell (x, y, z) on face d at offset (a, b) (set_origin) with these fields and corner values.
+  static Piece piece_of(int d, int x, int y, int z, int plane, bool bottom_origin, int a, int b, int texture,
+                        MeshList list, int flow, const Corners& values) {
     Piece p;
-    set_origin(p, d, x, y, z, plane, bottom_origin, 0, 0);
+    set_origin(p, d, x, y, z, plane, bottom_origin, a, b);
     p.face = d;
     p.texture = texture;
     p.list = list;
     p.flow = flow;
-    p.ao = cr.ao;
-    p.light = cr.light;
-    std::memcpy(p.height, height, 4);
-    emit(p);
+    p.ao = values.ao;
+    p.light = values.light;
+    return p;
   }
 
   // Origin of a piece of cell (x, y, z) on face d: plane 0 = the cell's side, 1 = the mid-cell plane; (a, b) the
@@ -836,21 +843,17 @@ class Mesher {
       full_face(m_d, x, y, z, plane, cr, texture, list, flow, kNoHeight, false);
       return;
     }
-    for (int i = 0; i < m_t.part_count[sq]; ++i) {
-      const Rect& r = m_t.part[sq][i];
-      const Corners pc = interpolate(cr, r);
-      Piece p;
-      set_origin(p, m_d, x, y, z, plane, false, r.a, r.b);
-      p.w = r.w;
-      p.h = r.h;
-      p.face = m_d;
-      p.texture = texture;
-      p.list = list;
-      p.flow = flow;
-      p.ao = pc.ao;
-      p.light = pc.light;
-      emit(p);
-    }
+    for (int i = 0; i < m_t.part_count[sq]; ++i) emit(rect_piece(x, y, z, plane, m_t.part[sq][i], cr, texture, list, flow));
+  }
+
+  // The axis piece of rectangle r (half-blocks on the face's U and V) of the full face of cell (x, y, z) facing m_d
+  // on plane 0/1, its corner values interpolated from the full face's.
+  Piece rect_piece(int x, int y, int z, int plane, const Rect& r, const Corners& cr, int texture, MeshList list,
+                   int flow) const {
+    Piece p = piece_of(m_d, x, y, z, plane, false, r.a, r.b, texture, list, flow, interpolate(cr, r));
+    p.w = r.w;
+    p.h = r.h;
+    return p;
   }
 
   // Faces on side d of a box-built cell (occupancy `occ`): the side's squares not hidden by the neighbour, and the
@@ -1050,35 +1053,25 @@ class Mesher {
       }
     const bool straight = f2[0][1] == f2[1][0] && t2[0][1] == t2[1][0] && 2 * f2[0][1] == f2[0][0] + f2[1][1] &&
                           2 * t2[0][1] == t2[0][0] + t2[1][1];
-    if (straight) {
-      const int f_lo = f2[0][0] / 2, f_hi = f2[1][1] / 2, t_lo = t2[0][0] / 2, t_hi = t2[1][1] / 2;
-      if (t_lo <= f_lo && t_hi <= f_hi) return;
+    // One piece over U = a .. a + w half-blocks, from its floor (f) to its top (t) at its two ends.
+    const auto piece = [&](int a, int w, int f_lo, int f_hi, int t_lo, int t_hi) {
+      if (t_lo <= f_lo && t_hi <= f_hi) return;  // nothing between floor and top
       uint8_t height[4] = {static_cast<uint8_t>(f_lo), static_cast<uint8_t>(f_hi), static_cast<uint8_t>(t_hi),
                            static_cast<uint8_t>(t_lo)};
-      if (f_lo == 0 && f_hi == 0 && t_lo == kFluidFull && t_hi == kFluidFull) height[2] = height[3] = 0;  // plain
-      full_face(d, x, y, z, 0, cr, tex, list, flow, height, false);
+      if (f_lo == 0 && f_hi == 0 && t_lo == kFluidFull && t_hi == kFluidFull) std::memset(height, 0, 4);  // plain
+      if (w == 2) {
+        full_face(d, x, y, z, 0, cr, tex, list, flow, height, false);  // may merge with its neighbours
+        return;
+      }
+      Piece p = rect_piece(x, y, z, 0, Rect{static_cast<uint8_t>(a), 0, 1, 2}, cr, tex, list, flow);
+      std::memcpy(p.height, height, 4);
+      emit(p);
+    };
+    if (straight) {
+      piece(0, 2, f2[0][0] / 2, f2[1][1] / 2, t2[0][0] / 2, t2[1][1] / 2);
       return;
     }
-    for (int col = 0; col < 2; ++col) {
-      const int f_lo = f2[col][0] / 2, f_hi = f2[col][1] / 2, t_lo = t2[col][0] / 2, t_hi = t2[col][1] / 2;
-      if (t_lo <= f_lo && t_hi <= f_hi) continue;
-      const Corners pc = interpolate(cr, Rect{static_cast<uint8_t>(col), 0, 1, 2});
-      Piece p;
-      set_origin(p, d, x, y, z, 0, false, col, 0);
-      p.w = 1;
-      p.face = d;
-      p.texture = tex;
-      p.list = list;
-      p.flow = flow;
-      p.ao = pc.ao;
-      p.light = pc.light;
-      p.height[0] = static_cast<uint8_t>(f_lo);
-      p.height[1] = static_cast<uint8_t>(f_hi);
-      p.height[2] = static_cast<uint8_t>(t_hi);
-      p.height[3] = static_cast<uint8_t>(t_lo);
-      if (f_lo == 0 && f_hi == 0 && t_lo == kFluidFull && t_hi == kFluidFull) std::memset(p.height, 0, 4);
-      emit(p);
-    }
+    for (int col = 0; col < 2; ++col) piece(col, 1, f2[col][0] / 2, f2[col][1] / 2, t2[col][0] / 2, t2[col][1] / 2);
   }
 
   const BakedBlocks& m_blocks;
