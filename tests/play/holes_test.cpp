@@ -1,8 +1,8 @@
 // The holes measurement (play/holes.h): with nothing drawn, every pixel where a plane of ground lies within the
 // render distance is a hole and no other pixel is (checked against rays cast here through each pixel onto the
-// plane); with the ground drawn there are none. Then through the real frame loop on the flat world: the first
-// frame (nothing drawn yet) has about as many holes as the completed view has terrain pixels, and the completed
-// view has none.
+// plane); with the ground drawn there are none, and a single sky pixel within drawn ground is a crack, on the
+// frame's border too. Then through the real frame loop on the flat world: the first frame (nothing drawn yet) has
+// about as many holes as the completed view has terrain pixels, and the completed view has none.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -107,6 +107,33 @@ TEST(Holes, WithNothingDrawnEveryGroundPixelWithinTheRenderDistanceIsAHole) {
     EXPECT_TRUE(d.measured);
     EXPECT_EQ(d.hole_pixels, 0u);
   }
+}
+
+TEST(Holes, ASingleSkyPixelInDrawnGroundIsACrackOnTheFramesBorderToo) {
+  // Looking steeply down on the plane: every pixel's ray meets it within a few blocks. The ground drawn everywhere
+  // but one pixel inside the frame, one on each side of its border and one in a corner: all six are cracks (a
+  // sub-pixel gap between quads), none a hole, since what lies beyond the border is not known to be sky.
+  PlaneGenerator plane(registry());
+  constexpr int kW = 64, kH = 36;
+  HeightCache heights(plane, registry());
+  render::Camera cam = render::Camera::at({1000, 2, -300}, {0.5, 0.62, 0.25});
+  cam.yaw_deg = 0.0;
+  cam.pitch_deg = -60.0;
+  cam.aspect = static_cast<double>(kW) / kH;
+  cam.far_plane = 400.0;
+  std::vector<float> drawn(static_cast<size_t>(kW * kH), 0.5f);
+  const std::pair<int, int> gaps[] = {{30, 20}, {kW - 1, 17}, {0, 9}, {40, 0}, {25, kH - 1}, {kW - 1, kH - 1}};
+  for (const auto& [x, y] : gaps) drawn[static_cast<size_t>(y * kW + x)] = 1.0f;
+  const HolesResult r = measure_holes(drawn, kW, kH, cam, 32.0, heights);
+  ASSERT_TRUE(r.measured);
+  EXPECT_EQ(r.sky_pixels, std::size(gaps));
+  EXPECT_EQ(r.crack_pixels, std::size(gaps));
+  EXPECT_EQ(r.hole_pixels, 0u) << "first at pixel " << (r.hole_at.empty() ? -1 : r.hole_at[0].first) << ","
+                               << (r.hole_at.empty() ? -1 : r.hole_at[0].second);
+  // Two sky pixels side by side are not a crack: missing ground, a hole.
+  drawn[static_cast<size_t>(20 * kW + 31)] = 1.0f;
+  const HolesResult two = measure_holes(drawn, kW, kH, cam, 32.0, heights);
+  EXPECT_EQ(two.hole_pixels, 2u);
 }
 
 TEST(Holes, TheFirstFrameIsAllHolesAndTheCompletedViewHasNone) {

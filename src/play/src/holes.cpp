@@ -143,10 +143,13 @@ HolesResult measure_holes(const std::vector<float>& depth, int width, int height
       ++r.pixels;
       if (terrain(px, py)) continue;
       ++r.sky_pixels;
+      // A crack: every neighbour inside the frame shows terrain (on the border, what lies outside is unknown).
       bool crack = true;
       for (int dy = -1; dy <= 1 && crack; ++dy)
-        for (int dx = -1; dx <= 1 && crack; ++dx)
-          if (dx || dy) crack = terrain(px + dx, py + dy);
+        for (int dx = -1; dx <= 1 && crack; ++dx) {
+          const int nx = px + dx, ny = py + dy;
+          if ((dx || dy) && nx >= 0 && ny >= 0 && nx < width && ny < height) crack = terrain(nx, ny);
+        }
       if (crack) {
         ++r.crack_pixels;
         continue;

@@ -14,9 +14,10 @@
 // removed can (sky seen where generated ground was), which the tour's segments avoid by looking at unedited ground.
 // When the eye is below the height map of its own block column (in a shaft or a cave) the frame is not measured
 // (HolesResult::measured is false): there, what the view should show is the caves, not the height map.
-// Cracks: a sky pixel whose 8 neighbours all show terrain is not missing ground but a sub-pixel gap inside drawn
-// geometry (where the edges of merged quads meet, T-junctions); such pixels are counted apart as crack_pixels and
-// are not holes. Missing ground is never a single pixel surrounded by drawn ground.
+// Cracks: a sky pixel whose neighbours (the 8 around it, those inside the frame on its border) all show terrain is
+// not missing ground but a sub-pixel gap inside drawn geometry (where the edges of merged quads meet, T-junctions);
+// such pixels are counted apart as crack_pixels and are not holes. Missing ground is never a single pixel
+// surrounded by drawn ground.
 // Edges: the march runs in double precision through pixel centres while the GPU rasterises in float with its own
 // edge rules, so along a silhouette (a ridge against the sky) a pixel can flip either way. A sky pixel is therefore
 // a hole only when the rays one pixel to its left, right, top and bottom meet ground too (ground with a pixel's
