@@ -111,21 +111,36 @@ void Game::start(const BlockPos& block, const glm::dvec3& frac, double yaw, doub
   m_handler.set_look(yaw, pitch);
   m_player.yaw = m_handler.controls().yaw;
   m_player.pitch = m_handler.controls().pitch;
+  m_drawn_from = m_player;
 }
 
-render::Camera Game::camera() const {
+render::Camera Game::camera_of(const PlayerState& p) const {
   BlockPos eb;
   glm::dvec3 ef;
-  eye_of(m_player, m_config.player.eye_height, eb, ef);
+  eye_of(p, m_config.player.eye_height, eb, ef);
   render::Camera cam = render::Camera::at(eb, ef);
-  cam.yaw_deg = m_player.yaw;
-  cam.pitch_deg = m_player.pitch;
+  cam.yaw_deg = p.yaw;
+  cam.pitch_deg = p.pitch;
   cam.fov_y_deg = m_config.fov;
   cam.aspect = static_cast<double>(m_platform.width()) / std::max(1, m_platform.height());
   const double radius = m_config.render_distance * static_cast<double>(kColumnWidth);
   cam.far_plane = std::sqrt((radius + 24.0) * (radius + 24.0) + 400.0 * 400.0) + 16.0;
   return cam;
 }
+
+PlayerState Game::drawn_player() const {
+  // The state at the frame's end less one step: between the state before the last step and the last, by the
+  // clock's remainder (Fiedler's interpolation; a step behind the simulation, never ahead of it).
+  PlayerState d = m_player;
+  const glm::dvec3 back(static_cast<double>(render::coord_delta(m_drawn_from.block.x, m_player.block.x)),
+                        static_cast<double>(render::coord_delta(m_drawn_from.block.y, m_player.block.y)),
+                        static_cast<double>(render::coord_delta(m_drawn_from.block.z, m_player.block.z)));
+  d.frac += (back + m_drawn_from.frac - m_player.frac) * (1.0 - m_clock.fraction());
+  d.normalise();
+  return d;
+}
+
+render::Camera Game::camera() const { return camera_of(drawn_player()); }
 
 bool Game::player_columns_loaded() const {
   const ColumnPos c{column_of(m_player.block.x), column_of(m_player.block.z)};
@@ -140,6 +155,7 @@ void Game::apply_requests(const Requests& req) {
     m_player.set_feet({*req.teleport[0], *req.teleport[1], *req.teleport[2]});
     m_player.velocity = glm::dvec3(0.0);
     m_player.on_ground = false;
+    m_drawn_from = m_player;  // drawn at the new place at once, not slid there
   }
   if (req.fly_speed) m_player.fly_speed = *req.fly_speed;
   if (req.set_fly) m_player.flying = *req.set_fly;
@@ -246,20 +262,7 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render) {
   const double dt = c.frame_seconds;
   rep.input_ms = wall_ms() - t;
 
-  // 2. Simulation.
-  t = wall_ms();
-  MoveIntent intent;
-  intent.forward = (c.held_key(Key::kW) ? 1.0 : 0.0) - (c.held_key(Key::kS) ? 1.0 : 0.0);
-  intent.strafe = (c.held_key(Key::kD) ? 1.0 : 0.0) - (c.held_key(Key::kA) ? 1.0 : 0.0);
-  intent.jump = c.held_key(Key::kSpace);
-  intent.descend = c.held_key(Key::kShift);
-  intent.sprint = c.held_key(Key::kCtrl);
-  const CollisionWorld cw(m_world, m_registry);
-  if (player_columns_loaded()) step_player(m_player, intent, dt, cw, m_config.player);
-  else rep.frozen = true;
-  rep.physics_ms = wall_ms() - t;
-
-  // 3. Target and the frame's clicks (re-targeting after each edit).
+  // 2. The frame's clicks, at the frame's start (the state the events meet), re-targeting after each edit.
   t = wall_ms();
   update_target();
   rep.pick_ms = wall_ms() - t;
@@ -276,16 +279,41 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render) {
     rep.pick_ms += wall_ms() - t;
   }
 
-  // 4. Streaming around the eye.
+  // 3. Simulation: the fixed steps the frame's time makes due.
   t = wall_ms();
-  const render::Camera cam = camera();
-  rep.stream = m_streamer->update(m_frame, cam.block, cam.frac, cam.forward());
+  MoveIntent intent;
+  intent.forward = (c.held_key(Key::kW) ? 1.0 : 0.0) - (c.held_key(Key::kS) ? 1.0 : 0.0);
+  intent.strafe = (c.held_key(Key::kD) ? 1.0 : 0.0) - (c.held_key(Key::kA) ? 1.0 : 0.0);
+  intent.jump = c.held_key(Key::kSpace);
+  intent.descend = c.held_key(Key::kShift);
+  intent.sprint = c.held_key(Key::kCtrl);
+  const CollisionWorld cw(m_world, m_registry);
+  rep.steps = m_clock.advance(dt);
+  for (int i = 0; i < rep.steps; ++i) {
+    m_drawn_from = m_player;
+    if (player_columns_loaded()) step_player(m_player, intent, m_clock.step(), cw, m_config.player);
+    else rep.frozen = true;
+    ++m_steps;
+    if (m_step_observer) m_step_observer(m_steps, m_player);
+  }
+  rep.physics_ms = wall_ms() - t;
+  if (rep.steps > 0) {
+    t = wall_ms();
+    update_target();
+    rep.pick_ms += wall_ms() - t;
+  }
+
+  // 4. Streaming around the simulated eye.
+  t = wall_ms();
+  const render::Camera sim_cam = camera_of(m_player);
+  rep.stream = m_streamer->update(m_frame, sim_cam.block, sim_cam.frac, sim_cam.forward());
   rep.stream_ms = wall_ms() - t;
   if (m_streamer->error()) rep.stream_error = m_streamer->error()->to_string();
 
-  // 5. Drawing.
+  // 5. Drawing, from the eye interpolated between the last two steps.
   if (render) {
     rep.rendered = true;
+    const render::Camera cam = camera();
     t = wall_ms();
     render::FrameParams fp;
     fp.camera = cam;

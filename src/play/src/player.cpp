@@ -34,6 +34,32 @@ void guard_edge(const Aabb& box, glm::dvec3& d, double depth, const BlockPos& or
   }
 }
 
+// Exponential approach of a velocity component toward `target` at `rate` (1/s) over dt seconds: the solution of
+// dv/dt = rate (target - v). Sets v to its value at dt and returns the distance covered, exactly.
+double approach(double& v, double target, double rate, double dt) {
+  if (!(rate > 0.0)) return v * dt;  // no acceleration: the velocity holds
+  const double decay = std::exp(-rate * dt);
+  const double covered = target * dt + (v - target) * (1.0 - decay) / rate;
+  v = target + (v - target) * decay;
+  return covered;
+}
+
+// Vertical motion under gravity g (blocks/s^2) capped at the terminal speed vt over dt seconds: dv/dt = -g while
+// v > -vt, then v = -vt (a speed beyond terminal is capped first). Sets v to its value at dt and returns the
+// distance covered (positive up), exactly: each step lands on the continuous parabola, whatever dt is.
+double fall(double& v, double g, double vt, double dt) {
+  v = std::max(v, -vt);
+  const double to_terminal = (v + vt) / g;  // seconds until the cap is reached
+  if (dt <= to_terminal) {
+    const double covered = v * dt - 0.5 * g * dt * dt;
+    v -= g * dt;
+    return covered;
+  }
+  const double covered = v * to_terminal - 0.5 * g * to_terminal * to_terminal - vt * (dt - to_terminal);
+  v = -vt;
+  return covered;
+}
+
 }  // namespace
 
 Aabb PlayerState::local_box(const PlayerConfig& cfg) const {
@@ -86,28 +112,28 @@ void step_player(PlayerState& p, const MoveIntent& in, double dt, const Collisio
 
   bool grounded = !p.flying && supported(box, 0.01, origin, world, obs);
 
-  // 1. Velocity from the intent.
+  // 1. Velocity and motion from the intent, integrated exactly over dt (the continuous model in player.h).
   glm::dvec3 wish = horizontal_forward(p.yaw) * std::clamp(in.forward, -1.0, 1.0) +
                     horizontal_right(p.yaw) * std::clamp(in.strafe, -1.0, 1.0);
   if (const double len = glm::length(wish); len > 1.0) wish /= len;
   glm::dvec3& v = p.velocity;
   if (!finite(v)) v = glm::dvec3(0.0);
+  glm::dvec3 delta(0.0);
   if (p.flying) {
     const double speed = (p.fly_speed > 0.0 ? p.fly_speed : cfg.fly_speed) * (in.sprint ? cfg.fly_sprint_factor : 1.0);
     const glm::dvec3 target = wish * speed + glm::dvec3(0.0, (in.jump ? 1.0 : 0.0) - (in.descend ? 1.0 : 0.0), 0.0) * speed;
-    v += (target - v) * std::min(1.0, cfg.fly_accel * dt);
+    for (int a = 0; a < 3; ++a) delta[a] = approach(v[a], target[a], cfg.fly_accel, dt);
   } else {
     const double speed = cfg.walk_speed * (in.descend ? cfg.crouch_factor : (in.sprint ? cfg.sprint_factor : 1.0));
     const glm::dvec3 target = wish * speed;
-    const double k = std::min(1.0, (grounded ? cfg.ground_accel : cfg.air_accel) * dt);
-    v.x += (target.x - v.x) * k;
-    v.z += (target.z - v.z) * k;
+    const double rate = grounded ? cfg.ground_accel : cfg.air_accel;
+    delta.x = approach(v.x, target.x, rate, dt);
+    delta.z = approach(v.z, target.z, rate, dt);
     if (in.jump && grounded) v.y = cfg.jump_speed;
-    else v.y = std::max(v.y - cfg.gravity * dt, -cfg.terminal_speed);
+    delta.y = fall(v.y, cfg.gravity, cfg.terminal_speed, dt);
   }
 
-  // 2. Sub-stepped sweep.
-  const glm::dvec3 delta = v * dt;
+  // 2. Sub-stepped sweep of that motion.
   const double longest = std::max({std::abs(delta.x), std::abs(delta.y), std::abs(delta.z)});
   const int n = std::max(1, static_cast<int>(std::ceil(longest / cfg.max_substep)));
   const glm::dvec3 sub_delta = delta / static_cast<double>(n);
@@ -155,6 +181,15 @@ void step_player(PlayerState& p, const MoveIntent& in, double dt, const Collisio
   obs.clear();
   const Aabb end_box = p.local_box(cfg);
   p.on_ground = supported(end_box, 0.01, p.block, world, obs);
+}
+
+int StepClock::advance(double seconds) {
+  if (!(seconds > 0.0) || !std::isfinite(seconds)) return 0;
+  m_remainder += std::min(seconds, 1.0) / m_step;
+  constexpr double kWhole = 1e-6;  // a remainder this close below a whole step counts as whole (rounding)
+  const double whole = std::floor(m_remainder + kWhole);
+  m_remainder -= whole;
+  return static_cast<int>(whole);
 }
 
 bool player_inside_solid(const PlayerState& p, const CollisionWorld& world, const PlayerConfig& cfg) {

@@ -3,16 +3,21 @@
 //
 // A frame, in order:
 //   1. input: InputHandler::handle for each event of the frame (the only way input reaches the game), then the
-//      one-shot requests (teleport, fly toggles, clicks);
-//   2. simulation: the player's look from the controls, one physics step of Controls::frame_seconds (the
-//      recording's fixed step unless kFrameTime events say otherwise; the simulation never reads the wall clock);
-//      the player is held still while its own column or one of the 8 around it is not loaded;
-//   3. target: the voxel DDA from the eye (pick.h), then the frame's clicks: remove the targeted block, or place the
-//      selected block against the targeted face (refused inside the player's box, outside the world, into a
+//      one-shot requests (teleport, fly toggles) and the player's look;
+//   2. clicks, at the frame's start: the voxel DDA from the eye (pick.h), then remove the targeted block, or place
+//      the selected block against the targeted face (refused inside the player's box, outside the world, into a
 //      solid cell, or on bedrock's removal), each through ColumnStreamer::apply_edit (light, remesh and upload of
 //      what the edit dirtied, this frame) and the edit hook (the saved world's journal);
-//   4. streaming: ColumnStreamer::update around the eye (integrate, unload, schedule);
-//   5. drawing: Renderer::render, the HUD, the optional holes measurement, present.
+//   3. simulation: Controls::frame_seconds (the recording's step unless kFrameTime events say otherwise; the
+//      simulation never reads the wall clock) goes into a StepClock, and the player takes every fixed step of
+//      kPhysicsStep (1/240 s) now due (player.h), with the frame's controls; a step holds the player still while
+//      its own column or one of the 8 around it is not loaded; then the target is picked again for the HUD;
+//   4. streaming: ColumnStreamer::update around the simulated eye (integrate, unload, schedule);
+//   5. drawing: Renderer::render from the eye interpolated
+//      between the last two steps by the clock's remainder, the HUD, the optional holes measurement, present.
+// Frame pacing: the player's path is a function of the events and their simulation times, not of how the time
+// is cut into frames: events at times that are whole numbers of steps meet the same state at any frame pacing,
+// so a recording's positions and edits are the same whether it was played at 30 or 144 frames a second.
 // Determinism: with deterministic streaming (StreamConfig::deterministic), everything a frame does is a function
 // of the events up to it and the start state, so a recording replays to the same world and the same pixels. The
 // F3 overlay shows wall-clock frame times only when `overlay_wall_times` is set (live play); otherwise it shows
@@ -68,10 +73,11 @@ struct GameConfig {
 /// What one frame did and cost (wall-clock milliseconds on the main thread unless named otherwise).
 struct FrameReport {
   uint64_t frame = 0;
-  bool rendered = false;
+  bool rendered = false;   // drawn and presented
+  int steps = 0;           // fixed physics steps taken (kPhysicsStep each)
   double frame_ms = 0;      // the whole frame
   double input_ms = 0;      // handler and requests
-  double physics_ms = 0;    // player step
+  double physics_ms = 0;    // player steps
   double pick_ms = 0;       // target DDA (every pick of the frame)
   double edit_light_ms = 0, edit_remesh_ms = 0, edit_upload_ms = 0;  // the frame's edits
   double stream_ms = 0;     // ColumnStreamer::update (its parts in `stream`)
@@ -118,7 +124,15 @@ class Game {
 
   uint64_t frame_number() const { return m_frame; }
   double sim_time() const { return m_sim_time; }
+  /// The simulated player: its state after the last physics step.
   const PlayerState& player() const { return m_player; }
+  /// The player as drawn: between the states before and after the last step, by the step clock's remainder.
+  PlayerState drawn_player() const;
+  /// Physics steps taken since the start.
+  uint64_t steps() const { return m_steps; }
+  /// Called after every physics step with the step's number (from 1) and the player's state (tests, tools).
+  using StepObserver = std::function<void(uint64_t step, const PlayerState& player)>;
+  void set_step_observer(StepObserver observer) { m_step_observer = std::move(observer); }
   const Controls& controls() const { return m_handler.controls(); }
   InputHandler& handler() { return m_handler; }
   const std::optional<PickHit>& target() const { return m_target; }
@@ -128,7 +142,7 @@ class Game {
   render::Renderer& renderer() { return *m_renderer; }
   const BlockRegistry& registry() const { return m_registry; }
   const GameConfig& config() const { return m_config; }
-  /// The camera of the player's eye (aspect from the platform's framebuffer).
+  /// The camera of the drawn player's eye (drawn_player(); aspect from the platform's framebuffer).
   render::Camera camera() const;
   /// The frame's pixels (after the HUD), top row first.
   render::Image read_pixels() const { return m_renderer->read_pixels(); }
@@ -142,6 +156,7 @@ class Game {
   Game(const GameConfig& config, render::Platform& platform, const BlockRegistry& registry,
        const gen::Generator& generator, JobPool& pool, World& world);
   void apply_requests(const Requests& req);
+  render::Camera camera_of(const PlayerState& p) const;
   bool player_columns_loaded() const;
   void do_break(FrameReport& rep);
   void do_place(FrameReport& rep);
@@ -165,6 +180,10 @@ class Game {
   EditHook m_edit_hook;
   InputHandler m_handler;
   PlayerState m_player;
+  PlayerState m_drawn_from;          // the player before the last physics step (drawing interpolates from it)
+  StepClock m_clock;
+  uint64_t m_steps = 0;
+  StepObserver m_step_observer;
   std::optional<PickHit> m_target;
   std::array<uint16_t, kHotbarSlots> m_hotbar{};
   uint16_t m_bedrock = 0;

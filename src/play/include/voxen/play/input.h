@@ -44,7 +44,7 @@ enum class EventKind : uint8_t {
   kMouseMove,   // x, y = cursor motion in pixels (right, down)
   kScroll,      // y = wheel steps (positive: away from the user, selects the previous slot)
   kFrameTime,   // x = seconds the frames from this one on simulate (live play measures them; headless modes use
-                //     the recording's fixed step and never send this)
+                //     the recording's default step and never send this)
   kTeleport,    // x, y, z = the feet's world position (blocks); velocity is zeroed (scripts: tour, tests)
   kLook,        // x = yaw, y = pitch (degrees, absolute) (scripts)
   kSetFly,      // code = 1 fly, 0 walk (scripts)
@@ -94,7 +94,8 @@ struct Controls {
   bool cursor_captured = true;           // mouse look and clicks act only while captured
   int slot = 0;                          // hotbar slot 0..8
   bool overlay = false;                  // F3 debug overlay shown
-  double frame_seconds = 1.0 / 60.0;     // simulation step of each frame (kFrameTime changes it)
+  double frame_seconds = 1.0 / 60.0;     // simulated seconds per frame (kFrameTime changes it); the physics
+                                         // takes the fixed steps (player.h kPhysicsStep) they make due
   bool held_key(Key k) const { return held[static_cast<size_t>(k)]; }
 };
 

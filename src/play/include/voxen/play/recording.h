@@ -10,7 +10,8 @@
 //   render_distance 6                        columns
 //   size 320x180                             frame size in pixels
 //   fov 70                                   vertical field of view, degrees
-//   step 0.016666666666666666                default simulation step per frame, seconds
+//   step 0.016666666666666666                default simulated seconds per frame (the physics takes fixed
+//                                            kPhysicsStep steps within them, player.h)
 //   stream LAG GEN MESH                      deterministic streaming: frames from a job's submission to its
 //                                            integration, generation and mesh jobs submitted per frame at most
 //   start BX BY BZ FX FY FZ YAW PITCH FLY    the player's feet: int64 block (|BX|, |BZ| <= 2^62) + fraction in
