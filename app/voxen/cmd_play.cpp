@@ -8,7 +8,10 @@
 // measured time step (a kFrameTime event when it changes), to the one InputHandler inside Game::frame, and
 // --record writes the same events, so `voxen replay` reproduces the session. Streaming is deterministic (the
 // jobs of frame N are integrated at frame N + 2), so a replay sees the same world at every frame. Frames are paced
-// with vsync off: sleep, then spin the last 1.5 ms, to the monitor's rate or --fps.
+// with vsync off: sleep, then spin the last 1.5 ms, to the monitor's rate or --fps. While the window is minimised
+// (its framebuffer 0 x 0) nothing is drawn and the loop waits for window events, up to one frame period, instead
+// of polling and pacing; the simulation and the streaming still run a frame each time. --minimised-frames A,B is
+// the test hook for that: frames A to B - 1 run as if the window were minimised.
 // With --world DIR the world is a saved one (created with --seed when missing): columns load through the store
 // (generation + saved edits), edits are saved as they happen (write-behind, committed after each edit) and when
 // columns unload, and everything is flushed on exit; without it the world is ephemeral and the HUD says so.
@@ -45,6 +48,7 @@ struct PlayOptions {
   std::string spawn;
   uint64_t frames = 0;           // quit after this many frames (0: when the window closes)
   std::string final_screenshot;  // PNG of the last frame, written on exit
+  std::string minimised_frames;  // "A,B": frames A..B-1 run as if minimised (a test hook)
 };
 
 int run_play(const PlayOptions& o) {
@@ -57,6 +61,14 @@ int run_play(const PlayOptions& o) {
   if (!(o.fov >= 10 && o.fov <= 150)) throw UsageError("--fov", "must be 10..150 degrees");
   checked_threads(o.threads);
   if (o.fps < 0 || o.fps > 1000) throw UsageError("--fps", "must be 0 (the monitor's rate) .. 1000");
+  int64_t min_from = -1, min_to = -1;  // frames [min_from, min_to) reported minimised
+  if (!o.minimised_frames.empty()) {
+    const auto v = parse_ints(o.minimised_frames, 2, "--minimised-frames");
+    if (v[0] < 0 || v[1] < v[0])
+      throw UsageError("--minimised-frames", "'" + o.minimised_frames + "' must be A,B with 0 <= A <= B (frames A to B - 1)");
+    min_from = v[0];
+    min_to = v[1];
+  }
   h.fov = o.fov;
   int64_t sx = 0, sz = 0;
   if (!o.spawn.empty()) {
@@ -122,9 +134,20 @@ int run_play(const PlayOptions& o) {
 
   auto last = std::chrono::steady_clock::now();
   bool first = true;
-  while ((*session)->platform().poll_events()) {
+  render::Platform& platform = (*session)->platform();
+  bool minimised = false;
+  uint64_t drawn = 0, minimised_count = 0, gl_error_frames = 0;
+  std::string first_gl_error;
+  for (;;) {
+    // Minimised, nothing is drawn: wait for the window's events (a restore among them) up to one frame period
+    // instead of polling and pacing; the frame below still simulates and streams.
+    if (!(minimised ? platform.wait_events(pacer.period_ms() / 1000.0) : platform.poll_events())) break;
     const uint64_t f = game.frame_number();
     if (o.frames > 0 && f >= o.frames) break;
+    if (min_from >= 0) {
+      if (static_cast<int64_t>(f) >= min_from && static_cast<int64_t>(f) < min_to) platform.override_shown_size(0, 0);
+      else platform.clear_shown_size();
+    }
     std::vector<play::InputEvent> events = input.take(f);
     // The frame's time step, measured and rounded to the microsecond, as an event (so replays simulate it too).
     const auto now = std::chrono::steady_clock::now();
@@ -146,14 +169,26 @@ int run_play(const PlayOptions& o) {
     if (backend && (rep.edits_applied > 0 || f % 600 == 0)) {
       if (auto s = backend->commit(); !s.ok()) throw RunError("saving the world: " + s.error().to_string());
     }
+    minimised = rep.minimised;
+    drawn += rep.rendered ? 1 : 0;
+    minimised_count += rep.minimised ? 1 : 0;
+    if (rep.gl_error != 0 && gl_error_frames++ == 0) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "GL error 0x%04x first at frame %llu", rep.gl_error, static_cast<unsigned long long>(f));
+      first_gl_error = buf;
+    }
     input.set_captured(game.controls().cursor_captured);
-    if (rep.screenshot) {
+    if (rep.screenshot && rep.rendered) {
       const std::string path = "screenshot-" + std::to_string(rep.frame) + ".png";
       if (auto s = render::save_png(game.read_pixels(), path); !s.ok()) std::fprintf(stderr, "voxen play: %s\n", s.error().to_string().c_str());
       else std::printf("saved %s\n", path.c_str());
     }
-    pacer.wait();
+    if (!minimised) pacer.wait();
   }
+  std::printf("played %llu frames: %llu drawn, %llu minimised (not drawn); %s\n",
+              static_cast<unsigned long long>(game.frame_number()), static_cast<unsigned long long>(drawn),
+              static_cast<unsigned long long>(minimised_count),
+              gl_error_frames ? (first_gl_error + " (" + std::to_string(gl_error_frames) + " frames)").c_str() : "no GL error");
   if (!o.final_screenshot.empty()) {
     if (auto s = render::save_png(game.read_pixels(), o.final_screenshot); !s.ok()) throw RunError(s.error().to_string());
     std::printf("saved %s\n", o.final_screenshot.c_str());
@@ -185,6 +220,8 @@ void add_play_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--spawn", o->spawn, "X,Z near which to start (default 0,0)");
   cmd->add_option("--frames", o->frames, "quit after this many frames (default 0: when the window is closed)");
   cmd->add_option("--final-screenshot", o->final_screenshot, "write the last frame as this PNG on exit");
+  cmd->add_option("--minimised-frames", o->minimised_frames,
+                  "A,B: frames A to B - 1 run as if the window were minimised (0 x 0; a test hook)");
   cmd->callback([o, &run] { run = [o] { return run_play(*o); }; });
 }
 

@@ -1,7 +1,9 @@
 // `voxen play` itself, the windowed game, run through the real binary in a GLFW window under Xvfb (software GL):
 // it opens, streams, draws and quits after --frames; the last frame (--final-screenshot) shows terrain below sky,
 // and the HUD's status line tells the player whether edits are saved: "EPHEMERAL WORLD" without --world, the
-// world's directory with it (and the world then exists on disk). Skipped where xvfb-run is not installed.
+// world's directory with it (and the world then exists on disk); frames while the window is minimised (the
+// --minimised-frames hook) are not drawn and the frame after the restore is the one of a run never minimised.
+// Skipped where xvfb-run is not installed.
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -25,14 +27,17 @@ const char* kXvfb = "xvfb-run -a -s '-screen 0 800x600x24'";
 
 bool have_xvfb() { return std::system("command -v xvfb-run >/dev/null 2>&1") == 0; }
 
-/// Runs `voxen play` for 40 frames in a 480 x 200 window (HUD unit 1 pixel) and returns the final frame.
-render::Image play_frames(const std::string& dir, const std::vector<std::string>& extra) {
+/// Runs `voxen play` for `frames` frames in a 480 x 200 window (HUD unit 1 pixel) and returns the final frame;
+/// its standard output goes to `out` when given.
+render::Image play_frames(const std::string& dir, const std::vector<std::string>& extra, int frames = 40,
+                          std::string* out = nullptr) {
   const std::string shot = dir + "/last.png";
-  std::vector<std::string> args = {"play", "--size", "480x200", "--render-distance", "2", "--frames", "40", "--fps", "240",
-                                   "--threads", "1", "--final-screenshot", shot};
+  std::vector<std::string> args = {"play", "--size", "480x200", "--render-distance", "2", "--frames", std::to_string(frames),
+                                   "--fps", "240", "--threads", "1", "--final-screenshot", shot};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = run_voxen(args, kXvfb);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  if (out) *out = r.out;
   auto img = render::load_png(shot);
   EXPECT_TRUE(img.ok()) << (img.ok() ? "" : img.error().to_string());
   return img.ok() ? std::move(img).value() : render::Image{};
@@ -74,6 +79,29 @@ TEST(PlayWindow, WithAWorldTheHudNamesItAndTheWorldIsCreated) {
   // The created world keeps its seed: a probe through it reads the flat world's ground.
   const auto probe = run_voxen({"probe", "--world", world, "--at", "0,0,0"});
   EXPECT_EQ(probe.exit_code, 0) << probe.err;
+}
+
+TEST(PlayWindow, AMinimisedWindowDrawsNothingAndTheRestoredFrameIsTheSame) {
+  if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (scripts/install-deps.sh installs xvfb)";
+  // Standing still on the flat world for 60 frames; once never minimised, once minimised (the window's
+  // framebuffer reported 0 x 0) for frames 10 to 49. Streaming is counted in frames, so both runs hold the same
+  // world at the end, and the last frame, drawn after the restore, is the same bytes.
+  const std::string dir = temp_dir("window_minimised");
+  std::filesystem::create_directories(dir + "/a");
+  std::filesystem::create_directories(dir + "/b");
+  std::string out_a, out_b;
+  const render::Image a = play_frames(dir + "/a", {"--seed", "3", "--generator", "flat"}, 60, &out_a);
+  const render::Image b = play_frames(dir + "/b", {"--seed", "3", "--generator", "flat", "--minimised-frames", "10,50"}, 60, &out_b);
+  EXPECT_NE(out_a.find("played 60 frames: 60 drawn, 0 minimised (not drawn); no GL error"), std::string::npos) << out_a;
+  EXPECT_NE(out_b.find("played 60 frames: 20 drawn, 40 minimised (not drawn); no GL error"), std::string::npos) << out_b;
+  ASSERT_EQ(a.width, 480);
+  ASSERT_EQ(b.width, 480);
+  EXPECT_GT(ground_share(a), 0.5);
+  EXPECT_TRUE(a.pixels == b.pixels) << "the frame after the restore differs from the run never minimised";
+  // A malformed range is a usage error.
+  const auto bad = run_voxen({"play", "--frames", "1", "--minimised-frames", "9,3"}, kXvfb);
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--minimised-frames"), std::string::npos) << bad.err;
 }
 
 }  // namespace

@@ -310,8 +310,9 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render) {
   rep.stream_ms = wall_ms() - t;
   if (m_streamer->error()) rep.stream_error = m_streamer->error()->to_string();
 
-  // 5. Drawing, from the eye interpolated between the last two steps.
-  if (render) {
+  // 5. Drawing, from the eye interpolated between the last two steps; nothing while the window is minimised.
+  rep.minimised = m_platform.minimised();
+  if (render && !rep.minimised) {
     rep.rendered = true;
     const render::Camera cam = camera();
     t = wall_ms();

@@ -2,8 +2,11 @@
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gl_util.h"
@@ -158,6 +161,26 @@ GlInfo query_gl_info() {
   info.vendor = str(GL_VENDOR);
   info.version = str(GL_VERSION);
   return info;
+}
+
+bool Platform::wait_events(double seconds) {
+  if (seconds > 0.0) std::this_thread::sleep_for(std::chrono::duration<double>(std::min(seconds, 1.0)));
+  return poll_events();
+}
+
+void Platform::shown_size(int& width, int& height) const {
+  if (m_shown_override) {
+    width = m_shown_override->first;
+    height = m_shown_override->second;
+  } else {
+    native_shown_size(width, height);
+  }
+}
+
+bool Platform::minimised() const {
+  int w = 0, h = 0;
+  shown_size(w, h);
+  return w <= 0 || h <= 0;
 }
 
 Result<std::unique_ptr<Platform>> make_platform(std::string_view name, const PlatformConfig& config) {

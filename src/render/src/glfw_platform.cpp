@@ -90,7 +90,18 @@ class GlfwWindowPlatform final : public Platform {
     if (w > 0 && h > 0 && (w != m_target.width() || h != m_target.height())) (void)resize_target();
     return !glfwWindowShouldClose(m_window);
   }
+  bool wait_events(double seconds) override {
+    glfwWaitEventsTimeout(std::max(seconds, 0.0));
+    return poll_events();
+  }
   void* native_handle() const override { return m_window; }
+
+ protected:
+  void native_shown_size(int& w, int& h) const override {
+    w = h = 0;
+    if (glfwGetWindowAttrib(m_window, GLFW_ICONIFIED)) return;
+    glfwGetFramebufferSize(m_window, &w, &h);
+  }
 
  private:
   // The renderer draws into an offscreen RGBA8 target the size of the window's framebuffer, exactly as headless,

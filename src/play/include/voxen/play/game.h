@@ -13,7 +13,7 @@
 //      kPhysicsStep (1/240 s) now due (player.h), with the frame's controls; a step holds the player still while
 //      its own column or one of the 8 around it is not loaded; then the target is picked again for the HUD;
 //   4. streaming: ColumnStreamer::update around the simulated eye (integrate, unload, schedule);
-//   5. drawing: Renderer::render from the eye interpolated
+//   5. drawing (not while the platform's window is minimised): Renderer::render from the eye interpolated
 //      between the last two steps by the clock's remainder, the HUD, the optional holes measurement, present.
 // Frame pacing: the player's path is a function of the events and their simulation times, not of how the time
 // is cut into frames: events at times that are whole numbers of steps meet the same state at any frame pacing,
@@ -74,6 +74,7 @@ struct GameConfig {
 struct FrameReport {
   uint64_t frame = 0;
   bool rendered = false;   // drawn and presented
+  bool minimised = false;  // the platform's window showed nothing (Platform::minimised), so nothing was drawn
   int steps = 0;           // fixed physics steps taken (kPhysicsStep each)
   double frame_ms = 0;      // the whole frame
   double input_ms = 0;      // handler and requests
@@ -119,7 +120,8 @@ class Game {
   void start(const BlockPos& block, const glm::dvec3& frac, double yaw, double pitch, bool flying);
 
   /// Runs one frame with the events of this frame (their `frame` fields should equal frame_number()). With
-  /// render = false the frame is simulated and streamed but not drawn (the fuzzer's every-k-th frame).
+  /// render = false, or while the platform is minimised, the frame is simulated and streamed but not drawn (the
+  /// fuzzer's every-k-th frame).
   FrameReport frame(std::span<const InputEvent> events, bool render = true);
 
   uint64_t frame_number() const { return m_frame; }

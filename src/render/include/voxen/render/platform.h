@@ -21,7 +21,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 
 #include "voxen/core/error.h"
@@ -66,13 +68,32 @@ class Platform {
   /// Processes window events (and follows a resized window); false once the user asked to close (always true
   /// when headless).
   virtual bool poll_events() { return true; }
+  /// Waits up to `seconds` for window events (glfwWaitEventsTimeout), then processes them as poll_events does;
+  /// returns at the first event. Headless, where no event comes, it sleeps the whole time (at most 1 s). For a
+  /// minimised window, which draws nothing and need not spin.
+  virtual bool wait_events(double seconds);
+  /// The size in pixels of what the frames are shown on: the window's framebuffer, 0 x 0 while the window is
+  /// minimised (iconified); headless, the offscreen framebuffer. A size given to override_shown_size wins.
+  void shown_size(int& width, int& height) const;
+  /// True while the shown size is 0 x 0 (or either side is 0): nothing drawn would be seen.
+  bool minimised() const;
+  /// Test hook: shown_size reports `width` x `height` (0 x 0: as if minimised) from now on, whatever the window
+  /// does, until clear_shown_size(). The offscreen framebuffer keeps its size.
+  void override_shown_size(int width, int height) { m_shown_override = {width, height}; }
+  void clear_shown_size() { m_shown_override.reset(); }
   /// The window system's handle (GLFWwindow*) for input handling, or nullptr when headless.
   virtual void* native_handle() const { return nullptr; }
   /// The context's version and strings, queried after creation.
   const GlInfo& gl_info() const { return m_info; }
 
  protected:
+  /// The window's framebuffer size (0 x 0 when minimised); by default the offscreen framebuffer's.
+  virtual void native_shown_size(int& w, int& h) const {
+    w = width();
+    h = height();
+  }
   GlInfo m_info;
+  std::optional<std::pair<int, int>> m_shown_override;
 };
 
 /// Creates the headless EGL platform with an offscreen framebuffer of config.width x config.height.
