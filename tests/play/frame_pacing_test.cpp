@@ -1,8 +1,9 @@
 // Movement does not depend on the frame time, through the real frame loop (headless, flat world): a jump's apex is
 // the model's jump_speed^2 / (2 g) for every frame time from 1/480 to 1/5 s, and the whole path of a jump is the
-// same step for step; a 1.5-block ledge is never climbed by jumping at any of those frame times while a 1-block one
-// always is; and a recording with walking, jumping, sprinting, flying and edits played at 30, at 144 and at an
-// irregular number of frames a second gives the same positions at the same simulation times and the same world.
+// same step for step; the drawn eye moves every frame between the steps; a 1.5-block ledge is never climbed by
+// jumping at any of those frame times while a 1-block one always is; and a recording with walking, jumping,
+// sprinting, flying and edits played at 30, at 144 and at an irregular number of frames a second gives the same
+// positions at the same simulation times and the same world.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -167,6 +168,37 @@ TEST(FramePacing, ALedgeOneAndAHalfBlocksHighIsNeverClimbedAndOneBlockAlwaysIs) 
       EXPECT_EQ(f.y, 1.0) << what << ": back on the ground";
     }
   }
+}
+
+TEST(FramePacing, TheDrawnEyeMovesEveryFrameBetweenTheSteps) {
+  // Walking east on the flat world at 480 frames a second: a physics step every other frame. The drawn player
+  // (and the camera) lies between the states before and after the last step by the clock's remainder, so it moves
+  // every frame, half a step's motion at a time, one step behind the simulation and never ahead of it.
+  const RecordingHeader h = flat_header(2.5, 1.0, 5.5, 90.0, 0.0);
+  const std::vector<InputEvent> events = {{0, EventKind::kFrameTime, 0, 1.0 / 480.0, 0, 0},
+                                          {20, EventKind::kKeyDown, static_cast<int>(Key::kW), 0, 0, 0}};
+  auto s = open_session(h);
+  ASSERT_TRUE(s);
+  Game& g = s->game();
+  double last_drawn = -1.0;
+  int moved = 0, checked = 0;
+  std::vector<int> steps;
+  const RunResult r = run_events(g, events, 400, 1 << 30, true, [&](const FrameReport& rep) {
+    steps.push_back(rep.steps);
+    const double drawn = g.drawn_player().feet().x, sim = g.player().feet().x;
+    EXPECT_NEAR(g.camera().block.x + g.camera().frac.x, drawn, 1e-9) << "frame " << rep.frame;
+    if (rep.frame >= 300) {  // walking at a steady speed by then
+      ++checked;
+      EXPECT_LE(drawn, sim) << "frame " << rep.frame << ": drawn ahead of the simulation";
+      EXPECT_GE(drawn, sim - 4.317 / 240.0 - 1e-9) << "frame " << rep.frame << ": drawn more than a step behind";
+      if (drawn > last_drawn + 4.317 / 480.0 * 0.9) ++moved;
+    }
+    last_drawn = drawn;
+    return true;
+  });
+  EXPECT_TRUE(r.failures.empty()) << r.failures.front();
+  EXPECT_EQ(std::count(steps.begin() + 100, steps.end(), 0), 150) << "a step every other frame";
+  EXPECT_EQ(moved, checked) << "the drawn player stood still on frames without a step";
 }
 
 /// The player's state as exact bits: block, fraction and velocity.
