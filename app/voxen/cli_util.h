@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -38,6 +39,13 @@ inline constexpr int kMaxThreads = 256;
 /// Checks a --threads value: 0 (the default thread count) to kMaxThreads; returns it, or throws
 /// UsageError(arg, ...) (exit 2) for a negative or larger value.
 int checked_threads(int threads, const std::string& arg = "--threads");
+
+/// Writes a file all or nothing and durably, so a command may report it written once this returns: `write` puts the
+/// whole content into the temporary file it is given, beside `path` (same directory, `.<name>.tmp-<pid>`), and
+/// returns "" or why it failed; the file is then fsynced, renamed over `path` and its directory fsynced. A crash at
+/// any point leaves the old file (or none) or the whole new one. Throws RunError "<path>: <why>" (the system's
+/// reason for a failed step) and removes the temporary file when `write` or a step fails.
+void write_file_durably(const std::string& path, const std::function<std::string(const std::string& temp_path)>& write);
 
 /// Formats a 64-bit value as 16 lower-case hex digits.
 std::string hex64(uint64_t v);

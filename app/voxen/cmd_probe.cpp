@@ -1,9 +1,11 @@
-// voxen probe: generates and lights the columns around the probed positions, applies --edit edits in order (light
-// updated incrementally through light::apply_edit), and prints the cell (block name, id, state) and its light (sky
+// voxen probe: generates the columns around the probed positions, places the --edit edits in order (world_open.h:
+// EditFlag, CommandWorld::add_edits), lights them (light is a function of the cells, so lighting after the edits is
+// exact) and prints the cell (block name, id, state) and its light (sky
 // 0-15, block light [r, g, b] 0-15 each) at each --at position. JSON: each cell gains "light": {"sky": S,
 // "block": [R, G, B]} (nested because "block" already names the block).
 // With --world DIR the columns come from a saved world (its saved edits over generation) and --edit edits are saved
-// to it (app/voxen/world_open.h), so a later probe of the same world shows them.
+// to it (app/voxen/world_open.h), so a later probe of the same world shows them; the result is printed only after the
+// world is closed, i.e. once the edits are committed (a SIGKILL after the line appears loses none of them).
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -24,15 +26,10 @@ namespace {
 struct ProbeOptions {
   WorldFlags world;
   WorldDirFlag world_dir;
-  std::vector<std::string> edits;
+  EditFlag edits;
   std::vector<std::string> at;
   int threads = 0;
   bool json = false;
-};
-
-struct ParsedEdit {
-  BlockPos pos;
-  Cell cell;
 };
 
 int run_probe(const ProbeOptions& o) {
@@ -40,19 +37,12 @@ int run_probe(const ProbeOptions& o) {
   const int threads = checked_threads(o.threads);
   const BlockRegistry reg = load_registry();
 
-  std::vector<ParsedEdit> edits;
-  for (const auto& e : o.edits) {
-    const auto eq = e.find('=');
-    if (eq == std::string::npos) throw UsageError("--edit", "malformed edit '" + e + "' (expected X,Y,Z=NAME[:STATE])");
-    const BlockPos p = parse_block_pos(std::string_view(e).substr(0, eq), "--edit");
-    auto cell = reg.parse_cell(std::string_view(e).substr(eq + 1));
-    if (!cell) throw UsageError("--edit", cell.error().message);
-    edits.push_back({p, *cell});
-  }
+  const std::vector<EditSpec> edits = o.edits.parse(reg);
   std::vector<BlockPos> probes;
   for (const auto& a : o.at) probes.push_back(parse_block_pos(a, "--at"));
 
   CommandWorld cw(o.world_dir, o.world, reg);  // --world DIR: saved world (journal applied, edits saved)
+  cw.add_edits(edits);
 
   // Every column holding a probe or an edit, with its 8 neighbours (light crosses column borders).
   std::set<ColumnPos> needed;
@@ -66,19 +56,14 @@ int run_probe(const ProbeOptions& o) {
   const std::vector<ColumnPos> positions(needed.begin(), needed.end());
 
   JobPool pool(threads);
-  cw.load(positions, &pool, probes[0].x, probes[0].z);
+  cw.load(positions, &pool, probes[0].x, probes[0].z);  // the edits are placed as their columns load
   World& world = cw.world();
   // Light every column (local part on the pool, stitched in sorted order): each probed column has its 8
   // neighbours loaded, so its light is final.
   const light::LightTable light_table(reg);
   light::light_columns(world, light_table, positions, &pool);
 
-  for (const auto& e : edits) {
-    auto edit = world.make_edit(e.pos, e.cell);
-    VOXEN_ASSERT(edit.has_value());  // the column was generated above and y was validated
-    cw.apply(*edit, [&](World& w, const Edit& ed) { return light::apply_edit(w, light_table, ed).applied; });
-  }
-
+  std::string text;
   nlohmann::json cells = nlohmann::json::array();
   for (const auto& p : probes) {
     const Cell c = world.get(p);
@@ -88,13 +73,18 @@ int run_probe(const ProbeOptions& o) {
       cells.push_back({{"x", p.x}, {"y", p.y}, {"z", p.z}, {"block", def.name}, {"id", c.id}, {"state", c.state},
                        {"light", {{"sky", light_sky(l)}, {"block", nlohmann::json::array({light_r(l), light_g(l), light_b(l)})}}}});
     } else {
-      std::printf("%lld,%lld,%lld  %s (id %u, state %u)  sky %d block %d,%d,%d\n", static_cast<long long>(p.x),
-                  static_cast<long long>(p.y), static_cast<long long>(p.z), def.name.c_str(), c.id, c.state,
-                  light_sky(l), light_r(l), light_g(l), light_b(l));
+      char line[160];  // the numbers; the block name is appended whole
+      std::snprintf(line, sizeof line, "%lld,%lld,%lld  ", static_cast<long long>(p.x), static_cast<long long>(p.y),
+                    static_cast<long long>(p.z));
+      text += line + def.name;
+      std::snprintf(line, sizeof line, " (id %u, state %u)  sky %d block %d,%d,%d\n", c.id, c.state, light_sky(l),
+                    light_r(l), light_g(l), light_b(l));
+      text += line;
     }
   }
-  if (o.json) std::printf("%s\n", nlohmann::json{{"cells", cells}}.dump().c_str());
-  cw.close();
+  if (o.json) text = nlohmann::json{{"cells", cells}}.dump() + "\n";
+  cw.close();  // with --world: the edits are committed (durable) when this returns; only then is the result printed
+  std::fputs(text.c_str(), stdout);
   return 0;
 }
 
@@ -105,7 +95,7 @@ void add_probe_command(CLI::App& app, RunFn& run) {
   CLI::App* cmd = app.add_subcommand("probe", "apply edits to the generated, lit world and print the cells and their light at positions");
   o->world.add_to(*cmd);
   o->world_dir.add_to(*cmd);
-  cmd->add_option("--edit", o->edits, "X,Y,Z=NAME[:STATE] placed before probing (repeatable, applied in order)");
+  o->edits.add_to(*cmd);
   cmd->add_option("--at", o->at, "X,Y,Z world block to print (repeatable)");
   cmd->add_option("--threads", o->threads, "worker threads, 0 to 256 (default 0: cores - 1, at least 1)");
   cmd->add_flag("--json", o->json, "print one JSON object");

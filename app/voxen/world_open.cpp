@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <unordered_set>
 
 #include "cli_util.h"
 
@@ -15,6 +16,31 @@ void WorldDirFlag::add_to(CLI::App& cmd) {
       ->check([](const std::string& v) { return v.empty() ? std::string("must name a directory (got an empty string)") : std::string(); });
   seed_option = cmd.get_option_no_throw("--seed");
   generator_option = cmd.get_option_no_throw("--generator");
+}
+
+void EditFlag::add_to(CLI::App& cmd) {
+  cmd.add_option("--edit", values,
+                 "X,Y,Z=NAME[:STATE]: place a block over the world before the command's work (repeatable, applied in "
+                 "order; saved to the world with --world)");
+}
+
+std::vector<EditSpec> EditFlag::parse(const BlockRegistry& registry) const {
+  std::vector<EditSpec> out;
+  out.reserve(values.size());
+  for (const auto& e : values) {
+    const auto eq = e.find('=');
+    if (eq == std::string::npos) throw UsageError("--edit", "malformed edit '" + e + "' (expected X,Y,Z=NAME[:STATE])");
+    const BlockPos p = parse_block_pos(std::string_view(e).substr(0, eq), "--edit");
+    auto cell = registry.parse_cell(std::string_view(e).substr(eq + 1));
+    if (!cell) throw UsageError("--edit", cell.error().message);
+    out.push_back({p, *cell});
+  }
+  return out;
+}
+
+CommandWorld::CommandWorld(std::unique_ptr<gen::Generator> generator) : m_generator(std::move(generator)) {
+  VOXEN_ASSERT(m_generator != nullptr);
+  m_seed = m_generator->seed();
 }
 
 CommandWorld::CommandWorld(const WorldDirFlag& dir, const WorldFlags& flags, const BlockRegistry& registry) {
@@ -53,7 +79,34 @@ CommandWorld::~CommandWorld() {
   }
 }
 
+std::string CommandWorld::generator_name() const {
+  return m_generator ? std::string(m_generator->name()) : std::string("none (imported world)");
+}
+
+void CommandWorld::add_edits(const std::vector<EditSpec>& edits) { m_pending.insert(m_pending.end(), edits.begin(), edits.end()); }
+
+void CommandWorld::apply_pending(const std::vector<ColumnPos>& loaded) {
+  if (m_pending.empty()) return;
+  const std::unordered_set<ColumnPos, ColumnPosHash> now(loaded.begin(), loaded.end());
+  std::vector<EditSpec> rest;
+  for (const EditSpec& e : m_pending) {
+    if (!now.count(column_pos_of(e.pos))) {
+      rest.push_back(e);
+      continue;
+    }
+    auto edit = world().make_edit(e.pos, e.cell);
+    VOXEN_ASSERT(edit.has_value());  // the column was just loaded and y was validated by EditFlag::parse
+    apply(*edit);
+  }
+  m_pending = std::move(rest);
+}
+
 void CommandWorld::load(const std::vector<ColumnPos>& positions, JobPool* pool, int64_t center_x, int64_t center_z) {
+  load_columns(positions, pool, center_x, center_z);
+  apply_pending(positions);
+}
+
+void CommandWorld::load_columns(const std::vector<ColumnPos>& positions, JobPool* pool, int64_t center_x, int64_t center_z) {
   if (m_session) {
     // Nearest the centre first: load() schedules by distance from its first column.
     std::vector<ColumnPos> ordered = positions;
@@ -85,7 +138,20 @@ void CommandWorld::unload(ColumnPos pos) {
 }
 
 void CommandWorld::close() {
-  if (!m_session) return;
+  if (!m_session) {
+    m_pending.clear();
+    return;
+  }
+  if (!m_pending.empty()) {
+    // Edits in columns the command never loaded: load those columns, place the edits, and let unload() queue them
+    // for saving (never lit: nothing is shown from them).
+    std::vector<ColumnPos> columns;
+    for (const EditSpec& e : m_pending) columns.push_back(column_pos_of(e.pos));
+    std::sort(columns.begin(), columns.end());
+    columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+    load(columns, nullptr, m_pending.front().pos.x, m_pending.front().pos.z);
+    for (const ColumnPos& c : columns) unload(c);
+  }
   Status s = m_session->close();
   if (!s.ok()) throw RunError("saving the world: " + s.error().to_string());
 }
