@@ -3,8 +3,16 @@
 // in a GLFW window), and writes the picture as PNG. See docs/ARCHITECTURE.md (Rendering) for what is loaded.
 //
 // --pos X,Y,Z is the eye's world position in blocks (integers or decimals; Y may be `surface`: 2 blocks above the
-// top face of the generated ground at X, Z). --look YAW,PITCH in degrees: yaw 0 looks north (-Z), 90 east (+X);
-// pitch positive looks up.
+// top face of the ground at X, Z). --look YAW,PITCH in degrees: yaw 0 looks north (-Z), 90 east (+X); pitch
+// positive looks up.
+//
+// --world DIR shows a saved world (its saved edits over generation) and --edit places blocks, with probe's meaning
+// (app/voxen/world_open.h): the columns of the view and their ring are loaded through CommandWorld (the edits placed
+// as they load), lit from scratch (so the light of edited cells is exact; --verify-light checks it against the
+// oracle), and only then meshed, so an edit at a column border is in both columns' meshes. Edits in columns the
+// view does not load are saved with --world when the world closes, and do not matter to the picture. The PNG is
+// written to a temporary name, fsynced and renamed, and the world closed (edits committed), before anything is
+// printed.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -18,6 +26,8 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "voxen/core/job_pool.h"
+#include "voxen/light/light.h"
+#include "voxen/light/oracle.h"
 #include "voxen/light/rules.h"
 #include "voxen/mesh/baked.h"
 #include "voxen/render/image.h"
@@ -25,6 +35,7 @@
 #include "voxen/render/renderer.h"
 #include "voxen/render/streaming.h"
 #include "vox_overlay.h"
+#include "world_open.h"
 #include "world_setup.h"
 
 namespace voxen::app {
@@ -32,6 +43,9 @@ namespace {
 
 struct ShotOptions {
   WorldFlags world;
+  WorldDirFlag world_dir;
+  EditFlag edits;
+  bool verify_light = false;
   std::string pos;
   std::string look = "0,0";
   std::string size = "1280x720";
@@ -120,6 +134,17 @@ EyePos parse_eye(const std::string& text) {
   return e;
 }
 
+// The world y of the top cell at (x, z) that the camera's `surface` stands on, read from the world's cells (its
+// column must be loaded): a solid block that is not foliage (leaves are the registry's cutout cubes), the rule of
+// gen::Generator::surface_y, which gives the same y on generated cells. kMinY - 1 where there is none.
+int64_t world_surface_y(const World& world, const BlockRegistry& reg, int64_t x, int64_t z) {
+  for (int64_t y = kMaxY; y >= kMinY; --y) {
+    const BlockDef& d = reg[world.get({x, y, z}).id];
+    if (d.defined && d.solid && !(d.transparency == Transparency::kCutout && d.shape == Shape::kCube)) return y;
+  }
+  return kMinY - 1;
+}
+
 int run_shot(const ShotOptions& o) {
   Stopwatch total;
   // Arguments first: every mistake is reported before any work.
@@ -172,12 +197,31 @@ int run_shot(const ShotOptions& o) {
   }
 
   if (o.vox_empty && o.vox.empty()) throw UsageError("--vox-empty", "needs --vox (the scene to show alone)");
+  // A saved world stores what differs from its own generator: a scene laid over generation would be saved as edits.
+  if (!o.vox.empty() && o.world_dir.given())
+    throw UsageError("--vox", "cannot be combined with --world (a saved world shows its own cells; use voxen view for a scene)");
   const VoxOverlayOptions vox = parse_vox_overlay_options(o.vox, o.vox_at);
   BlockRegistry reg = load_registry();
-  std::unique_ptr<gen::Generator> generator = make_generator_or_throw(o.world, reg);
-  if (!o.vox.empty()) generator = make_vox_overlay(reg, o.vox_empty ? nullptr : std::move(generator), vox);
+  // The world: a --vox scene over the flags' terrain, a saved world (--world) or plain generation.
+  std::unique_ptr<gen::Generator> scene;
+  if (!o.vox.empty()) scene = make_vox_overlay(reg, o.vox_empty ? nullptr : make_generator_or_throw(o.world, reg), vox);
+  const std::vector<EditSpec> edits = o.edits.parse(reg);  // after the scene (its colours are blocks an edit may
+                                                           // name), before a world is opened or created
+  std::unique_ptr<CommandWorld> cw = scene ? std::make_unique<CommandWorld>(std::move(scene))
+                                           : std::make_unique<CommandWorld>(o.world_dir, o.world, reg);
+  cw->add_edits(edits);
+  const bool plain = !o.world_dir.given() && edits.empty();  // the cells are the generator's
+  const int threads = o.threads > 0 ? o.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  JobPool pool(threads);
+  std::vector<ColumnPos> eye_column;  // loaded early to find a `surface` in the world's own cells
   if (eye.surface) {
-    eye.block.y = generator->surface_y(eye.block.x, eye.block.z) + 3;  // 2 blocks above the ground's top face
+    if (plain) {
+      eye.block.y = cw->generator()->surface_y(eye.block.x, eye.block.z) + 3;  // 2 blocks above the ground's top face
+    } else {
+      eye_column.push_back(column_pos_of(eye.block));
+      cw->load(eye_column, &pool, eye.block.x, eye.block.z);
+      eye.block.y = world_surface_y(cw->world(), reg, eye.block.x, eye.block.z) + 3;
+    }
     eye.frac.y = 0.0;
   }
 
@@ -199,17 +243,32 @@ int run_shot(const ShotOptions& o) {
   const double radius = o.render_distance * static_cast<double>(kColumnWidth);
   cam.far_plane = std::sqrt((radius + 24.0) * (radius + 24.0) + 400.0 * 400.0) + 16.0;
 
-  // Stream in everything within the render distance in the frustum (or all of it with --load-all).
+  // Everything within the render distance in the frustum (or all of it with --load-all), and the ring around it:
+  // loaded (generation, saved edits, --edit edits), then lit, then meshed.
   const light::LightTable light_table(reg);
   auto baked = mesh::BakedBlocks::bake(reg);
   if (!baked) throw RunError("mesh: " + baked.error().to_string());
-  const int threads = o.threads > 0 ? o.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  JobPool pool(threads);
-  World world;
-  render::WorldStreamer streamer(*generator, light_table, *baked, pool);
   const auto draw = render::columns_for_view(cam, radius, !o.load_all);
+  std::vector<ColumnPos> load_set = render::with_neighbour_ring(draw);
+  for (const ColumnPos& c : eye_column)  // lit too (the eye's sky light is read below)
+    if (!std::binary_search(load_set.begin(), load_set.end(), c)) load_set.insert(std::upper_bound(load_set.begin(), load_set.end(), c), c);
+  Stopwatch load_sw;
+  cw->load(load_set, &pool, cam.block.x, cam.block.z);
+  const double generate_ms = load_sw.ms();
+  World& world = cw->world();
+  Stopwatch light_sw;
+  light::light_columns(world, light_table, load_set, &pool);
+  const double light_ms = light_sw.ms();
+  if (o.verify_light) {
+    const light::LightDiff diff = light::verify_light(world, light_table);
+    if (!diff.equal()) throw RunError("--verify-light: the light differs from a from-scratch recompute: " + diff.to_string());
+  }
+  render::WorldStreamer streamer(light_table, *baked, pool);
   const render::Frustum frustum = render::Frustum::from_matrix(cam.view_projection());
-  const render::StreamStats ss = streamer.load(world, **renderer, draw, o.load_all ? nullptr : &frustum, &cam);
+  render::StreamStats ss = streamer.load(world, **renderer, draw, o.load_all ? nullptr : &frustum, &cam);
+  ss.columns_generated = load_set.size();
+  ss.generate_ms = generate_ms;
+  ss.light_ms = light_ms;
 
   render::FrameParams fp;
   fp.camera = cam;
@@ -223,8 +282,12 @@ int run_shot(const ShotOptions& o) {
   const double finish_ms = finish.ms();
   Stopwatch write;
   const render::Image img = (*renderer)->read_pixels();
-  if (auto s = render::save_png(img, o.out); !s.ok()) throw RunError(s.error().to_string());
+  write_file_durably(o.out, [&img](const std::string& temp) {
+    const Status s = render::save_png(img, temp);
+    return s.ok() ? std::string() : s.error().to_string();
+  });
   const double write_ms = write.ms();
+  cw->close();  // with --world: every edit (also those outside the view) is committed before anything is printed
   const double total_ms = total.ms();
 
   const std::string gl_version = std::to_string((*renderer)->gl_info().major) + "." + std::to_string((*renderer)->gl_info().minor);
@@ -279,6 +342,11 @@ void add_shot_command(CLI::App& app, RunFn& run) {
   auto o = std::make_shared<ShotOptions>();
   CLI::App* cmd = app.add_subcommand("shot", "render one picture of the world (headless OpenGL) to a PNG file");
   o->world.add_to(*cmd);
+  o->world_dir.add_to(*cmd);
+  o->edits.add_to(*cmd);
+  cmd->add_flag("--verify-light", o->verify_light,
+                "check the light of every loaded column against a from-scratch recompute (the light oracle; slow) and "
+                "fail with exit 1 naming the first differing cell");
   cmd->add_option("--pos", o->pos, "eye position X,Y,Z in world blocks (Y may be 'surface': 2 blocks above the ground)")->required();
   cmd->add_option("--look", o->look, "YAW,PITCH in degrees: yaw 0 north (-Z), 90 east (+X); pitch + looks up (default 0,0)");
   cmd->add_option("--size", o->size, "picture size WxH in pixels (default 1280x720)");

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 
+#include "voxen/core/error.h"
 #include "voxen/light/light.h"
 #include "voxen/mesh/dirty.h"
 #include "voxen/mesh/input.h"
@@ -70,7 +71,10 @@ std::vector<ColumnPos> with_neighbour_ring(const std::vector<ColumnPos>& draw) {
 
 WorldStreamer::WorldStreamer(const gen::Generator& generator, const light::LightTable& light_table,
                              const mesh::BakedBlocks& blocks, JobPool& pool)
-    : m_gen(generator), m_light(light_table), m_blocks(blocks), m_pool(pool) {}
+    : m_gen(&generator), m_light(light_table), m_blocks(blocks), m_pool(pool) {}
+
+WorldStreamer::WorldStreamer(const light::LightTable& light_table, const mesh::BakedBlocks& blocks, JobPool& pool)
+    : m_light(light_table), m_blocks(blocks), m_pool(pool) {}
 
 StreamStats WorldStreamer::load(World& world, Renderer& renderer, const std::vector<ColumnPos>& draw,
                                 const Frustum* frustum, const Camera* camera) {
@@ -84,8 +88,11 @@ StreamStats WorldStreamer::load(World& world, Renderer& renderer, const std::vec
   std::vector<ColumnPos> missing;
   for (const ColumnPos& c : with_neighbour_ring(draw))
     if (!world.find(c)) missing.push_back(c);
-  auto columns = gen::generate_columns(m_gen, missing, &m_pool, cx, cz);
-  for (auto& col : columns) world.insert(std::move(col));
+  VOXEN_ASSERT(m_gen || missing.empty());  // without a generator the caller has loaded every column
+  if (!missing.empty()) {
+    auto columns = gen::generate_columns(*m_gen, missing, &m_pool, cx, cz);
+    for (auto& col : columns) world.insert(std::move(col));
+  }
   st.columns_generated = missing.size();
   st.generate_ms = now_ms() - t;
 

@@ -58,6 +58,10 @@ class WorldStreamer {
   /// All references must outlive the streamer. `pool` runs generation, local light and meshing.
   WorldStreamer(const gen::Generator& generator, const light::LightTable& light_table, const mesh::BakedBlocks& blocks,
                 JobPool& pool);
+  /// A streamer for a world whose columns the caller loads and lights itself (a saved world, or edits placed before
+  /// meshing: `voxen shot --world/--edit`): load() then only meshes and uploads, and every column of `draw` and its
+  /// ring must be in the world, lit, before it is called (a missing one is a programmer error: VOXEN_ASSERT).
+  WorldStreamer(const light::LightTable& light_table, const mesh::BakedBlocks& blocks, JobPool& pool);
 
   /// Loads what `draw` needs into `world` (columns already loaded are kept, not regenerated), lights the new
   /// ones, meshes the sections of `draw` (those intersecting `frustum` when given, else all) and uploads them.
@@ -70,7 +74,7 @@ class WorldStreamer {
   bool apply_edit(World& world, Renderer& renderer, const Edit& edit, std::vector<SectionPos>* remeshed = nullptr);
 
  private:
-  const gen::Generator& m_gen;
+  const gen::Generator* m_gen = nullptr;  // null: the caller loads the columns
   const light::LightTable& m_light;
   const mesh::BakedBlocks& m_blocks;
   JobPool& m_pool;
