@@ -2,9 +2,15 @@
 // (models of at most 256^3 under a scene graph, a palette of the block states used; see
 // src/import/include/voxen/import/vox_write.h). Importing the file back at its own positions gives the same cells:
 // a region with more non-air cells than the importer places (import::kMaxSceneVoxels) is refused, exit code 1.
+// --world DIR exports a saved world's cells (its saved edits over generation) and --edit places blocks first, with
+// probe's meaning (app/voxen/world_open.h). The file is written to a temporary name, fsynced and renamed into place,
+// and the world (with --world) closed, before the result is printed: what is reported written is on disk.
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +18,7 @@
 #include "commands.h"
 #include "voxen/core/job_pool.h"
 #include "voxen/import/vox_write.h"
+#include "world_open.h"
 #include "world_setup.h"
 
 namespace voxen::app {
@@ -21,6 +28,8 @@ constexpr int64_t kMaxExtent = 1024;  // blocks along x and along z
 
 struct ExportOptions {
   WorldFlags world;
+  WorldDirFlag world_dir;
+  EditFlag edits;
   std::string from;
   std::string to;
   std::string out;
@@ -47,29 +56,32 @@ int run_export(const ExportOptions& o) {
   checked_threads(o.threads);
 
   const BlockRegistry reg = load_registry();
-  const auto generator = make_generator_or_throw(o.world, reg);
+  const std::vector<EditSpec> edits = o.edits.parse(reg);
+  CommandWorld cw(o.world_dir, o.world, reg);  // --world DIR: saved world (journal applied, edits saved)
+  cw.add_edits(edits);
   Stopwatch sw;
   std::vector<ColumnPos> positions;
   for (int64_t cx = column_of(lo.x); cx <= column_of(hi.x); ++cx)
     for (int64_t cz = column_of(lo.z); cz <= column_of(hi.z); ++cz) positions.push_back({cx, cz});
   JobPool pool(o.threads);
-  World world;
   const int64_t mid_x = lo.x + static_cast<int64_t>(span_x / 2), mid_z = lo.z + static_cast<int64_t>(span_z / 2);
-  for (auto& col : gen::generate_columns(*generator, positions, &pool, mid_x, mid_z))
-    world.insert(std::move(col));
+  cw.load(positions, &pool, mid_x, mid_z);  // generation (and saved edits), then the --edit edits; cells only
+  const World& world = cw.world();
   const double generate_ms = sw.ms();
 
   Stopwatch write_sw;
   import::VoxWriteStats ws;
   auto bytes = import::write_vox(world, reg, lo, hi, &ws);
   if (!bytes) throw RunError("export-vox: " + bytes.error().to_string());
-  {
-    std::ofstream f(o.out, std::ios::binary | std::ios::trunc);
-    if (!f) throw RunError(o.out + ": cannot open for writing");
+  write_file_durably(o.out, [&](const std::string& temp) -> std::string {
+    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
+    if (!f) return "cannot open " + temp + " for writing: " + std::strerror(errno);
     f.write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
-    if (!f) throw RunError(o.out + ": write failed");
-  }
+    f.close();
+    return f ? std::string() : "writing " + temp + " failed";
+  });
   const double write_ms = write_sw.ms();
+  cw.close();  // with --world: the edits are committed before anything is reported
 
   if (o.json) {
     nlohmann::json j;
@@ -96,8 +108,10 @@ int run_export(const ExportOptions& o) {
 
 void add_export_vox_command(CLI::App& app, RunFn& run) {
   auto o = std::make_shared<ExportOptions>();
-  CLI::App* cmd = app.add_subcommand("export-vox", "write a region of the generated world as a MagicaVoxel .vox file");
+  CLI::App* cmd = app.add_subcommand("export-vox", "write a region of the world (generated, or saved with --world) as a MagicaVoxel .vox file");
   o->world.add_to(*cmd);
+  o->world_dir.add_to(*cmd);
+  o->edits.add_to(*cmd);
   cmd->add_option("--from", o->from, "one corner X,Y,Z of the region (world blocks, inclusive)")->required();
   cmd->add_option("--to", o->to, "the opposite corner X,Y,Z (inclusive; at most 1024 blocks along x and z)")->required();
   cmd->add_option("--out", o->out, "the .vox file to write")->required();

@@ -5,6 +5,10 @@
 // rule, bytes of quad data (greedy with the AO rule: 16 per opaque/cutout quad, 20 per translucent quad) and the
 // seconds the greedy meshing took (input building included, on --threads workers, one job per column).
 // Every count is summed in column order, so it is the same for every thread count.
+// --world DIR meshes a saved world (its saved edits over generation) and --edit places blocks first, with probe's
+// meaning (app/voxen/world_open.h): the edits are placed as the columns load, then everything is lit, so the counts
+// and the light the AO rule reads include them. With --world the results are printed after the world is closed
+// (the edits committed).
 #include <cstdio>
 #include <memory>
 
@@ -17,6 +21,7 @@
 #include "voxen/mesh/baked.h"
 #include "voxen/mesh/faces.h"
 #include "voxen/mesh/mesher.h"
+#include "world_open.h"
 #include "world_setup.h"
 
 namespace voxen::app {
@@ -24,6 +29,8 @@ namespace {
 
 struct MeshCmdOptions {
   WorldFlags world;
+  WorldDirFlag world_dir;
+  EditFlag edits;
   std::string center = "0,0";
   int64_t radius = 2;
   int threads = 0;
@@ -92,7 +99,7 @@ int run_mesh(const MeshCmdOptions& o) {
   checked_threads(o.threads);
 
   const BlockRegistry reg = load_registry();
-  const auto generator = make_generator_or_throw(o.world, reg);
+  const std::vector<EditSpec> edits = o.edits.parse(reg);
   auto baked = mesh::BakedBlocks::bake(reg);
   if (!baked) throw RunError("block registry: " + baked.error().message);
 
@@ -105,14 +112,16 @@ int run_mesh(const MeshCmdOptions& o) {
       if (std::abs(dx) <= o.radius && std::abs(dz) <= o.radius) inner.push_back(p);
     }
 
+  CommandWorld cw(o.world_dir, o.world, reg);  // --world DIR: saved world (journal applied, edits saved)
+  cw.add_edits(edits);
   JobPool pool(o.threads);
   Stopwatch gen_sw;
-  World world;
-  for (auto& col : gen::generate_columns(*generator, all, &pool, c[0], c[1])) world.insert(std::move(col));
+  cw.load(all, &pool, c[0], c[1]);  // generation (and saved edits), then the --edit edits
+  const World& world = cw.world();
   const double gen_seconds = gen_sw.seconds();
   Stopwatch light_sw;
   const light::LightTable table(reg);
-  light::light_columns(world, table, all, &pool);
+  light::light_columns(cw.world(), table, all, &pool);
   const double light_seconds = light_sw.seconds();
 
   const Totals culled = mesh_all(*baked, world, inner, mesh::MeshOptions{false, true}, pool);
@@ -121,6 +130,11 @@ int run_mesh(const MeshCmdOptions& o) {
   const double seconds = mesh_sw.seconds();
   const Totals loose = mesh_all(*baked, world, inner, mesh::MeshOptions{true, false}, pool);
   const uint64_t voxels = count_voxels(reg, world, inner);
+  // The culled and greedy meshes cover the same unit faces (a cheap self-check of the split-back rule).
+  if (culled.unit_faces != greedy.unit_faces || culled.unit_faces != loose.unit_faces)
+    throw RunError("internal error: greedy meshes cover " + std::to_string(greedy.unit_faces) + " unit faces, culled " +
+                   std::to_string(culled.unit_faces));
+  cw.close();  // with --world: the edits are committed before anything is reported
 
   if (o.json) {
     nlohmann::json j;
@@ -134,12 +148,12 @@ int run_mesh(const MeshCmdOptions& o) {
     j["columns"] = inner.size();
     j["sections"] = inner.size() * kSectionsPerColumn;
     j["threads"] = pool.thread_count();
-    j["generator"] = std::string(generator->name());
-    j["seed"] = o.world.seed;
+    j["generator"] = cw.generator_name();
+    j["seed"] = cw.seed();
     std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("generator %s, seed %llu, %zu columns meshed (%zu generated and lit), %d worker thread(s)\n",
-                std::string(generator->name()).c_str(), static_cast<unsigned long long>(o.world.seed), inner.size(),
+                cw.generator_name().c_str(), static_cast<unsigned long long>(cw.seed()), inner.size(),
                 all.size(), pool.thread_count());
     std::printf("voxels                 %llu\n", static_cast<unsigned long long>(voxels));
     std::printf("cube triangles         %llu\n", static_cast<unsigned long long>(voxels * 12));
@@ -150,10 +164,6 @@ int run_mesh(const MeshCmdOptions& o) {
     std::printf("seconds (greedy mesh)  %.4f\n", seconds);
     std::printf("seconds (gen, light)   %.3f, %.3f\n", gen_seconds, light_seconds);
   }
-  // The culled and greedy meshes cover the same unit faces (a cheap self-check of the split-back rule).
-  if (culled.unit_faces != greedy.unit_faces || culled.unit_faces != loose.unit_faces)
-    throw RunError("internal error: greedy meshes cover " + std::to_string(greedy.unit_faces) + " unit faces, culled " +
-                   std::to_string(culled.unit_faces));
   return 0;
 }
 
@@ -163,6 +173,8 @@ void add_mesh_command(CLI::App& app, RunFn& run) {
   auto o = std::make_shared<MeshCmdOptions>();
   CLI::App* cmd = app.add_subcommand("mesh", "generate, light and mesh the columns around a point and report face counts");
   o->world.add_to(*cmd);
+  o->world_dir.add_to(*cmd);
+  o->edits.add_to(*cmd);
   cmd->add_option("--center", o->center, "world block X,Z at the centre (default 0,0)");
   cmd->add_option("--radius", o->radius, "columns out from the centre column: (2R+1)^2 columns meshed (default 2)");
   cmd->add_option("--threads", o->threads, "worker threads (default: cores - 1, at least 1)");
