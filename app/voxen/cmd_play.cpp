@@ -14,7 +14,8 @@
 // the test hook for that: frames A to B - 1 run as if the window were minimised.
 // With --world DIR the world is a saved one (created with --seed when missing): columns load through the store
 // (generation + saved edits), edits are saved as they happen (write-behind, committed after each edit) and when
-// columns unload, and everything is flushed on exit; without it the world is ephemeral and the HUD says so.
+// columns unload, and everything is flushed on exit; the HUD's status line says "SAVING N EDITS" until the batches
+// holding them are committed (durable), then "ALL EDITS SAVED". Without it the world is ephemeral and the HUD says so.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -108,7 +109,10 @@ int run_play(const PlayOptions& o) {
     so.world = &cw.world();
     so.backend = backend.get();
     so.edit_hook = backend->edit_hook();
-    so.game.status = "WORLD " + o.world_dir.dir + ": EDITS ARE SAVED";
+    // Said saved only once committed (durable), not when queued: the backend follows the batches' tickets.
+    so.game.status_source = [b = backend.get(), dir = o.world_dir.dir] {
+      return std::string("WORLD ").append(dir).append(": ").append(b->save_status());
+    };
   }
   so.game.overlay_wall_times = true;
   auto session = play::PlaySession::open(h, so, reg);

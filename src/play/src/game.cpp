@@ -396,7 +396,7 @@ void Game::draw_hud(FrameReport& rep) {
   h.height = m_platform.height();
   for (int i = 0; i < kHotbarSlots; ++i) h.hotbar_colors[static_cast<size_t>(i)] = m_registry[m_hotbar[static_cast<size_t>(i)]].face_color[kFacePosY];
   h.slot = m_handler.controls().slot;
-  h.status = m_config.status;
+  h.status = m_config.status_source ? m_config.status_source() : m_config.status;
   if (m_handler.controls().overlay) h.overlay = overlay_lines(rep);
   if (m_target) {
     const render::Camera cam = camera();
