@@ -21,6 +21,7 @@
 #include "voxen/import/vox_file.h"
 #include "voxen/import/vox_place.h"
 #include "voxen/world/block_registry.h"
+#include "voxen/world/column.h"
 #include "voxen/world/world.h"
 
 namespace voxen {
@@ -160,6 +161,57 @@ TEST(ShotEdit, AFreshSavedWorldLooksLikePlainGenerationSurfaceIncluded) {
     // `surface` read from the saved world's cells lands where the generator's surface_y puts it.
     EXPECT_EQ(fresh.json["eye"], plain.json["eye"]);
     EXPECT_EQ(testing::pixels_differing(fresh.image, plain.image), 0u);
+  }
+}
+
+// `surface` read from a saved world's cells stands where the generator's surface_y says on unedited ground, also
+// where the top cell is foliage, water, a plant or a torch (which the camera does not stand on) or a slab: one spot of
+// each kind the default generator makes near the origin (found here from the generator itself), and the flat world's
+// pond, torch, top slab and tallest pillar.
+TEST(ShotEdit, SurfaceFromAFreshSavedWorldsCellsIsTheGeneratorsOnFeaturesToo) {
+  auto reg = BlockRegistry::load_default();
+  ASSERT_TRUE(reg.ok());
+  auto gen = gen::make_generator("default", 1, *reg);
+  ASSERT_TRUE(gen.ok());
+  // The first (x, z) (in a fixed scan) whose highest non-air cell is leaves, water or a plant.
+  std::vector<std::pair<int64_t, int64_t>> spots;
+  bool leaves = false, water = false, plant = false;
+  for (int64_t cx = -3; cx <= 3 && !(leaves && water && plant); ++cx)
+    for (int64_t cz = -3; cz <= 3 && !(leaves && water && plant); ++cz) {
+      Column col({-44 + cx * 5, -48 + cz * 5});  // around the default view above (-700, -768)
+      (*gen)->generate(col);
+      for (int x = 0; x < 16; ++x)
+        for (int z = 0; z < 16; ++z) {
+          int y = kMaxY;
+          while (y > kMinY && col.get(x, y, z).id == 0) --y;
+          const BlockDef& d = (*reg)[col.get(x, y, z).id];
+          bool* kind = d.shape == Shape::kFluid                                                    ? &water
+                       : d.shape == Shape::kCross                                                  ? &plant
+                       : d.transparency == Transparency::kCutout && d.shape == Shape::kCube ? &leaves
+                                                                                                   : nullptr;
+          if (kind && !*kind) {
+            *kind = true;
+            spots.emplace_back(col.pos().min_x() + x, col.pos().min_z() + z);
+          }
+        }
+    }
+  ASSERT_TRUE(leaves && water && plant) << "foliage " << leaves << ", water " << water << ", plant " << plant
+                                        << ": widen the scan";
+  TempDir tmp;
+  // The decimal of a block's centre: block -934 is -934..-933, its centre "-933.5".
+  auto centre = [](int64_t b) { return (b >= 0 ? std::to_string(b) : std::string("-").append(std::to_string(-(b + 1)))).append(".5"); };
+  auto eye_of = [](std::vector<std::string> args) {
+    const ShotResult s = run_shot(with(args, {"--size", "16x16", "--render-distance", "1"}), kGlEnv);
+    EXPECT_EQ(s.run.exit_code, 0) << s.run.err;
+    return s.json["eye"];
+  };
+  for (const auto& [x, z] : spots) {
+    const std::string pos = centre(x) + ",surface," + centre(z);
+    EXPECT_EQ(eye_of({"--seed", "1", "--pos", pos, "--world", tmp / "default"}), eye_of({"--seed", "1", "--pos", pos})) << pos;
+  }
+  for (const std::string pos : {"44.5,surface,44.5", "50.5,surface,20.5", "56.5,surface,20.5", "36.5,surface,6.5"}) {
+    EXPECT_EQ(eye_of({"--generator", "flat", "--seed", "1", "--pos", pos, "--world", tmp / "flat"}), eye_of({"--generator", "flat", "--seed", "1", "--pos", pos}))
+        << pos;
   }
 }
 
@@ -326,6 +378,7 @@ TEST(EditOption, BadEditsExitTwoNamingTheArgumentBeforeAnythingIsWritten) {
       EXPECT_FALSE(fs::exists(world)) << base[0] << " --edit " << value << " created the world";
       EXPECT_FALSE(fs::exists(tmp / "x.png"));
       EXPECT_FALSE(fs::exists(tmp / "x.vox"));
+      for (const std::string& p : {world, tmp / "x.png", tmp / "x.vox"}) fs::remove_all(p);  // the next case on its own
     }
 }
 
