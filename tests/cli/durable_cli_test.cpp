@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_temp_dir.h"
 #include "run_command.h"
 #include "voxen/import/vox_file.h"
 
@@ -82,22 +83,7 @@ KilledRun run_until_line(const std::vector<std::string>& args, const std::string
   return r;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "voxen_durable_XXXXXX").string();
-    EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
-    m_path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(m_path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (m_path / name).string(); }
-
- private:
-  fs::path m_path;
-};
+using clitest::TempDir;
 
 const char* const kBlocks[] = {"glass", "bricks", "planks", "glowstone", "cobblestone"};
 

@@ -6,8 +6,6 @@
 // adds; an exported region reads back to the edited cells; bad --edit values exit 2 before anything is written.
 #include <gtest/gtest.h>
 
-#include <stdlib.h>
-
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -16,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../render/shot_support.h"
+#include "cli_temp_dir.h"
 #include "run_command.h"
 #include "voxen/gen/generator.h"
 #include "voxen/import/vox_file.h"
@@ -37,23 +36,7 @@ using testing::ShotResult;
 // tests/CMakeLists.txt); everything else about them stays checked.
 const std::string kGlEnv = "ASAN_OPTIONS=detect_leaks=0";
 
-/// A fresh directory, removed with its contents at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "voxen_edit_cli_XXXXXX").string();
-    EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
-    m_path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(m_path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (m_path / name).string(); }
-
- private:
-  fs::path m_path;
-};
+using clitest::TempDir;
 
 std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& more) {
   a.insert(a.end(), more.begin(), more.end());
