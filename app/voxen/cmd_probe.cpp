@@ -1,8 +1,8 @@
 // voxen probe: generates the columns around the probed positions, places the --edit edits in order (world_open.h:
 // EditFlag, CommandWorld::add_edits), lights them (light is a function of the cells, so lighting after the edits is
-// exact) and prints the cell (block name, id, state) and its light (sky
-// 0-15, block light [r, g, b] 0-15 each) at each --at position. JSON: each cell gains "light": {"sky": S,
-// "block": [R, G, B]} (nested because "block" already names the block).
+// exact) and prints the cell (block name, id, state) and its light (sky 0-15, block light [r, g, b] 0-15 each) at
+// each --at position. JSON: each cell gains "light": {"sky": S, "block": [R, G, B]} (nested because "block" already
+// names the block).
 // With --world DIR the columns come from a saved world (its saved edits over generation) and --edit edits are saved
 // to it (app/voxen/world_open.h), so a later probe of the same world shows them; the result is printed only after the
 // world is closed, i.e. once the edits are committed (a SIGKILL after the line appears loses none of them).
