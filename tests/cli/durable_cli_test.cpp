@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -35,8 +36,8 @@ struct KilledRun {
   std::string output;     // what the terminal showed up to then
 };
 
-/// Runs VOXEN_BINARY with `args` on a pseudo-terminal and SIGKILLs it as soon as a line starting with `prefix`
-/// has appeared in full (or lets it end, 120 s at most).
+/// Runs VOXEN_BINARY with `args` (and `env`: NAME=VALUE words) on a pseudo-terminal and SIGKILLs it as soon as a
+/// line starting with `prefix` has appeared in full (or lets it end, 120 s at most).
 KilledRun run_until_line(const std::vector<std::string>& args, const std::string& prefix, const std::string& env = "") {
   KilledRun r;
   int master = -1;
@@ -46,7 +47,10 @@ KilledRun run_until_line(const std::vector<std::string>& args, const std::string
     return r;
   }
   if (pid == 0) {
-    if (!env.empty()) ::putenv(const_cast<char*>(env.c_str()));
+    // NAME=VALUE words separated by spaces, as a shell prefix would give them.
+    static std::string words;
+    words = env;
+    for (char* w = std::strtok(words.data(), " "); w; w = std::strtok(nullptr, " ")) ::putenv(w);
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(VOXEN_BINARY));
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -142,9 +146,9 @@ TEST(Durable, ShotMeshAndExportReportOnlyOnceTheirEditsAreCommitted) {
   const std::string vox = tmp / "region.vox";
   const std::vector<Case> cases = {
       {{"shot", "--world", world, "--pos", "0.5,40,0.5", "--look", "0,-30", "--size", "64x36", "--render-distance", "1",
-        "--out", tmp / "shot.png"},
+        "--threads", "1", "--out", tmp / "shot.png"},
        "wrote ",
-       "ASAN_OPTIONS=detect_leaks=0"},
+       "ASAN_OPTIONS=detect_leaks=0 LP_NUM_THREADS=1"},
       {{"mesh", "--world", world, "--radius", "0"}, "generator ", ""},
       {{"export-vox", "--world", world, "--from", "-30,-2,-5", "--to", "40,20,5", "--out", vox}, "wrote ", ""},
   };
