@@ -146,6 +146,26 @@ TEST(ViewCli, OneVoxelHasSixFacesAndKnownBounds) {
   std::remove(temp_path("one.png").c_str());
 }
 
+TEST(ViewCli, ShortRgbaImportsWithOneWarning) {
+  // The 80-byte file: one voxel of colour 1 and an RGBA of one colour (4 bytes).
+  testing::VoxBuilder b;
+  b.model(1, 1, 1, {{0, 0, 0, 1}});
+  const size_t at = b.chunk("RGBA", {200, 40, 40, 255});
+  const std::string path = temp_path("short_rgba.vox");
+  write_bytes(path, b.bytes());
+  ASSERT_EQ(std::filesystem::file_size(path), 80u);
+  auto r = run_voxen({"view", path, "--out", temp_path("short_rgba.png"), "--size", "64x64", "--json"}, kGlEnv);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = parse_json(r.out);
+  EXPECT_EQ(j["placed_voxels"].get<int>(), 1);
+  EXPECT_EQ(j["warnings"].get<int>(), 1);
+  EXPECT_EQ(voxen::testing::line_count(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(path + " @ byte " + std::to_string(at)), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("colour indices 2..255 take MagicaVoxel's default palette"), std::string::npos) << r.err;
+  std::remove(path.c_str());
+  std::remove(temp_path("short_rgba.png").c_str());
+}
+
 TEST(ViewCli, BadFilesExitOneWithTheByteOffset) {
   testing::VoxBuilder ok;
   ok.model(2, 2, 2, {{0, 0, 0, 1}});

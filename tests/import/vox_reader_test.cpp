@@ -68,6 +68,65 @@ TEST(VoxReader, DefaultPaletteWhenRgbaIsAbsent) {
   }
 }
 
+TEST(VoxReader, ShortRgbaKeepsTheDefaultPaletteForTheIndicesItLacks) {
+  // The 80-byte file: VOX 150, MAIN, SIZE 1x1x1, XYZI with one voxel of colour 1, RGBA with 4 bytes.
+  VoxBuilder b;
+  b.model(1, 1, 1, {{0, 0, 0, 1}});
+  const size_t at = b.chunk("RGBA", Bytes{10, 20, 30, 255});
+  const Bytes bytes = b.bytes();
+  ASSERT_EQ(bytes.size(), 80u);
+  auto f = read_vox(bytes, "short.vox");
+  ASSERT_TRUE(f.ok()) << f.error().to_string();
+  EXPECT_TRUE(f->has_rgba);
+  EXPECT_EQ(f->palette[1], (VoxRgba{10, 20, 30, 255}));
+  for (size_t index = 2; index < 256; ++index) EXPECT_EQ(f->palette[index], default_palette()[index]) << index;
+  ASSERT_EQ(f->warnings.size(), 1u);  // once for the chunk, not once per missing colour
+  EXPECT_EQ(f->warnings[0].offset, static_cast<int64_t>(at));
+  EXPECT_EQ(f->warnings[0].file, "short.vox");
+  EXPECT_NE(f->warnings[0].message.find("4 bytes, 1 of the 256 colours"), std::string::npos) << f->warnings[0].message;
+  EXPECT_NE(f->warnings[0].message.find("colour indices 2..255 take MagicaVoxel's default palette"), std::string::npos)
+      << f->warnings[0].message;
+}
+
+TEST(VoxReader, RgbaWithAPartialColourOrMoreThan256IsReadAndTheNextChunksToo) {
+  // 3 colours and 2 stray bytes, then a MATL: the reader goes on after the chunk.
+  VoxBuilder b = one_model();
+  Bytes rgba;
+  for (uint8_t i = 0; i < 14; ++i) rgba.push_back(static_cast<uint8_t>(100 + i));
+  const size_t at = b.chunk("RGBA", rgba);
+  b.matl(2, {{"_type", "_glass"}, {"_trans", "0.5"}});
+  auto f = read_vox(b.bytes(), "odd.vox");
+  ASSERT_TRUE(f.ok()) << f.error().to_string();
+  EXPECT_EQ(f->palette[3], (VoxRgba{108, 109, 110, 111}));
+  EXPECT_EQ(f->palette[4], default_palette()[4]);
+  EXPECT_EQ(f->materials[2].type, VoxMaterialType::kGlass);
+  ASSERT_EQ(f->warnings.size(), 1u);
+  EXPECT_NE(f->warnings[0].message.find("the last 2 bytes (from byte " + std::to_string(at + 12 + 12) + ")"),
+            std::string::npos)
+      << f->warnings[0].message;
+
+  // A full palette followed by extra bytes: all 255 indices from the chunk, the rest named in a warning.
+  VoxBuilder c = one_model();
+  Bytes big(1030, 0);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<uint8_t>(i);
+  c.chunk("RGBA", big);
+  auto g = read_vox(c.bytes(), "big.vox");
+  ASSERT_TRUE(g.ok()) << g.error().to_string();
+  EXPECT_EQ(g->palette[255], (VoxRgba{0xF8, 0xF9, 0xFA, 0xFB}));  // entry 254: bytes 1016..1019
+  ASSERT_EQ(g->warnings.size(), 1u);
+  EXPECT_NE(g->warnings[0].message.find("the 6 past the 256 colours"), std::string::npos) << g->warnings[0].message;
+
+  // A second, shorter RGBA replaces the first: the indices it lacks are the default palette's again.
+  VoxBuilder d = one_model();
+  d.rgba(ramp_palette());
+  d.chunk("RGBA", Bytes{1, 2, 3, 4});
+  auto h = read_vox(d.bytes(), "two.vox");
+  ASSERT_TRUE(h.ok()) << h.error().to_string();
+  EXPECT_EQ(h->palette[1], (VoxRgba{1, 2, 3, 4}));
+  EXPECT_EQ(h->palette[2], default_palette()[2]);
+  EXPECT_EQ(h->warnings.size(), 2u);  // replaced, and short
+}
+
 TEST(VoxReader, ModelsAndVoxelsAreReadInOrder) {
   VoxBuilder b;
   b.model(3, 4, 5, {{2, 3, 4, 9}});
@@ -313,13 +372,6 @@ TEST(VoxReaderErrors, XyziWithoutSizeAndSizeWithoutXyzi) {
   VoxBuilder b;
   const size_t s = b.size(1, 1, 1);
   EXPECT_EQ(read_error(b.bytes()).offset, static_cast<int64_t>(s));
-}
-
-TEST(VoxReaderErrors, RgbaTooShort) {
-  VoxBuilder b = one_model();
-  const size_t at = b.chunk("RGBA", Bytes(1000, 7));
-  const Error e = read_error(b.bytes());
-  EXPECT_EQ(e.offset, static_cast<int64_t>(at + 12));
 }
 
 TEST(VoxReaderErrors, InvalidRotationBytes) {

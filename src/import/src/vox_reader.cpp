@@ -428,14 +428,34 @@ void FileReader::read_xyzi(ChunkCursor& c, size_t offset) {
 }
 
 void FileReader::read_rgba(ChunkCursor& c, size_t offset) {
-  const uint8_t* p = c.raw(1024, "RGBA palette (256 colours of 4 bytes)");
+  // Other tools write only the colours they use: a chunk shorter than 256 entries fills the indices it covers
+  // and leaves the rest at the default palette, with one warning; bytes past 256 entries are ignored.
+  const size_t size = c.remaining();
+  const size_t entries = std::min<size_t>(size / 4, 256);
+  const uint8_t* p = c.raw(4 * entries, "RGBA palette entries");
   if (!p) return;
   if (m_rgba_seen) warn(offset, "a second RGBA chunk at byte " + std::to_string(offset) + " replaces the first");
   m_rgba_seen = true;
   m_file.has_rgba = true;
+  m_file.palette = default_palette();
   m_file.palette[0] = VoxRgba{0, 0, 0, 0};
   // Entry i of the chunk is colour index i + 1; the last entry (i = 255) has no index and is ignored.
-  for (size_t i = 0; i < 255; ++i) m_file.palette[i + 1] = VoxRgba{p[4 * i], p[4 * i + 1], p[4 * i + 2], p[4 * i + 3]};
+  const size_t indices = std::min<size_t>(entries, 255);
+  for (size_t i = 0; i < indices; ++i) m_file.palette[i + 1] = VoxRgba{p[4 * i], p[4 * i + 1], p[4 * i + 2], p[4 * i + 3]};
+  if (size < 1024) {
+    std::string what = "RGBA at byte " + std::to_string(offset) + " holds " + std::to_string(size) + " bytes, " +
+                       std::to_string(entries) + " of the 256 colours (1024 bytes)";
+    if (indices < 255)
+      what += "; colour indices " + std::to_string(indices + 1) + "..255 take MagicaVoxel's default palette";
+    if (size % 4 != 0)
+      what += "; the last " + std::to_string(size % 4) + " bytes (from byte " + std::to_string(c.pos()) +
+              ") are not a whole colour and are ignored";
+    warn(offset, what);
+  } else if (size > 1024) {
+    warn(offset, "RGBA at byte " + std::to_string(offset) + " holds " + std::to_string(size) +
+                     " bytes; the " + std::to_string(size - 1024) + " past the 256 colours (from byte " +
+                     std::to_string(c.pos()) + ") are ignored");
+  }
 }
 
 void FileReader::read_matl(ChunkCursor& c, size_t offset) {

@@ -8,9 +8,10 @@
 //     PACK   u32 number of models (optional, old files)
 //     SIZE   u32 x, y, z: the next model's size in voxels, each 1..256 (model-local axes, Z up)
 //     XYZI   u32 count, then count x (u8), y (u8), z (u8), colour index (u8 1..255): the model's voxels
-//     RGBA   256 x (r, g, b, a) u8: entry i of the chunk is colour index i + 1 (entry 255 is unused)
+//     RGBA   256 x (r, g, b, a) u8: entry i of the chunk is colour index i + 1 (entry 255 is unused); other
+//            tools write fewer entries: the indices past them keep the default palette (a warning)
 //     MATL   u32 material id (= colour index), DICT properties (_type _diffuse|_metal|_glass|_emit|_blend|_media,
-//            _weight, _rough, _metal, _spec, _ior, _att, _flux, _emit, _ldr, _trans, _alpha, ...)
+//            _weight, _rough, _metal, _spec, _ior, _att, _flux, _emit, _ldr, _trans, _alpha, _d, ...)
 //     MATT   deprecated material: u32 id, u32 type (0 diffuse, 1 metal, 2 glass, 3 emissive), f32 weight,
 //            u32 property bits, one f32 per set bit 0..6
 //     nTRN   u32 node id, DICT attributes (_name, _hidden), u32 child node id, i32 reserved (-1), i32 layer id,
