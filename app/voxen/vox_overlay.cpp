@@ -72,9 +72,9 @@ std::unique_ptr<VoxOverlayGenerator> make_vox_overlay(BlockRegistry& registry, s
     if (e.file.empty()) e.file = options.path;
     throw RunError(e.to_string());
   }
-  std::array<bool, 256> used{};
-  for (const auto& v : plan->scene.voxels) used[v.color] = true;
-  auto cells = import::register_vox_blocks(registry, *file, used);
+  std::array<uint64_t, 256> counts{};
+  for (const auto& v : plan->scene.voxels) ++counts[v.color];
+  auto cells = import::register_vox_blocks(registry, *file, counts);
   if (!cells) throw RunError(options.path + ": " + cells.error().to_string());
   return std::make_unique<VoxOverlayGenerator>(std::move(base), *plan, *cells);
 }

@@ -166,6 +166,71 @@ TEST(ViewCli, ShortRgbaImportsWithOneWarning) {
   std::remove(temp_path("short_rgba.png").c_str());
 }
 
+/// A 4^3 emissive orange model (colour 1) at the centre of a 16^3 cloud of two media shades (colours 2 and 3,
+/// _d 0.04) that fills the model's cells too and is placed after it; `with_model` false leaves the model out.
+std::vector<uint8_t> cloud_scene(bool with_model) {
+  testing::VoxBuilder b;
+  std::vector<testing::Voxel> cloud;
+  for (uint8_t x = 0; x < 16; ++x)
+    for (uint8_t y = 0; y < 16; ++y)
+      for (uint8_t z = 0; z < 16; ++z) cloud.push_back({x, y, z, static_cast<uint8_t>(2 + (x + y + z) % 2)});
+  std::vector<testing::Voxel> model;
+  for (uint8_t x = 0; x < 4; ++x)
+    for (uint8_t y = 0; y < 4; ++y)
+      for (uint8_t z = 0; z < 4; ++z) model.push_back({x, y, z, 1});
+  b.model(4, 4, 4, model);
+  b.model(16, 16, 16, cloud);
+  std::array<std::array<uint8_t, 4>, 256> palette{};
+  for (auto& c : palette) c = {128, 128, 128, 255};
+  palette[0] = {255, 140, 0, 255};
+  palette[1] = {235, 235, 240, 255};
+  palette[2] = {215, 215, 225, 255};
+  b.rgba(palette);
+  b.matl(1, {{"_type", "_emit"}, {"_emit", "1"}});
+  b.matl(2, {{"_type", "_media"}, {"_d", "0.04"}});
+  b.matl(3, {{"_type", "_media"}, {"_d", "0.04"}});
+  b.ntrn(0, 1, -1, {});
+  b.ngrp(1, with_model ? std::vector<uint32_t>{2, 4} : std::vector<uint32_t>{4});
+  b.ntrn(2, 3, -1, {{"_t", "0 0 8"}});  // both centred on scene (0, 0, 8)
+  b.nshp(3, 0);
+  b.ntrn(4, 5, -1, {{"_t", "0 0 8"}});
+  b.nshp(5, 1);
+  return b.bytes();
+}
+
+TEST(ViewCli, ThinMediaCloudAroundAnEmissiveModelShowsTheModel) {
+  const std::string with = temp_path("cloud_with.vox"), without = temp_path("cloud_without.vox");
+  write_bytes(with, cloud_scene(true));
+  write_bytes(without, cloud_scene(false));
+  auto a = run_voxen({"view", with, "--out", with + ".png", "--size", "320x180", "--json"}, kGlEnv);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  auto b = run_voxen({"view", without, "--out", without + ".png", "--size", "320x180", "--json"}, kGlEnv);
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const auto ja = parse_json(a.out), jb = parse_json(b.out);
+  EXPECT_EQ(ja["placed_voxels"].get<int>(), 16 * 16 * 16);  // the model's 64 cells are the model's, not cloud
+  EXPECT_EQ(ja["bounds"], jb["bounds"]);                    // the same camera for both pictures
+  EXPECT_EQ(ja["blocks_added"].get<int>(), 2);              // the orange emitter and ONE cloud block
+  // The cloud alone draws its outside only: 6 sides of 16 x 16 cells, no face between its two shades.
+  EXPECT_EQ(jb["culled_faces"].get<int>(), 6 * 16 * 16);
+  auto img = render::load_png(with + ".png");
+  auto cloud = render::load_png(without + ".png");
+  ASSERT_TRUE(img.ok() && cloud.ok());
+  // The camera looks at the centre of the bounds, where the model is: the 9 x 9 pixels there show the model's
+  // orange through the cloud (red well above blue), and the cloud alone is grey there.
+  auto red_minus_blue = [](const render::Image& im) {
+    int sum = 0;
+    for (int y = 90 - 4; y <= 90 + 4; ++y)
+      for (int x = 160 - 4; x <= 160 + 4; ++x) {
+        const size_t i = (static_cast<size_t>(y) * 320 + static_cast<size_t>(x)) * 4;
+        sum += im.pixels[i] - im.pixels[i + 2];
+      }
+    return sum / 81;
+  };
+  EXPECT_GT(red_minus_blue(*img), 80);
+  EXPECT_LT(std::abs(red_minus_blue(*cloud)), 20);
+  for (const std::string& p : {with, without, with + ".png", without + ".png"}) std::remove(p.c_str());
+}
+
 TEST(ViewCli, BadFilesExitOneWithTheByteOffset) {
   testing::VoxBuilder ok;
   ok.model(2, 2, 2, {{0, 0, 0, 1}});

@@ -2,6 +2,8 @@
 // and failures that leave the world and the registry untouched.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "voxen/import/vox_place.h"
 #include "vox_builder.h"
 
@@ -60,6 +62,69 @@ TEST(VoxBlockDef, OpaqueGlassAndEmissiveColours) {
   emit.emit = 0.01f;
   emit.flux = 0.0f;
   EXPECT_EQ(vox_block_def({0, 0, 40, 255}, emit).emission, (std::array<uint8_t, 3>{0, 0, 1}));
+}
+
+TEST(VoxBlockDef, MediaIsAThinTranslucentVolumeLitThrough) {
+  VoxMaterial media;
+  media.present = true;
+  media.type = VoxMaterialType::kMedia;
+  media.density = 0.03f;
+  const BlockDef a = vox_block_def({230, 230, 235, 255}, media);
+  EXPECT_EQ(a.transparency, Transparency::kTranslucent);
+  EXPECT_EQ(a.face_color[0] >> 24, 54u);  // round(255 * (1 - exp(-8 * 0.03)))
+  EXPECT_EQ(a.opacity, 0);                // a thin cloud lets sky and block light through
+  EXPECT_FALSE(a.solid);                  // walked through
+  EXPECT_EQ(a.name, "vox_e6e6eb_m360");
+  media.density = 0.05f;
+  EXPECT_EQ(vox_block_def({230, 230, 235, 255}, media).face_color[0] >> 24, 84u);
+  media.density = 1.0f;
+  EXPECT_EQ(media_look(media), (MediaLook{255, 4}));  // dense smoke: opaque-looking, takes 4 light levels
+  media.density = 0.0f;
+  EXPECT_EQ(media_look(media), (MediaLook{16, 0}));  // still a faint haze
+  media.density = -1.0f;
+  EXPECT_EQ(media_look(media), (MediaLook{16, 0}));
+  media.density = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(media_look(media), (MediaLook{16, 0}));
+  media.density = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(media_look(media), (MediaLook{255, 15}));
+  // Old-style glass: the reader's _weight becomes the transparency.
+  VoxMaterial glass;
+  glass.present = true;
+  glass.type = VoxMaterialType::kGlass;
+  glass.trans = 0.8f;
+  EXPECT_EQ(vox_block_def({0, 0, 0, 255}, glass).face_color[0] >> 24, 51u);  // round(255 * 0.2)
+}
+
+TEST(VoxPlace, MediaColoursOfOneLookBecomeOneBlockOfTheirMeanColour) {
+  // A row of six cells: two cloud shades (3 cells and 1), a cloud colour of another density, and glass.
+  VoxBuilder b;
+  b.model(6, 1, 1, {{0, 0, 0, 1}, {1, 0, 0, 1}, {2, 0, 0, 1}, {3, 0, 0, 2}, {4, 0, 0, 3}, {5, 0, 0, 4}});
+  b.rgba(palette_with({{1, {200, 200, 200, 255}}, {2, {100, 120, 141, 255}}, {3, {50, 50, 50, 255}},
+                       {4, {0, 0, 255, 255}}}));
+  b.matl(1, {{"_type", "_media"}, {"_d", "0.04"}});
+  b.matl(2, {{"_type", "_media"}, {"_d", "0.04"}, {"_g", "0.5"}});
+  b.matl(3, {{"_type", "_media"}, {"_d", "0.5"}});
+  b.matl(4, {{"_type", "_glass"}, {"_trans", "0.5"}});
+  auto f = read_vox(b.bytes(), "cloud.vox");
+  ASSERT_TRUE(f.ok()) << f.error().to_string();
+  BlockRegistry reg = registry();
+  World world;
+  auto stats = apply_vox_placement(world, reg, *f, *plan_vox_placement(*f, {}), true);
+  ASSERT_TRUE(stats.ok()) << stats.error().to_string();
+  EXPECT_EQ(stats->blocks_added, 3u);
+  EXPECT_EQ(stats->cells[1], stats->cells[2]);  // one block: no faces between the two shades
+  EXPECT_NE(stats->cells[1], stats->cells[3]);  // another density, another block
+  // (3 * 200 + 100) / 4 = 175, (3 * 200 + 120) / 4 = 180, (3 * 200 + 141) / 4 = 185.25.
+  const BlockDef& cloud = reg[stats->cells[1].id];
+  EXPECT_EQ(cloud.name, "vox_afb4b9_m460");
+  EXPECT_EQ(cloud.face_color[0], 0x46AFB4B9u);
+  EXPECT_EQ(reg[stats->cells[3].id].name, "vox_323232_mfa2");  // d 0.5: alpha 0xfa, light opacity 2
+  EXPECT_EQ(reg[stats->cells[4].id].name, "vox_0000ff_t80");
+  // The same file again: the same blocks, no new ones.
+  auto again = apply_vox_placement(world, reg, *f, *plan_vox_placement(*f, {}), true);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->blocks_added, 0u);
+  EXPECT_EQ(again->cells, stats->cells);
 }
 
 VoxBuilder small_scene() {

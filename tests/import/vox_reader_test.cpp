@@ -226,6 +226,28 @@ TEST(VoxReader, MaterialsKeepEmissionGlassMetalAndEveryProperty) {
   EXPECT_FALSE(m[10].present);
 }
 
+TEST(VoxReader, MediaDensityAndOldStyleGlassWeightAreRead) {
+  VoxBuilder b = one_model();
+  b.matl(1, {{"_type", "_media"}, {"_d", "0.04"}, {"_g", "0.3"}});
+  b.matl(2, {{"_type", "_media"}});  // no _d: the default density
+  b.matl(3, {{"_type", "_glass"}, {"_weight", "0.8"}, {"_rough", "0.1"}});  // old files: _weight is how much glass
+  b.matl(4, {{"_type", "_glass"}, {"_weight", "0.8"}, {"_alpha", "0.3"}});  // _alpha (and _trans) win over _weight
+  b.matl(5, {{"_type", "_metal"}, {"_weight", "0.8"}});                     // _weight is glass-only
+  b.matl(6, {{"_type", "_glass"}, {"_weight", "x"}});                       // not a number: ignored, warned
+  auto f = read_vox(b.bytes(), "media.vox");
+  ASSERT_TRUE(f.ok()) << f.error().to_string();
+  const auto& m = f->materials;
+  EXPECT_EQ(m[1].type, VoxMaterialType::kMedia);
+  EXPECT_FLOAT_EQ(m[1].density, 0.04f);
+  EXPECT_FLOAT_EQ(m[2].density, 0.05f);
+  EXPECT_FLOAT_EQ(m[3].trans, 0.8f);
+  EXPECT_FLOAT_EQ(m[4].trans, 0.3f);
+  EXPECT_FLOAT_EQ(m[5].trans, 0.0f);
+  EXPECT_FLOAT_EQ(m[6].trans, 0.0f);
+  ASSERT_EQ(f->warnings.size(), 1u);
+  EXPECT_NE(f->warnings[0].message.find("_weight"), std::string::npos) << f->warnings[0].message;
+}
+
 TEST(VoxReader, SceneGraphNodesAndLayersAreRead) {
   VoxBuilder b = one_model();
   b.ntrn(0, 1, -1, {});

@@ -49,7 +49,20 @@ Mat mul(const Mat& a, const Mat& b) {
 
 using Key = std::tuple<int64_t, int64_t, int64_t>;
 
-/// The oracle: recursion over the node tree with matrices, hidden per node flag and layer flag, last wins.
+/// Keeps `color` at `key` unless the cell holds a colour of a stronger material: opaque beats glass and _blend,
+/// which beat _media; among equals the later call (placed later in scene order) wins.
+void keep(const VoxFile& f, std::map<Key, uint8_t>& out, const Key& key, uint8_t color) {
+  auto strength = [&](uint8_t c) {
+    const VoxMaterial& m = f.materials[c];
+    if (!m.present) return 2;
+    if (m.type == VoxMaterialType::kMedia) return 0;
+    return m.type == VoxMaterialType::kGlass || m.type == VoxMaterialType::kBlend ? 1 : 2;
+  };
+  auto [it, fresh] = out.emplace(key, color);
+  if (!fresh && strength(color) >= strength(it->second)) it->second = color;
+}
+
+/// The oracle: recursion over the node tree with matrices, hidden per node flag and layer flag, overlaps as keep().
 void oracle_walk(const VoxFile& f, uint32_t id, const Mat& m, bool hidden, std::map<Key, uint8_t>& out, int depth) {
   ASSERT_LT(depth, 1000);
   const VoxNode* n = nullptr;
@@ -83,7 +96,7 @@ void oracle_walk(const VoxFile& f, uint32_t id, const Mat& m, bool hidden, std::
         for (int k = 0; k < 4; ++k) s += m[i][k] * local[k];
         c[i] = static_cast<int64_t>(std::floor(s));
       }
-      out[Key{c[0], c[2], -c[1] - 1}] = v.color;  // voxen axes
+      keep(f, out, Key{c[0], c[2], -c[1] - 1}, v.color);  // voxen axes
     }
   }
 }
@@ -96,7 +109,7 @@ std::map<Key, uint8_t> oracle(const VoxFile& f) {
         if (v.color == 0) continue;
         const int64_t c[3] = {int64_t{v.x} - model.size_x / 2, int64_t{v.y} - model.size_y / 2,
                               int64_t{v.z} - model.size_z / 2};
-        out[Key{c[0], c[2], -c[1] - 1}] = v.color;
+        keep(f, out, Key{c[0], c[2], -c[1] - 1}, v.color);
       }
     return out;
   }

@@ -227,6 +227,49 @@ TEST(VoxSceneTest, InstancesCountEachTimeOverlapsOnce) {
   EXPECT_EQ(nines, 1);
 }
 
+TEST(VoxSceneTest, OverlapsKeepOpaqueOverGlassOverMediaWhicheverIsPlacedLast) {
+  // Four one-voxel models, each placed by its own nTRN at the same cell, in the order given; the colour of that
+  // cell after evaluation. Colours: 1, 2 opaque (2 emissive), 3, 4 glass, 5, 6 media.
+  auto winner = [](const std::vector<uint8_t>& order) {
+    VoxBuilder b;
+    for (uint8_t c : order) b.model(1, 1, 1, {{0, 0, 0, c}});
+    b.matl(2, {{"_type", "_emit"}, {"_emit", "1"}});
+    b.matl(3, {{"_type", "_glass"}, {"_trans", "0.5"}});
+    b.matl(4, {{"_type", "_blend"}});
+    b.matl(5, {{"_type", "_media"}, {"_d", "0.04"}});
+    b.matl(6, {{"_type", "_media"}, {"_d", "0.9"}});
+    std::vector<uint32_t> children;
+    for (uint32_t k = 0; k < order.size(); ++k) children.push_back(2 + 2 * k);
+    b.ntrn(0, 1, -1, {});
+    b.ngrp(1, children);
+    for (uint32_t k = 0; k < order.size(); ++k) {
+      b.ntrn(2 + 2 * k, 3 + 2 * k, -1, {{"_t", "5 5 5"}});
+      b.nshp(3 + 2 * k, k);
+    }
+    auto f = read_vox(b.bytes(), "overlap.vox");
+    EXPECT_TRUE(f.ok()) << f.error().to_string();
+    auto s = evaluate_scene(*f);
+    EXPECT_TRUE(s.ok());
+    EXPECT_EQ(s->voxels.size(), 1u);
+    EXPECT_EQ(s->instance_voxels, order.size());
+    return s->voxels.empty() ? 0 : s->voxels[0].color;
+  };
+  EXPECT_EQ(winner({1, 5}), 1);  // a cloud placed over a building keeps the building
+  EXPECT_EQ(winner({5, 1}), 1);
+  EXPECT_EQ(winner({2, 6}), 2);  // dense media too
+  EXPECT_EQ(winner({3, 5}), 3);  // glass over media
+  EXPECT_EQ(winner({5, 3}), 3);
+  EXPECT_EQ(winner({3, 1}), 1);  // opaque over glass
+  EXPECT_EQ(winner({1, 4}), 1);  // and over _blend
+  EXPECT_EQ(winner({5, 2, 3}), 2);
+  // Among equals the one placed last wins.
+  EXPECT_EQ(winner({1, 2}), 2);
+  EXPECT_EQ(winner({2, 1}), 1);
+  EXPECT_EQ(winner({3, 4}), 4);
+  EXPECT_EQ(winner({6, 5}), 5);
+  EXPECT_EQ(overlap_rank(VoxMaterial{}), 2);  // no material: diffuse, opaque
+}
+
 TEST(VoxSceneTest, SharedShapeNodesInstanceTheirModelOncePerPath) {
   // MagicaVoxel's own instancing: several transforms point at one nSHP.
   VoxBuilder b;

@@ -17,11 +17,24 @@ std::string hex2(unsigned v) {
 }
 
 bool is_translucent(const VoxMaterial& m) {
-  return m.present && (m.type == VoxMaterialType::kGlass || m.type == VoxMaterialType::kBlend ||
-                       m.type == VoxMaterialType::kMedia);
+  return m.present && (m.type == VoxMaterialType::kGlass || m.type == VoxMaterialType::kBlend);
 }
 
+bool is_media(const VoxMaterial& m) { return m.present && m.type == VoxMaterialType::kMedia; }
+
 }  // namespace
+
+MediaLook media_look(const VoxMaterial& material) {
+  float d = material.density;
+  if (!(d > 0.0f)) d = 0.0f;  // negative, zero or NaN: no medium
+  d = std::min(d, 100.0f);     // and +inf
+  MediaLook look;
+  look.alpha = static_cast<uint8_t>(
+      std::clamp(std::lround(255.0 * (1.0 - std::exp(-kMediaFaceDepth * static_cast<double>(d)))), 16L, 255L));
+  look.light_opacity =
+      static_cast<uint8_t>(std::clamp(std::lround(static_cast<double>(d) / std::log(1.25)), 0L, 15L));
+  return look;
+}
 
 BlockDef vox_block_def(const VoxRgba& color, const VoxMaterial& material) {
   BlockDef d;
@@ -29,7 +42,15 @@ BlockDef vox_block_def(const VoxRgba& color, const VoxMaterial& material) {
   d.solid = true;
   uint32_t alpha = 255;
   std::string name = "vox_" + hex2(color.r) + hex2(color.g) + hex2(color.b);
-  if (is_translucent(material)) {
+  if (is_media(material)) {
+    const MediaLook look = media_look(material);
+    alpha = look.alpha;
+    d.transparency = Transparency::kTranslucent;
+    d.opacity = look.light_opacity;
+    d.solid = false;  // fog and cloud: walked through
+    static constexpr char kHex[] = "0123456789abcdef";
+    name += "_m" + hex2(alpha) + kHex[look.light_opacity];
+  } else if (is_translucent(material)) {
     const float t = material.trans > 0.0f ? std::min(material.trans, 1.0f) : 0.5f;
     alpha = static_cast<uint32_t>(std::clamp(std::lround(255.0f * (1.0f - t)), 48L, 255L));
     d.transparency = Transparency::kTranslucent;
@@ -65,13 +86,21 @@ BlockDef vox_block_def(const VoxRgba& color, const VoxMaterial& material) {
 }
 
 Result<std::array<Cell, 256>> register_vox_blocks(BlockRegistry& registry, const VoxFile& file,
-                                                  const std::array<bool, 256>& used) {
+                                                  const std::array<uint64_t, 256>& cell_counts) {
   std::array<Cell, 256> cells{};
-  std::array<std::optional<BlockDef>, 256> to_add;
-  std::unordered_map<std::string, size_t> planned;  // name -> first colour index adding it
-  size_t new_blocks = 0;
+  std::array<std::optional<BlockDef>, 256> defs;  // the block of each used colour index not mapped to a cell
+  // Media colours of one look (alpha and light opacity) become one block of their mean colour, weighted by
+  // cells, so a cloud painted in several shades has no faces inside (translucent blocks of one id hide each
+  // other).
+  struct MediaGroup {
+    MediaLook look;
+    uint64_t r = 0, g = 0, b = 0, cells = 0;
+    size_t first = 0;  // the first colour index of the group: its material gives the look
+  };
+  std::vector<MediaGroup> media;
+  std::array<size_t, 256> group_of{};
   for (size_t i = 1; i < 256; ++i) {
-    if (!used[i]) continue;
+    if (cell_counts[i] == 0) continue;
     const VoxMaterial& mat = file.materials[i];
     if (const std::string* named = dict_find(mat.properties, "_voxen_block")) {
       // A block of this registry (never air: a voxel is solid); anything else falls back to a colour block.
@@ -80,27 +109,44 @@ Result<std::array<Cell, 256>> register_vox_blocks(BlockRegistry& registry, const
         continue;
       }
     }
-    BlockDef def = vox_block_def(file.palette[i], mat);
-    if (auto id = registry.find(def.name)) {
-      cells[i] = Cell{*id, 0};
+    if (is_media(mat)) {
+      const MediaLook look = media_look(mat);
+      auto g = std::find_if(media.begin(), media.end(), [&](const MediaGroup& m) { return m.look == look; });
+      if (g == media.end()) g = media.insert(media.end(), MediaGroup{look, 0, 0, 0, 0, i});
+      const VoxRgba& c = file.palette[i];
+      const uint64_t n = cell_counts[i];
+      g->r += c.r * n;
+      g->g += c.g * n;
+      g->b += c.b * n;
+      g->cells += n;
+      group_of[i] = static_cast<size_t>(g - media.begin());
       continue;
     }
-    if (planned.emplace(def.name, i).second) {
-      ++new_blocks;
-      to_add[i] = std::move(def);
-    }
+    defs[i] = vox_block_def(file.palette[i], mat);
   }
+  for (size_t i = 1; i < 256; ++i) {
+    if (cell_counts[i] == 0 || cells[i].id != kAirId || defs[i]) continue;
+    const MediaGroup& g = media[group_of[i]];
+    auto mean = [&](uint64_t sum) { return static_cast<uint8_t>((sum + g.cells / 2) / g.cells); };
+    defs[i] = vox_block_def(VoxRgba{mean(g.r), mean(g.g), mean(g.b), 255}, file.materials[g.first]);
+  }
+  std::unordered_map<std::string, size_t> planned;  // name -> first colour index adding it
+  size_t new_blocks = 0;
+  for (size_t i = 1; i < 256; ++i)
+    if (defs[i] && !registry.find(defs[i]->name) && planned.emplace(defs[i]->name, i).second) ++new_blocks;
   if (registry.size() + new_blocks > 65535)
     return Error{"the block registry cannot hold " + std::to_string(new_blocks) + " more blocks for the palette (" +
                  std::to_string(registry.size()) + " of 65535 ids in use)"};
-  for (size_t i = 1; i < 256; ++i) {
-    if (!to_add[i]) continue;
-    auto id = registry.add(std::move(*to_add[i]));
+  for (size_t i = 1; i < 256; ++i) {  // in colour index order, so the ids do not depend on hashing
+    if (!defs[i]) continue;
+    auto it = planned.find(defs[i]->name);
+    if (it == planned.end() || it->second != i) continue;
+    auto id = registry.add(*defs[i]);
     if (!id) return id.error();  // not reached: names were checked free and the id space large enough
   }
   for (size_t i = 1; i < 256; ++i) {
-    if (!used[i] || cells[i].id != kAirId) continue;  // resolved above (never to air) or added just now
-    auto id = registry.find(vox_block_def(file.palette[i], file.materials[i]).name);
+    if (!defs[i]) continue;  // unused, or resolved to a registry cell (never air) above
+    auto id = registry.find(defs[i]->name);
     VOXEN_ASSERT(id.has_value());
     cells[i] = Cell{*id, 0};
   }
@@ -177,10 +223,10 @@ Result<VoxImportStats> apply_vox_placement(World& world, BlockRegistry& registry
                      std::to_string(c.min_z()) + ".." + std::to_string(c.min_z() + 15) +
                      ") under the scene is not loaded"};
   }
-  std::array<bool, 256> used{};
-  for (const auto& v : placement.scene.voxels) used[v.color] = true;
+  std::array<uint64_t, 256> counts{};
+  for (const auto& v : placement.scene.voxels) ++counts[v.color];
   const size_t before = registry.size();
-  auto cells = register_vox_blocks(registry, file, used);
+  auto cells = register_vox_blocks(registry, file, counts);
   if (!cells) return cells.error();
   stats.cells = *cells;
   stats.blocks_added = static_cast<uint32_t>(registry.size() - before);

@@ -471,6 +471,7 @@ void FileReader::read_matl(ChunkCursor& c, size_t offset) {
   VoxMaterial mat;
   mat.present = true;
   mat.offset = static_cast<int64_t>(offset);
+  bool weight_read = false;  // _weight parsed as a number
   for (size_t i = 0; i < props.size(); ++i) {
     const auto& [key, value] = props[i];
     if (key == "_type") {
@@ -493,6 +494,7 @@ void FileReader::read_matl(ChunkCursor& c, size_t offset) {
     else if (key == "_spec") field = &mat.spec;
     else if (key == "_ior") field = &mat.ior;
     else if (key == "_alpha") field = dict_find(props, "_trans") ? nullptr : &mat.trans;
+    else if (key == "_d") field = &mat.density;
     if (!field) continue;
     auto v = parse_float(value);
     if (!v) {
@@ -501,8 +503,12 @@ void FileReader::read_matl(ChunkCursor& c, size_t offset) {
       continue;
     }
     *field = *v;
+    weight_read |= field == &mat.weight;
   }
   if (mat.type == VoxMaterialType::kEmit && !dict_find(props, "_emit")) mat.emit = 1.0f;
+  // Old-style glass (MagicaVoxel before _trans and _alpha, like MATT's glass): _weight is how much glass.
+  if (mat.type == VoxMaterialType::kGlass && weight_read && !dict_find(props, "_trans") && !dict_find(props, "_alpha"))
+    mat.trans = mat.weight;
   mat.properties = std::move(props);
   m_file.materials[id & 255] = std::move(mat);
 }

@@ -239,13 +239,26 @@ std::vector<VoxInstance> scene_instances(const VoxFile& file) {
   return out;
 }
 
+int overlap_rank(const VoxMaterial& material) {
+  if (!material.present) return 2;
+  switch (material.type) {
+    case VoxMaterialType::kMedia: return 0;
+    case VoxMaterialType::kGlass:
+    case VoxMaterialType::kBlend: return 1;
+    default: return 2;
+  }
+}
+
 Result<EvaluatedScene> evaluate_scene(const VoxFile& file, uint64_t max_voxels) {
   EvaluatedScene scene;
   const auto instances = scene_instances(file);
   struct Placed {
     SceneVoxel v;
+    uint8_t rank;  // overlap_rank of its colour
     uint64_t order;
   };
+  std::array<uint8_t, 256> rank{};
+  for (size_t i = 0; i < 256; ++i) rank[i] = static_cast<uint8_t>(overlap_rank(file.materials[i]));
   uint64_t total = 0;
   for (const auto& inst : instances) {
     if (inst.hidden) continue;
@@ -283,7 +296,7 @@ Result<EvaluatedScene> evaluate_scene(const VoxFile& file, uint64_t max_voxels) 
                      "", -1, model.offset};
       placed.push_back(Placed{SceneVoxel{static_cast<int32_t>(p.x), static_cast<int32_t>(p.y),
                                          static_cast<int32_t>(p.z), v.color},
-                              order++});
+                              rank[v.color], order++});
       ++scene.instance_voxels;
     }
   }
@@ -291,13 +304,14 @@ Result<EvaluatedScene> evaluate_scene(const VoxFile& file, uint64_t max_voxels) 
     if (a.v.x != b.v.x) return a.v.x < b.v.x;
     if (a.v.y != b.v.y) return a.v.y < b.v.y;
     if (a.v.z != b.v.z) return a.v.z < b.v.z;
+    if (a.rank != b.rank) return a.rank < b.rank;
     return a.order < b.order;
   });
   scene.voxels.reserve(placed.size());
   for (size_t i = 0; i < placed.size(); ++i) {
     const bool last_of_run = i + 1 == placed.size() || placed[i + 1].v.x != placed[i].v.x ||
                              placed[i + 1].v.y != placed[i].v.y || placed[i + 1].v.z != placed[i].v.z;
-    if (last_of_run) scene.voxels.push_back(placed[i].v);  // the last placed in scene order wins
+    if (last_of_run) scene.voxels.push_back(placed[i].v);  // the highest rank, then the last placed, wins
   }
   if (!scene.voxels.empty()) {
     scene.min = {static_cast<int32_t>(kHi), static_cast<int32_t>(kHi), static_cast<int32_t>(kHi)};

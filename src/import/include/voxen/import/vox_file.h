@@ -88,7 +88,9 @@ struct VoxMaterial {
   float weight = 1.0f;    // _weight: blend towards the type (MATT weight)
   float emit = 0.0f;      // _emit: emission strength 0..1 (emissive types)
   float flux = 0.0f;      // _flux: emission power exponent 0..4
-  float trans = 0.0f;     // _trans, else _alpha: transparency 0..1 (glass, blend, media)
+  float trans = 0.0f;     // _trans, else _alpha, else (_glass only, old files) _weight: transparency 0..1 (glass,
+                          // blend); 0 = not given
+  float density = 0.05f;  // _d: density of a _media volume (extinction per block); 0.05 when absent
   float rough = 0.0f;     // _rough: roughness 0..1
   float metal = 0.0f;     // _metal: metalness 0..1
   float spec = 0.0f;      // _spec: specular 0..1

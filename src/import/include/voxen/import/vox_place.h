@@ -6,15 +6,21 @@
 //   every face: the renderer generates one texture per name from the colour of the block that uses it (there is
 //   no per-face tint in the quad format), so each imported colour gets its own texture layer (at most 1024 in
 //   all, quad.h; BakedBlocks::bake reports more);
-//   opaque (opacity 15) unless the material is _glass, _blend or _media: then translucent, opacity 0, and the
-//   colour's alpha = round(255 * (1 - transparency)) clamped to 48..255 (transparency = _trans, else _alpha,
-//   else 0.5), so glass stays visible;
+//   opaque (opacity 15) unless the material is _glass or _blend: then translucent, opacity 0, and the colour's
+//   alpha = round(255 * (1 - transparency)) clamped to 48..255 (transparency = _trans, else _alpha, else for
+//   _glass the old files' _weight, else 0.5), so glass stays visible;
+//   _media (MagicaVoxel's fog and cloud volumes) is a thin translucent volume: see media_look for its alpha and
+//   light opacity; not solid (walked through); and every media colour of one look (alpha, light opacity) used
+//   by the scene becomes ONE block whose colour is the mean of those colours weighted by their cells, so a
+//   cloud painted in several shades has no faces inside it (the mesher hides faces between translucent blocks
+//   of one id) and is drawn as its outer surface;
 //   emission (block light, 0..15 per channel) for _emit materials: strength = clamp(_emit * 2^_flux, 0, 1)
 //   (_emit defaults to 1 when absent), channel = round(15 * strength * colour channel / 255), at least 1 in the
 //   brightest channel when strength > 0. MagicaVoxel's physically based emission has no block-light
 //   equivalent; this keeps the hue and makes a full-strength white emitter a level-15 light.
 // The block's name encodes exactly those properties: "vox_rrggbb" (opaque), "vox_rrggbb_tAA" (translucent with
-// alpha AA), "vox_rrggbb_eRGB" (emission levels as hex digits), e.g. "vox_ffcc00_efc0". A name already in the
+// alpha AA), "vox_rrggbb_mAAk" (media: alpha AA, light opacity k, both hex), "vox_rrggbb_eRGB" (emission levels
+// as hex digits), e.g. "vox_ffcc00_efc0", "vox_e6e6eb_m540". A name already in the
 // registry is reused, so one colour and material always gets the same id within a world (a registry), across
 // imports. metal/roughness/specular stay in VoxMaterial (the registry has no fields for them).
 // A material whose dictionary has "_voxen_block" = "name[:state]" naming a block of the registry maps to that
@@ -39,7 +45,26 @@
 
 namespace voxen::import {
 
-/// The block an imported colour index becomes (see above). `name` is set; `id` is 0 (add() assigns one).
+/// A _media block's face seen from outside stands for this many blocks of the medium: the mesher draws a volume
+/// of one block id as its outer faces only, so a view ray crosses two faces however deep the cloud is.
+inline constexpr double kMediaFaceDepth = 8.0;
+
+/// How a _media colour is drawn and lit, from its density d = _d (extinction per block; 0.05 when absent;
+/// negative or NaN is 0, at most 100):
+///   alpha = round(255 * (1 - exp(-kMediaFaceDepth * d))) clamped to 16..255: the opacity of 8 blocks of the
+///           medium (MagicaVoxel's thin clouds, d 0.03..0.05, give 54..84; d 0.5 and more is nearly opaque);
+///   light_opacity = round(d / ln 1.25) clamped to 0..15: one block transmits exp(-d) of the light, and one light
+///           level is about a factor 1.25 of brightness near full light (the shader's curve l / (4 - 3 l)), so
+///           thin clouds (d below 0.11) let sky and block light through unchanged and d = 1 takes 4 levels.
+struct MediaLook {
+  uint8_t alpha = 0;
+  uint8_t light_opacity = 0;
+  friend bool operator==(const MediaLook&, const MediaLook&) = default;
+};
+MediaLook media_look(const VoxMaterial& material);
+
+/// The block an imported colour index becomes (see above; a _media colour alone, before grouping). `name` is
+/// set; `id` is 0 (add() assigns one).
 BlockDef vox_block_def(const VoxRgba& color, const VoxMaterial& material);
 
 /// Where the scene goes.
@@ -85,10 +110,12 @@ struct VoxImportStats {
   std::array<Cell, 256> cells{};  // the cell each colour index became (air for unused indices)
 };
 
-/// Registers (or finds) the block of every colour index marked in `used`; returns the cell per index.
-/// Errors: the id space cannot hold the new blocks (checked before any is added).
+/// Registers (or finds) the block of every colour index with a non-zero count in `cell_counts` (the scene's
+/// cells of each colour index: they weigh the mean colour of media groups); returns the cell per index (air for
+/// unused ones). New blocks are added in colour index order. Errors: the id space cannot hold the new blocks
+/// (checked before any is added).
 Result<std::array<Cell, 256>> register_vox_blocks(BlockRegistry& registry, const VoxFile& file,
-                                                  const std::array<bool, 256>& used);
+                                                  const std::array<uint64_t, 256>& cell_counts);
 
 /// Writes a planned placement into `world`. Errors (nothing changed): a missing column when
 /// create_columns is false (named), or the id space full.

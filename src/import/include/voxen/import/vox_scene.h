@@ -83,8 +83,14 @@ struct SceneVoxel {
   uint8_t color = 0;
 };
 
-/// The whole scene in voxen axes: distinct cells sorted by (x, y, z); where instances overlap the one placed
-/// last in scene order wins.
+/// Which voxel keeps a cell that several instances fill: the higher rank wins, and among equal ranks the voxel
+/// placed last in scene order. Rank by the colour's material: 0 _media (fog, cloud), 1 _glass and _blend
+/// (translucent), 2 everything else (opaque: diffuse, metal, emissive, ...). So a cloud or a window placed over
+/// a building never replaces the building's cells, whichever comes last.
+int overlap_rank(const VoxMaterial& material);
+
+/// The whole scene in voxen axes: distinct cells sorted by (x, y, z); where instances overlap, the voxel of
+/// the highest overlap_rank wins, the one placed last in scene order among equals.
 struct EvaluatedScene {
   std::vector<SceneVoxel> voxels;
   std::array<int32_t, 3> min{0, 0, 0}, max{-1, -1, -1};  // inclusive cell bounds (min > max when empty)
