@@ -31,9 +31,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     VOXEN_ASSERT(file.error().offset >= 0 && file.error().offset <= static_cast<int64_t>(size));
     return 0;
   }
+  for (const auto& w : file->warnings)
+    VOXEN_ASSERT(!w.message.empty() && w.offset >= 0 && w.offset <= static_cast<int64_t>(size));
   VOXEN_ASSERT(validate_scene_graph(*file, "fuzz.vox").ok());
-  const auto instances = scene_instances(*file);
-  for (const auto& inst : instances) VOXEN_ASSERT(inst.model < file->models.size());
+  for_each_instance(*file, [&](const VoxInstance& inst) { VOXEN_ASSERT(inst.model < file->models.size()); });
   VoxPlaceOptions options;
   options.max_voxels = 1u << 16;
   auto plan = plan_vox_placement(*file, options);

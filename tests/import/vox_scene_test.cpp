@@ -2,6 +2,8 @@
 // transforms, hidden layers and nodes, instancing and overlaps, scenes wider than one model.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <set>
 
@@ -350,6 +352,37 @@ TEST(VoxSceneTest, VoxelCapProtectsMemory) {
   auto s = evaluate_scene(*f, 3);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().offset, static_cast<int64_t>(shape));
+}
+
+TEST(VoxSceneTest, SharedNodesUnfoldingIntoMillionsOfInstancesCostTimeNotMemory) {
+  // Under nTRN 0, 22 groups each list the next one twice, then one shape of an empty model: about 1 KB that
+  // unfolds into 2^22 instances (2^23 node visits, within kMaxSceneVisits). Visiting them one at a time keeps
+  // the memory that of one path; a list of them would take some 400 MB.
+  constexpr uint32_t kDepth = 22;
+  VoxBuilder b;
+  b.model(1, 1, 1, {});
+  b.ntrn(0, 1, -1, {});
+  for (uint32_t k = 0; k < kDepth; ++k) b.ngrp(1 + k, {2 + k, 2 + k});
+  b.nshp(1 + kDepth, 0);
+  const auto bytes = b.bytes();
+  EXPECT_LT(bytes.size(), 1200u);
+  auto f = read_vox(bytes, "unfold.vox");
+  ASSERT_TRUE(f.ok()) << f.error().to_string();
+  auto peak_kb = [] {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<long>(u.ru_maxrss);
+  };
+  const long before = peak_kb();
+  auto s = evaluate_scene(*f);
+  const long after = peak_kb();
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  EXPECT_EQ(s->instances, 1u << kDepth);
+  EXPECT_TRUE(s->voxels.empty());
+  EXPECT_LT(after - before, 64 * 1024) << "the peak resident size grew by " << (after - before) << " KB";
+  uint64_t visited = 0;
+  for_each_instance(*f, [&](const VoxInstance& inst) { visited += inst.model == 0; });
+  EXPECT_EQ(visited, uint64_t{1} << kDepth);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 
 namespace voxen::import {
@@ -181,14 +182,19 @@ Status validate_scene_graph(const VoxFile& file, const std::string& path) {
 
 std::vector<VoxInstance> scene_instances(const VoxFile& file) {
   std::vector<VoxInstance> out;
+  for_each_instance(file, [&](const VoxInstance& inst) { out.push_back(inst); });
+  return out;
+}
+
+void for_each_instance(const VoxFile& file, const std::function<void(const VoxInstance&)>& visit) {
   if (file.nodes.empty()) {
     for (uint32_t m = 0; m < file.models.size(); ++m) {
       VoxInstance inst;
       inst.model = m;
       inst.shape_node = m;
-      out.push_back(inst);
+      visit(inst);
     }
-    return out;
+    return;
   }
   const auto index = node_index(file);
   struct Item {
@@ -199,8 +205,8 @@ std::vector<VoxInstance> scene_instances(const VoxFile& file) {
     bool hidden;
   };
   auto root = index.find(0);
-  if (root == index.end()) return out;
-  std::vector<Item> stack;
+  if (root == index.end()) return;
+  std::vector<Item> stack;  // the pending siblings along the current path: at most the file's references
   stack.push_back(Item{root->second, VoxTransform{}, -1, {}, false});
   // The graph is acyclic and its unfolding bounded (validate_scene_graph); shared nodes are visited once per
   // path, which is how MagicaVoxel instances a model.
@@ -232,11 +238,10 @@ std::vector<VoxInstance> scene_instances(const VoxFile& file) {
         break;
       case VoxNodeKind::kShape:
         if (n.models.empty() || n.models[0].first >= file.models.size()) break;
-        out.push_back(VoxInstance{n.models[0].first, n.id, item.transform, item.layer, item.name, item.hidden});
+        visit(VoxInstance{n.models[0].first, n.id, item.transform, item.layer, item.name, item.hidden});
         break;
     }
   }
-  return out;
 }
 
 int overlap_rank(const VoxMaterial& material) {
@@ -251,7 +256,6 @@ int overlap_rank(const VoxMaterial& material) {
 
 Result<EvaluatedScene> evaluate_scene(const VoxFile& file, uint64_t max_voxels) {
   EvaluatedScene scene;
-  const auto instances = scene_instances(file);
   struct Placed {
     SceneVoxel v;
     uint8_t rank;  // overlap_rank of its colour
@@ -259,28 +263,34 @@ Result<EvaluatedScene> evaluate_scene(const VoxFile& file, uint64_t max_voxels) 
   };
   std::array<uint8_t, 256> rank{};
   for (size_t i = 0; i < 256; ++i) rank[i] = static_cast<uint8_t>(overlap_rank(file.materials[i]));
+  // Pass 1: the voxel count, checked against the cap before anything is placed.
   uint64_t total = 0;
-  for (const auto& inst : instances) {
-    if (inst.hidden) continue;
+  std::optional<Error> too_many;
+  for_each_instance(file, [&](const VoxInstance& inst) {
+    if (inst.hidden || too_many) return;
     total += file.models[inst.model].voxels.size();
     if (total > max_voxels) {
       const int64_t at = file.find_node(inst.shape_node) >= 0
                              ? file.nodes[static_cast<size_t>(file.find_node(inst.shape_node))].offset
                              : file.models[inst.model].offset;
-      return Error{"the scene places more than " + std::to_string(max_voxels) +
-                       " voxels over all its instances (reached at the shape node " + std::to_string(inst.shape_node) +
-                       ")",
-                   "", -1, at};
+      too_many = Error{"the scene places more than " + std::to_string(max_voxels) +
+                           " voxels over all its instances (reached at the shape node " +
+                           std::to_string(inst.shape_node) + ")",
+                       "", -1, at};
     }
-  }
+  });
+  if (too_many) return *too_many;
+  // Pass 2: place them.
   std::vector<Placed> placed;
   placed.reserve(static_cast<size_t>(total));
   uint64_t order = 0;
   constexpr int64_t kLo = std::numeric_limits<int32_t>::min(), kHi = std::numeric_limits<int32_t>::max();
-  for (const auto& inst : instances) {
+  std::optional<Error> outside;
+  for_each_instance(file, [&](const VoxInstance& inst) {
+    if (outside) return;
     if (inst.hidden) {
       ++scene.hidden_instances;
-      continue;
+      return;
     }
     ++scene.instances;
     const VoxModel& model = file.models[inst.model];
@@ -291,15 +301,18 @@ Result<EvaluatedScene> evaluate_scene(const VoxFile& file, uint64_t max_voxels) 
         continue;
       }
       const BlockPos p = vox_to_voxen(place_model_voxel(inst.transform, size, {v.x, v.y, v.z}));
-      if (p.x < kLo || p.x > kHi || p.y < kLo || p.y > kHi || p.z < kLo || p.z > kHi)
-        return Error{"a voxel of model " + std::to_string(inst.model) + " lands outside the int32 coordinate range",
-                     "", -1, model.offset};
+      if (p.x < kLo || p.x > kHi || p.y < kLo || p.y > kHi || p.z < kLo || p.z > kHi) {
+        outside = Error{"a voxel of model " + std::to_string(inst.model) + " lands outside the int32 coordinate range",
+                        "", -1, model.offset};
+        return;
+      }
       placed.push_back(Placed{SceneVoxel{static_cast<int32_t>(p.x), static_cast<int32_t>(p.y),
                                          static_cast<int32_t>(p.z), v.color},
                               rank[v.color], order++});
       ++scene.instance_voxels;
     }
-  }
+  });
+  if (outside) return *outside;
   std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) {
     if (a.v.x != b.v.x) return a.v.x < b.v.x;
     if (a.v.y != b.v.y) return a.v.y < b.v.y;

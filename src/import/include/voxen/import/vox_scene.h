@@ -26,6 +26,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,11 @@ inline constexpr uint64_t kMaxSceneVisits = uint64_t{1} << 24;
 /// it yields one instance per path. The graph must have passed validate_scene_graph (references exist, no
 /// cycle, bounded unfolding), which every VoxFile returned by read_vox has.
 std::vector<VoxInstance> scene_instances(const VoxFile& file);
+
+/// The instances of scene_instances, in the same order, handed to `visit` one at a time: memory is the current
+/// path's (bounded by the file's size), not one VoxInstance per instance, so a small file whose shared nodes
+/// unfold into millions of instances costs time (at most kMaxSceneVisits node visits), not memory.
+void for_each_instance(const VoxFile& file, const std::function<void(const VoxInstance&)>& visit);
 
 /// Scene cell (MagicaVoxel axes) of voxel `v` of a model of `size` placed by `t` (the pivot rule above).
 std::array<int64_t, 3> place_model_voxel(const VoxTransform& t, const std::array<uint32_t, 3>& size,
