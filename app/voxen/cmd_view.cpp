@@ -5,11 +5,15 @@
 //
 // Worlds: the counts come from a world holding the scene alone (lit, then meshed three ways: culled, greedy,
 // greedy ignoring AO and light), so the ground never enters them; the picture comes from a second world, the
-// scene plus a one-block ground plane (block "vox_ground") under its lowest cell, reaching 3 columns past its
-// footprint. Scenes up to 256 blocks tall stand on y = 0 (ground at y = -1); taller ones (up to 383) stand on
-// y = -127 above a ground at the bottom of the world.
+// scene plus a one-block ground plane (block "vox_ground") under its lowest cell, laid in every column within 3
+// columns of a column holding scene cells (the footprint plus a margin, not the bounding rectangle: instances
+// far apart get a patch of ground each). So every column created, lit and meshed is near a scene cell: the work
+// and memory grow with the cells the file places, never with the space between its instances (at most 49
+// columns drawn and 81 loaded per column of scene cells). Scenes up to 256 blocks tall stand on y = 0 (ground at
+// y = -1); taller ones (up to 383) stand on y = -127 above a ground at the bottom of the world.
 // Camera: looks from the south-east and above (yaw -45, pitch -30 degrees, vertical field of view 50) at the
-// centre of the bounds, far enough that the bounds' enclosing sphere fits the narrower field of view.
+// centre of the bounds, far enough that the bounds' enclosing sphere fits the narrower field of view (a scene
+// thousands of blocks wide is framed whole, its instances small).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -49,15 +53,31 @@ struct MeshCounts {
   uint64_t culled_faces = 0, greedy_quads = 0, greedy_quads_no_ao = 0;
 };
 
-std::vector<ColumnPos> with_ring(const std::vector<ColumnPos>& cols) {
+/// Every column within `r` columns (Chebyshev distance) of one of `cols`, sorted and unique: at most
+/// (2 r + 1)^2 per input column. Column coordinates are at most 2^60 in magnitude, so c +- r never overflows.
+std::vector<ColumnPos> grown(const std::vector<ColumnPos>& cols, int64_t r) {
   std::vector<ColumnPos> out;
+  out.reserve(cols.size() * static_cast<size_t>((2 * r + 1) * (2 * r + 1)));
   for (const ColumnPos& c : cols)
-    for (int64_t dx = -1; dx <= 1; ++dx)
-      for (int64_t dz = -1; dz <= 1; ++dz) out.push_back({c.x + dx, c.z + dz});
+    for (int64_t dx = -r; dx <= r; ++dx)
+      for (int64_t dz = -r; dz <= r; ++dz) out.push_back({c.x + dx, c.z + dz});
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
+
+/// The ring of columns a column's light depends on (docs/ARCHITECTURE.md, Lighting: the 3x3 dependency).
+std::vector<ColumnPos> with_ring(const std::vector<ColumnPos>& cols) { return grown(cols, 1); }
+
+/// Columns of ground around the scene's columns (the margin in columns).
+constexpr int64_t kGroundMargin = 3;
+
+/// Most columns `voxen view` loads for the picture (scene, ground, and the ring of columns their light needs):
+/// 65536, a scene covering some 4,000 x 4,000 blocks, or 800 lone instances (81 columns each). A loaded column
+/// costs about 7 KB (cells, light, meshes: 512 lone instances, 41,472 columns, peaked at 382 MB), so this bounds
+/// what a file can ask for to about 550 MB; a scene past it is refused before any column is made (exit 1, naming
+/// the counts).
+constexpr size_t kMaxViewColumns = size_t{1} << 16;
 
 /// Meshes every section of `columns` in `world` with each option set, one job per column on `pool`; returns the
 /// quad counts per option set (summed in column order, so the same for any pool size) and, when `keep` is given,
@@ -135,6 +155,21 @@ int run_view(const ViewOptions& o) {
     if (e.file.empty()) e.file = o.file;
     throw RunError(e.to_string());
   }
+  // The columns: those holding scene cells, those drawn (with the ground around them) and those loaded (plus
+  // the ring their light needs), each a superset of the one before; checked against the cap before any exists.
+  const std::vector<ColumnPos> scene_cols = import::placement_columns(*plan);
+  // (Each step runs only while the one before is within the cap, so the lists stay a small multiple of it.)
+  std::vector<ColumnPos> draw_cols, all_cols;
+  if (scene_cols.size() <= kMaxViewColumns)
+    draw_cols = grown(scene_cols.empty() ? std::vector<ColumnPos>{ColumnPos{0, 0}} : scene_cols, kGroundMargin);
+  if (!draw_cols.empty() && draw_cols.size() <= kMaxViewColumns) all_cols = with_ring(draw_cols);
+  if (all_cols.empty() || all_cols.size() > kMaxViewColumns) {
+    std::string what = o.file + ": the scene's cells lie in " + std::to_string(scene_cols.size()) + " columns";
+    if (!draw_cols.empty()) what += ", " + std::to_string(draw_cols.size()) + " with the ground around them";
+    if (!all_cols.empty()) what += ", " + std::to_string(all_cols.size()) + " with the ring their light needs";
+    throw RunError(what + "; voxen view loads at most " + std::to_string(kMaxViewColumns) +
+                   " columns (16 x 16 blocks each)");
+  }
   World scene_world;
   auto stats = import::apply_vox_placement(scene_world, reg, *file, *plan, true);
   if (!stats) {
@@ -165,7 +200,6 @@ int run_view(const ViewOptions& o) {
   JobPool pool(threads);
 
   // Counts: the scene alone, lit, meshed culled / greedy / greedy without the AO-and-light rule.
-  const std::vector<ColumnPos> scene_cols = import::placement_columns(*plan);
   const std::vector<ColumnPos> scene_ring = with_ring(scene_cols);
   for (const ColumnPos& c : scene_ring)
     if (!scene_world.find(c)) scene_world.insert(std::make_unique<Column>(c));
@@ -179,20 +213,9 @@ int run_view(const ViewOptions& o) {
   greedy_no_ao.merge_requires_equal_lighting = false;
   const auto counts = mesh_columns(*baked, scene_world, scene_cols, {culled, greedy, greedy_no_ao}, pool, nullptr);
 
-  // The picture's world: the scene over a ground plane reaching 3 columns past its footprint.
+  // The picture's world: the scene over a ground plane in draw_cols, kGroundMargin columns past every column of
+  // its footprint (an empty scene: around column (0, 0)).
   const int64_t ground_y = plan->empty() ? -1 : plan->min.y - 1;
-  ColumnPos lo{0, 0}, hi{0, 0};
-  if (!scene_cols.empty()) {
-    lo = hi = scene_cols.front();
-    for (const ColumnPos& c : scene_cols) {
-      lo = {std::min(lo.x, c.x), std::min(lo.z, c.z)};
-      hi = {std::max(hi.x, c.x), std::max(hi.z, c.z)};
-    }
-  }
-  std::vector<ColumnPos> draw_cols;
-  for (int64_t cx = lo.x - 3; cx <= hi.x + 3; ++cx)
-    for (int64_t cz = lo.z - 3; cz <= hi.z + 3; ++cz) draw_cols.push_back({cx, cz});
-  const std::vector<ColumnPos> all_cols = with_ring(draw_cols);
   World view_world;
   const Cell ground{ground_id, 0};
   for (const ColumnPos& c : all_cols) {
@@ -231,8 +254,11 @@ int run_view(const ViewOptions& o) {
   cam.block = {bmin.x + static_cast<int64_t>(eye_floor.x), bmin.y + static_cast<int64_t>(eye_floor.y),
                bmin.z + static_cast<int64_t>(eye_floor.z)};
   cam.frac = eye_rel - eye_floor;
-  cam.near_plane = std::max(0.1, std::min(1.0, distance - radius - 1.0));
-  cam.far_plane = distance + radius + 48.0 * 16.0;
+  // Near plane: at most 1 block, unless everything drawn (the bounds' sphere, the ground reaching kGroundMargin
+  // columns past it) is further away: a scene thousands of blocks wide keeps its depth precision.
+  const double reach = radius + (kGroundMargin + 1) * 16.0 * std::sqrt(2.0) + 2.0;
+  cam.near_plane = std::max({0.1, std::min(1.0, distance - radius - 1.0), distance - reach});
+  cam.far_plane = distance + reach + 48.0 * 16.0;
 
   // Bounds on screen: the projected corners' pixel rectangle (clamped to the picture).
   std::array<int, 4> bounds_px{width, height, -1, -1};
@@ -241,8 +267,9 @@ int run_view(const ViewOptions& o) {
                      (corner & 4) ? bmax.z + 1 : bmin.z};
     const glm::dvec4 clip = cam.view_projection() * glm::dvec4(cam.relative(p), 1.0);
     if (clip.w <= 0) continue;
-    const double px = (clip.x / clip.w * 0.5 + 0.5) * width;
-    const double py = (1.0 - (clip.y / clip.w * 0.5 + 0.5)) * height;
+    // Clamped before the conversion to int (a corner may project far outside the picture).
+    const double px = std::clamp((clip.x / clip.w * 0.5 + 0.5) * width, -1.0, width + 1.0);
+    const double py = std::clamp((1.0 - (clip.y / clip.w * 0.5 + 0.5)) * height, -1.0, height + 1.0);
     bounds_px[0] = std::min(bounds_px[0], static_cast<int>(std::floor(px)));
     bounds_px[1] = std::min(bounds_px[1], static_cast<int>(std::floor(py)));
     bounds_px[2] = std::max(bounds_px[2], static_cast<int>(std::ceil(px)));
@@ -293,6 +320,9 @@ int run_view(const ViewOptions& o) {
     j["greedy_quads"] = counts[1];
     j["greedy_quads_no_ao"] = counts[2];
     j["draw_calls"] = fs.draw_calls;
+    j["scene_columns"] = scene_cols.size();
+    j["drawn_columns"] = draw_cols.size();
+    j["loaded_columns"] = all_cols.size();
     j["import_ms"] = import_ms;
     j["light_ms"] = light_ms;
     j["mesh_ms"] = mesh_ms;
@@ -314,6 +344,8 @@ int run_view(const ViewOptions& o) {
     std::printf("greedy quads       %llu (without the AO rule %llu)\n", static_cast<unsigned long long>(counts[1]),
                 static_cast<unsigned long long>(counts[2]));
     std::printf("draw calls         %u\n", fs.draw_calls);
+    std::printf("columns            %zu with scene cells, %zu drawn with the ground, %zu loaded\n", scene_cols.size(),
+                draw_cols.size(), all_cols.size());
     std::printf("bounds             (%lld, %lld, %lld)..(%lld, %lld, %lld)\n", static_cast<long long>(bmin.x),
                 static_cast<long long>(bmin.y), static_cast<long long>(bmin.z), static_cast<long long>(bmax.x),
                 static_cast<long long>(bmax.y), static_cast<long long>(bmax.z));

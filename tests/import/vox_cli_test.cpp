@@ -231,6 +231,87 @@ TEST(ViewCli, ThinMediaCloudAroundAnEmissiveModelShowsTheModel) {
   for (const std::string& p : {with, without, with + ".png", without + ".png"}) std::remove(p.c_str());
 }
 
+TEST(ViewCli, FarApartInstancesCostTheirColumnsNotTheSpaceBetweenThem) {
+  // Two one-voxel instances: 12,000 blocks apart along x, then at the int32 corners of the scene (translations
+  // -2^31 and 2^31 - 1 on both horizontal axes). The ground is laid around each instance's column, so the
+  // columns drawn and loaded are those of two lone instances (7 x 7 and 9 x 9 each), whatever the distance.
+  const std::pair<const char*, const char*> cases[] = {{"-6000 0 0", "6000 0 0"},
+                                                       {"-2147483648 2147483647 0", "2147483647 -2147483648 0"}};
+  int n = 0;
+  for (const auto& [t0, t1] : cases) {
+    testing::VoxBuilder b;
+    b.model(1, 1, 1, {{0, 0, 0, 1}});
+    b.ntrn(0, 1, -1, {});
+    b.ngrp(1, {2, 4});
+    b.ntrn(2, 3, -1, {{"_t", t0}});
+    b.nshp(3, 0);
+    b.ntrn(4, 5, -1, {{"_t", t1}});
+    b.nshp(5, 0);
+    const std::string path = temp_path("far" + std::to_string(n++) + ".vox");
+    write_bytes(path, b.bytes());
+    // A generous guard so that a regression fails instead of holding the suite (the old code took 45 s and 4 GB
+    // for the first file and ran out of memory on the second); the assertions are on the counts.
+    auto r = run_voxen({"view", path, "--out", path + ".png", "--size", "320x180", "--json"},
+                       kGlEnv + " timeout 120");
+    ASSERT_EQ(r.exit_code, 0) << t0 << " / " << t1 << ": " << r.err;
+    const auto j = parse_json(r.out);
+    EXPECT_EQ(j["placed_voxels"].get<int>(), 2);
+    EXPECT_EQ(j["scene_columns"].get<int>(), 2);
+    EXPECT_EQ(j["drawn_columns"].get<int>(), 2 * 7 * 7);
+    EXPECT_EQ(j["loaded_columns"].get<int>(), 2 * 9 * 9);
+    const auto bounds = j["bounds"];
+    EXPECT_EQ(bounds[3].get<int64_t>() - bounds[0].get<int64_t>(), n == 1 ? 12000 : 4294967295LL) << bounds;
+    EXPECT_TRUE(std::filesystem::exists(path + ".png"));
+    std::remove(path.c_str());
+    std::remove((path + ".png").c_str());
+  }
+}
+
+/// One voxel instanced 2^levels times through shared nodes, each instance in its own column: group k lists two
+/// nTRN that both lead to group k + 1, one of them moved 256 * 2^(k / 2) blocks along x (even k) or y (odd k).
+std::vector<uint8_t> scattered_instances(uint32_t levels) {
+  testing::VoxBuilder b;
+  b.model(1, 1, 1, {{0, 0, 0, 1}});
+  b.ntrn(0, 1, -1, {});
+  for (uint32_t k = 0; k < levels; ++k) {
+    const uint32_t group = 1 + 3 * k, next = group + 3;
+    const std::string step = std::to_string(256u << (k / 2));
+    b.ngrp(group, {group + 1, group + 2});
+    b.ntrn(group + 1, next, -1, {});
+    b.ntrn(group + 2, next, -1, {{"_t", k % 2 == 0 ? step + " 0 0" : "0 " + step + " 0"}});
+  }
+  b.nshp(1 + 3 * levels, 0);
+  return b.bytes();
+}
+
+TEST(ViewCli, ScenesPastTheColumnCapAreRefusedBeforeAnyColumnIsMade) {
+  // 2^17 lone voxels (a 3 KB file) lie in 131072 columns; 1024 of them need 82944 columns with their ground and
+  // light ring; 64 of them (5184 columns) are drawn.
+  const std::pair<uint32_t, std::string> cases[] = {
+      {17, "the scene's cells lie in 131072 columns; voxen view loads at most 65536 columns"},
+      {10, "the scene's cells lie in 1024 columns, 50176 with the ground around them, 82944 with the ring their "
+           "light needs; voxen view loads at most 65536 columns"}};
+  for (const auto& [levels, want] : cases) {
+    const std::string path = temp_path("scattered" + std::to_string(levels) + ".vox");
+    write_bytes(path, scattered_instances(levels));
+    auto r = run_voxen({"view", path, "--out", path + ".png", "--size", "64x64"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find(path + ": " + want), std::string::npos) << r.err;
+    EXPECT_EQ(voxen::testing::line_count(r.err), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(path + ".png"));
+    std::remove(path.c_str());
+  }
+  const std::string path = temp_path("scattered6.vox");
+  write_bytes(path, scattered_instances(6));
+  auto r = run_voxen({"view", path, "--out", path + ".png", "--size", "64x64", "--json"}, kGlEnv);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = parse_json(r.out);
+  EXPECT_EQ(j["placed_voxels"].get<int>(), 64);
+  EXPECT_EQ(j["loaded_columns"].get<int>(), 64 * 81);
+  std::remove(path.c_str());
+  std::remove((path + ".png").c_str());
+}
+
 TEST(ViewCli, BadFilesExitOneWithTheByteOffset) {
   testing::VoxBuilder ok;
   ok.model(2, 2, 2, {{0, 0, 0, 1}});
