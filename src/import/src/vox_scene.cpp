@@ -258,11 +258,10 @@ Result<EvaluatedScene> evaluate_scene(const VoxFile& file, uint64_t max_voxels) 
   EvaluatedScene scene;
   struct Placed {
     SceneVoxel v;
-    uint8_t rank;  // overlap_rank of its colour
-    uint64_t order;
+    uint64_t priority;  // overlap_rank of its colour << 56 | order placed (< 2^56: at most max_voxels voxels)
   };
-  std::array<uint8_t, 256> rank{};
-  for (size_t i = 0; i < 256; ++i) rank[i] = static_cast<uint8_t>(overlap_rank(file.materials[i]));
+  std::array<uint64_t, 256> rank{};  // overlap_rank per colour index, shifted into place
+  for (size_t i = 0; i < 256; ++i) rank[i] = static_cast<uint64_t>(overlap_rank(file.materials[i])) << 56;
   // Pass 1: the voxel count, checked against the cap before anything is placed.
   uint64_t total = 0;
   std::optional<Error> too_many;
@@ -308,7 +307,7 @@ Result<EvaluatedScene> evaluate_scene(const VoxFile& file, uint64_t max_voxels) 
       }
       placed.push_back(Placed{SceneVoxel{static_cast<int32_t>(p.x), static_cast<int32_t>(p.y),
                                          static_cast<int32_t>(p.z), v.color},
-                              rank[v.color], order++});
+                              rank[v.color] | order++});
       ++scene.instance_voxels;
     }
   });
@@ -317,8 +316,7 @@ Result<EvaluatedScene> evaluate_scene(const VoxFile& file, uint64_t max_voxels) 
     if (a.v.x != b.v.x) return a.v.x < b.v.x;
     if (a.v.y != b.v.y) return a.v.y < b.v.y;
     if (a.v.z != b.v.z) return a.v.z < b.v.z;
-    if (a.rank != b.rank) return a.rank < b.rank;
-    return a.order < b.order;
+    return a.priority < b.priority;
   });
   scene.voxels.reserve(placed.size());
   for (size_t i = 0; i < placed.size(); ++i) {
