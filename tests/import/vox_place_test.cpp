@@ -64,10 +64,16 @@ TEST(VoxBlockDef, OpaqueGlassAndEmissiveColours) {
   EXPECT_EQ(vox_block_def({0, 0, 40, 255}, emit).emission, (std::array<uint8_t, 3>{0, 0, 1}));
 }
 
+/// A material of `type` as a MATL chunk would describe it, other fields at their defaults.
+VoxMaterial material_of(VoxMaterialType type) {
+  VoxMaterial m;
+  m.present = true;
+  m.type = type;
+  return m;
+}
+
 TEST(VoxBlockDef, MediaIsAThinTranslucentVolumeLitThrough) {
-  VoxMaterial media;
-  media.present = true;
-  media.type = VoxMaterialType::kMedia;
+  VoxMaterial media = material_of(VoxMaterialType::kMedia);
   media.density = 0.03f;
   const BlockDef a = vox_block_def({230, 230, 235, 255}, media);
   EXPECT_EQ(a.transparency, Transparency::kTranslucent);
@@ -88,9 +94,7 @@ TEST(VoxBlockDef, MediaIsAThinTranslucentVolumeLitThrough) {
   media.density = std::numeric_limits<float>::infinity();
   EXPECT_EQ(media_look(media), (MediaLook{255, 15}));
   // Old-style glass: the reader's _weight becomes the transparency.
-  VoxMaterial glass;
-  glass.present = true;
-  glass.type = VoxMaterialType::kGlass;
+  VoxMaterial glass = material_of(VoxMaterialType::kGlass);
   glass.trans = 0.8f;
   EXPECT_EQ(vox_block_def({0, 0, 0, 255}, glass).face_color[0] >> 24, 51u);  // round(255 * 0.2)
 }
