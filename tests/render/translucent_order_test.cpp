@@ -100,10 +100,10 @@ std::vector<std::string> violations(const std::vector<mesh::FluidQuad>& quads, c
       for (int k = 0; k < 3; ++k)
         if (k != axis) overlap = overlap && lo_a[k] < hi_f[k] && lo_f[k] < hi_a[k];
       if (!overlap || eye[axis] == lo_a[axis]) continue;
-      // a's block lies behind a's normal; f (drawn first) must be the farther block's face, so a's block must be
-      // on the far side of the plane: the eye on the side a's normal points to.
+      // f (drawn first) must be the farther block's face and a the nearer one's. a's block lies behind a's
+      // normal, so it is the farther block when a's normal points to the eye.
       const bool eye_in_front_of_a = (eye[axis] > lo_a[axis]) == (fa.face % 2 == 0);
-      if (!eye_in_front_of_a && out.size() < 5)
+      if (eye_in_front_of_a && out.size() < 5)
         out.push_back("coincident quad " + std::to_string(f) + " (drawn " + std::to_string(rank[f]) +
                       ") is the nearer block's face, drawn before quad " + std::to_string(a));
     }
