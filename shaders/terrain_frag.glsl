@@ -2,6 +2,11 @@
 // that is brighter, per channel) * ambient occlusion, then distance fog toward the sky colour behind the
 // fragment. VOXEN_FLUID 0: alpha-tested (cutout leaves and plants; opaque textures have alpha 1); 1: blended
 // (the alpha comes from the texture).
+// VOXEN_PEEL 1 (the depth-peeling reference, renderer.h FrameParams::reference_translucency): fragments within a
+// tie window of or in front of the previous layer's depth (u_peel_prev, R32F gl_FragCoord.z) are discarded; pass 0
+// writes the fragment's depth to a second output (the depth test keeps the nearest), pass 1 also discards those
+// behind this layer's depth (u_peel_layer) plus the window, and its colour is clamped (as an RGBA8 target clamps
+// a fragment before blending) for blending into a float layer.
 uniform sampler2DArray u_textures;
 uniform vec2 u_fog;  // horizontal distance (blocks) where fog starts and where it is complete
 uniform uvec4 u_emissive[8];  // bit per texture layer (layer / 32 -> word, layer % 32 -> bit): the layer glows
@@ -13,6 +18,14 @@ flat in vec3 v_normal;
 in vec4 v_light;
 in float v_ao;
 layout(location = 0) out vec4 o_color;
+#if VOXEN_PEEL
+uniform sampler2D u_peel_prev;
+uniform sampler2D u_peel_layer;
+uniform int u_peel_pass;
+layout(location = 1) out float o_depth;
+// Depths closer than this count as one (a few float ulps near 1: 4e-4 blocks at 10 blocks from the eye).
+const float kPeelTie = 4e-7;
+#endif
 
 // Light level (0..1) to brightness: a convex curve like Minecraft's, so torchlight falls off over ~14 blocks.
 float brightness(float l) { return l / (4.0 - 3.0 * l); }
@@ -26,6 +39,13 @@ bool emissive(int layer) {
 
 void main() {
   vec4 tex = texture(u_textures, vec3(v_uv, v_layer));
+#if VOXEN_PEEL
+  // After the texture fetch: a discard before it would change the 2x2 quad's derivatives, hence the mip level.
+  ivec2 px = ivec2(gl_FragCoord.xy);
+  if (gl_FragCoord.z <= texelFetch(u_peel_prev, px, 0).r + kPeelTie) discard;
+  if (u_peel_pass == 1 && gl_FragCoord.z > texelFetch(u_peel_layer, px, 0).r + kPeelTie) discard;
+  o_depth = gl_FragCoord.z;
+#endif
 #if !VOXEN_FLUID
   if (tex.a < 0.5) discard;
 #endif
@@ -47,7 +67,9 @@ void main() {
   float dist = length(v_rel.xz);
   float fog = smoothstep(u_fog.x, u_fog.y, dist);
   if (fog > 0.0) color = mix(color, sky_color(normalize(v_rel)), fog);  // the sky colour only where it shows
-#if VOXEN_FLUID
+#if VOXEN_PEEL
+  o_color = clamp(vec4(color, tex.a), 0.0, 1.0);
+#elif VOXEN_FLUID
   o_color = vec4(color, tex.a);
 #else
   o_color = vec4(color, 1.0);  // a kept cutout fragment is opaque (the framebuffer's alpha reaches the PNG)

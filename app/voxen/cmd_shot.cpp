@@ -59,6 +59,8 @@ struct ShotOptions {
   std::string gl_version;
   int threads = 0;
   bool load_all = false;
+  int arena_limit_mib = 0;            // --arena-limit-mib: the most bytes one arena GL buffer may have
+  bool arena_limit_given = false;     // (without it: the GL limits alone)
   std::string vox;                    // --vox: a .vox scene placed over the world (vox_overlay.h)
   std::string vox_at = "0,surface,0";
   bool vox_empty = false;
@@ -181,6 +183,8 @@ int run_shot(const ShotOptions& o) {
   if (!render::parse_render_path(o.render_path, path)) throw UsageError("--render-path", "must be mdi or per-chunk (got '" + o.render_path + "')");
   if (!(o.time_of_day >= 0.0 && o.time_of_day <= 24.0)) throw UsageError("--time-of-day", "must be 0..24 hours");
   checked_threads(o.threads);
+  if (o.arena_limit_given && (o.arena_limit_mib < 1 || o.arena_limit_mib > 65536))
+    throw UsageError("--arena-limit-mib", "must be 1..65536 MiB (got " + std::to_string(o.arena_limit_mib) + ")");
   render::PlatformConfig pc;
   pc.width = width;
   pc.height = height;
@@ -231,6 +235,7 @@ int run_shot(const ShotOptions& o) {
   if (!platform) throw RunError(platform.error().to_string());
   render::RendererOptions ro;
   ro.path = path;
+  if (o.arena_limit_given) ro.max_arena_buffer_bytes = static_cast<uint64_t>(o.arena_limit_mib) << 20;
   auto renderer = render::Renderer::create(**platform, reg, ro);
   if (!renderer) throw RunError("renderer: " + renderer.error().to_string());
   const double setup_ms = setup.ms();
@@ -312,9 +317,22 @@ int run_shot(const ShotOptions& o) {
     j["draw_calls"] = fs.draw_calls;
     j["arena_bytes"] = (*renderer)->arena_capacity_bytes();
     j["arena_used_bytes"] = (*renderer)->arena_used_bytes();
+    // Every arena GL buffer's size as GL reports it (GL_BUFFER_SIZE), opaque arena first, and the limits.
+    nlohmann::json sizes = nlohmann::json::array();
+    for (const render::ArenaBuffer* arena : {&(*renderer)->opaque_arena(), &(*renderer)->translucent_arena()})
+      for (uint64_t size : arena->gl_buffer_sizes())
+        if (size > 0) sizes.push_back(size);
+    j["arena_buffers"] = sizes.size();
+    j["arena_buffer_bytes"] = sizes;
+    const render::Renderer::ArenaLimits& limits = (*renderer)->arena_limits();
+    j["arena_limits"] = {{"shader_storage_block_bytes", limits.shader_storage_block_bytes},
+                         {"texture_buffer_texels", limits.texture_buffer_texels},
+                         {"override_bytes", limits.override_bytes},
+                         {"buffer_bytes", limits.buffer_bytes}};
+    j["translucent_sorted"] = {{"sections", fs.sections_sorted}, {"quads", fs.quads_sorted}};
     j["cpu_ms"] = {{"generate", ss.generate_ms}, {"light", ss.light_ms}, {"mesh", ss.mesh_ms}, {"upload", ss.upload_ms},
-                   {"cull", fs.cull_ms}, {"draw", fs.build_ms + fs.submit_ms + finish_ms}};
-    j["frame_ms"] = {{"cull", fs.cull_ms}, {"build", fs.build_ms}, {"submit", fs.submit_ms}, {"finish", finish_ms}};
+                   {"cull", fs.cull_ms}, {"draw", fs.sort_ms + fs.build_ms + fs.submit_ms + finish_ms}};
+    j["frame_ms"] = {{"cull", fs.cull_ms}, {"sort", fs.sort_ms}, {"build", fs.build_ms}, {"submit", fs.submit_ms}, {"finish", finish_ms}};
     j["setup_ms"] = setup_ms;  // GL context, shaders, textures
     j["write_ms"] = write_ms;  // read back + PNG
     j["total_ms"] = total_ms;
@@ -327,11 +345,12 @@ int run_shot(const ShotOptions& o) {
   } else {
     std::printf("wrote %s (%dx%d) on %s, OpenGL %s, %s path\n", o.out.c_str(), width, height,
                 (*renderer)->gl_info().renderer.c_str(), gl_version.c_str(), std::string(render::to_string((*renderer)->path())).c_str());
-    std::printf("columns loaded %zu (drawn %zu), sections drawn %u, quads %llu, draw calls %u, arena %.1f MiB\n",
+    std::printf("columns loaded %zu (drawn %zu), sections drawn %u, quads %llu, draw calls %u, arena %.1f MiB in %u buffers\n",
                 ss.columns_generated, ss.columns_drawn, fs.sections_visible, static_cast<unsigned long long>(fs.quads_drawn),
-                fs.draw_calls, static_cast<double>((*renderer)->arena_capacity_bytes()) / (1024.0 * 1024.0));
+                fs.draw_calls, static_cast<double>((*renderer)->arena_capacity_bytes()) / (1024.0 * 1024.0),
+                (*renderer)->opaque_arena().live_buffer_count() + (*renderer)->translucent_arena().live_buffer_count());
     std::printf("ms: generate %.1f  light %.1f  mesh %.1f  upload %.1f  cull %.2f  draw %.1f  (total %.0f)\n", ss.generate_ms,
-                ss.light_ms, ss.mesh_ms, ss.upload_ms, fs.cull_ms, fs.build_ms + fs.submit_ms + finish_ms, total_ms);
+                ss.light_ms, ss.mesh_ms, ss.upload_ms, fs.cull_ms, fs.sort_ms + fs.build_ms + fs.submit_ms + finish_ms, total_ms);
   }
   return 0;
 }
@@ -365,9 +384,15 @@ void add_shot_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--vox", o->vox, "a MagicaVoxel .vox scene to place in the world (centred on --vox-at)");
   cmd->add_option("--vox-at", o->vox_at, "X,Y,Z where the scene's bottom centre goes; Y may be 'surface' (default 0,surface,0)");
   cmd->add_flag("--vox-empty", o->vox_empty, "with --vox: no terrain, the scene alone in an empty world");
+  CLI::Option* arena_limit = cmd->add_option("--arena-limit-mib", o->arena_limit_mib,
+                  "the largest GL buffer the mesh arena may use, in MiB, when lower than the GL limits; more buffers "
+                  "(one draw call each) hold the rest (default: the GL limits)");
   cmd->add_flag("--load-all", o->load_all, "load and mesh every column within the render distance, not only those in view");
   cmd->add_flag("--json", o->json, "print one JSON object with counts and timings");
-  cmd->callback([o, &run] { run = [o] { return run_shot(*o); }; });
+  cmd->callback([o, arena_limit, &run] {
+    o->arena_limit_given = arena_limit->count() > 0;
+    run = [o] { return run_shot(*o); };
+  });
 }
 
 }  // namespace voxen::app

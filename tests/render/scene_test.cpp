@@ -324,14 +324,14 @@ TEST_F(Scene, GlArenaKeepsEverySpanWhenItGrowsAndReplacesOnlyItsOwnSpan) {
       return v;
     };
     const auto a = pattern(1, 50), b = pattern(2, 100), c = pattern(3, 300);
-    const Span sa = arena.allocate(a.data(), ElemCount{50});
-    const Span sb = arena.allocate(b.data(), ElemCount{100});
-    const Span sc = arena.allocate(c.data(), ElemCount{300});
+    const Span sa = arena.allocate(a.data(), ElemCount{50}).value();
+    const Span sb = arena.allocate(b.data(), ElemCount{100}).value();
+    const Span sc = arena.allocate(c.data(), ElemCount{300}).value();
     EXPECT_GE(arena.grow_count(), 2);
     EXPECT_EQ(arena.capacity_bytes().value, 512u * kStride);
     auto read = [&](const Span& s, size_t elems) {
       std::vector<uint8_t> out(elems * kStride);
-      glBindBuffer(GL_COPY_READ_BUFFER, arena.buffer());
+      glBindBuffer(GL_COPY_READ_BUFFER, arena.buffer(s.buffer));
       glGetBufferSubData(GL_COPY_READ_BUFFER, static_cast<GLintptr>(s.offset.value * kStride), static_cast<GLsizeiptr>(out.size()), out.data());
       return out;
     };
@@ -341,7 +341,7 @@ TEST_F(Scene, GlArenaKeepsEverySpanWhenItGrowsAndReplacesOnlyItsOwnSpan) {
     // Same rounded size: written in place; the others' bytes are untouched.
     const auto b2 = pattern(4, 90);
     const uint64_t uploaded = arena.bytes_uploaded();
-    const Span sb2 = arena.replace(sb, b2.data(), ElemCount{90});
+    const Span sb2 = arena.replace(sb, b2.data(), ElemCount{90}).value();
     EXPECT_EQ(sb2, sb);
     EXPECT_EQ(arena.bytes_uploaded() - uploaded, 90u * kStride);
     EXPECT_EQ(read(sb2, 90), b2);
@@ -349,7 +349,7 @@ TEST_F(Scene, GlArenaKeepsEverySpanWhenItGrowsAndReplacesOnlyItsOwnSpan) {
     EXPECT_EQ(read(sc, 300), c);
     // A smaller mesh moves to a new span; the old one is free again and the others stay.
     const auto a2 = pattern(5, 10);
-    const Span sa2 = arena.replace(sa, a2.data(), ElemCount{10});
+    const Span sa2 = arena.replace(sa, a2.data(), ElemCount{10}).value();
     EXPECT_EQ(read(sa2, 10), a2);
     EXPECT_EQ(read(sb2, 90), b2);
     EXPECT_EQ(read(sc, 300), c);

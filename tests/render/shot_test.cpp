@@ -91,6 +91,38 @@ TEST(Shot, JsonReportsCountsPhasesAndTheRenderer) {
   // The ring around the drawn columns is loaded too (light and mesh neighbours).
   EXPECT_GT(j["columns_loaded"].get<int>(), j["columns_drawn"].get<int>());
   EXPECT_GE(j["arena_bytes"].get<int64_t>(), j["arena_used_bytes"].get<int64_t>());
+  // One GL buffer per arena here, their sizes as GL reports them adding up to arena_bytes; the GL limits.
+  EXPECT_EQ(j["arena_buffers"], 2);
+  int64_t sum = 0;
+  for (const auto& size : j["arena_buffer_bytes"]) sum += size.get<int64_t>();
+  EXPECT_EQ(sum, j["arena_bytes"].get<int64_t>());
+  EXPECT_GT(j["arena_limits"]["shader_storage_block_bytes"].get<int64_t>(), 0);
+  EXPECT_GT(j["arena_limits"]["texture_buffer_texels"].get<int64_t>(), 0);
+  EXPECT_EQ(j["arena_limits"]["override_bytes"], 0);
+  EXPECT_LE(j["arena_limits"]["buffer_bytes"].get<int64_t>(), j["arena_limits"]["shader_storage_block_bytes"].get<int64_t>());
+  EXPECT_TRUE(j["frame_ms"].contains("sort"));
+  EXPECT_GT(j["translucent_sorted"]["sections"].get<int>(), 0) << "the pond's sections are sorted for the eye";
+}
+
+TEST(Shot, ALoweredArenaLimitDrawsTheSamePictureWithNoLargerBuffer) {
+  // Every column within 6 of the plain (about 4 MiB of quads) with the arena's buffers limited to 1 MiB: several
+  // buffers, none larger than 1 MiB as GL reports them, one multi-draw call per buffer, and the same PNG bytes.
+  const std::vector<std::string> scene = {"--seed", "1", "--pos", "-520,surface,-768", "--look", "90,-5", "--size",
+                                          "320x180", "--render-distance", "6", "--load-all"};
+  const ShotResult unlimited = run_shot(scene, "", true);
+  const ShotResult limited = run_shot(with(scene, {"--arena-limit-mib", "1"}), "", true);
+  ASSERT_EQ(unlimited.run.exit_code, 0) << unlimited.run.err;
+  ASSERT_EQ(limited.run.exit_code, 0) << limited.run.err;
+  EXPECT_EQ(file_bytes(unlimited.path), file_bytes(limited.path));
+  std::remove(unlimited.path.c_str());
+  std::remove(limited.path.c_str());
+  EXPECT_EQ(limited.json["arena_limits"]["override_bytes"], 1 << 20);
+  EXPECT_EQ(limited.json["arena_limits"]["buffer_bytes"], 1 << 20);
+  EXPECT_GT(limited.json["arena_buffers"].get<int>(), 3);
+  for (const auto& size : limited.json["arena_buffer_bytes"]) EXPECT_LE(size.get<int64_t>(), 1 << 20);
+  EXPECT_EQ(unlimited.json["draw_calls"], 2);
+  EXPECT_GT(limited.json["draw_calls"].get<int>(), 3);
+  EXPECT_EQ(limited.json["quads_drawn"], unlimited.json["quads_drawn"]);
 }
 
 TEST(Shot, MdiDrawCallsStayTwoWhateverTheNumberOfSections) {
@@ -191,6 +223,7 @@ TEST(Shot, BadArgumentsNameTheArgument) {
       {with(flat_scene(), {"--look", "10"}), "--look"},
       {flat_scene("46.25,9.5,56.75", "-15,-22", "0"), "--render-distance"},
       {with(flat_scene(), {"--time-of-day", "25"}), "--time-of-day"},
+      {with(flat_scene(), {"--arena-limit-mib", "0"}), "--arena-limit-mib"},
   };
   for (const Case& c : cases) {
     const ShotResult s = run_shot(c.args);

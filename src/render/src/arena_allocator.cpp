@@ -75,14 +75,16 @@ void ArenaAllocator::grow(ElemCount new_capacity) {
   insert_free(old, m_capacity - old);
 }
 
+ElemCount ArenaAllocator::free_tail() const {
+  if (m_free.empty()) return ElemCount{0};
+  const auto last = std::prev(m_free.end());
+  return ElemCount{last->first + last->second == m_capacity ? last->second : 0};
+}
+
 ElemCount ArenaAllocator::grown_capacity_for(ElemCount count) const {
   const uint64_t need = round_up(count).value;
   // A free block touching the end of the arena lengthens when the arena grows.
-  uint64_t tail = 0;
-  if (!m_free.empty()) {
-    const auto last = std::prev(m_free.end());
-    if (last->first + last->second == m_capacity) tail = last->second;
-  }
+  const uint64_t tail = free_tail().value;
   uint64_t cap = std::max<uint64_t>(m_capacity, m_granularity);
   while (cap - m_capacity + tail < need) cap *= 2;
   return ElemCount{cap};
@@ -110,6 +112,13 @@ std::optional<Span> ArenaAllocator::find(ElemOffset offset) const {
   auto it = m_live.find(offset.value);
   if (it == m_live.end()) return std::nullopt;
   return Span{ElemOffset{it->first}, ElemCount{it->second}};
+}
+
+std::vector<Span> ArenaAllocator::live_spans() const {
+  std::vector<Span> out;
+  out.reserve(m_live.size());
+  for (const auto& [off, n] : m_live) out.push_back(Span{ElemOffset{off}, ElemCount{n}});
+  return out;
 }
 
 }  // namespace voxen::render

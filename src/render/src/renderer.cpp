@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <unordered_map>
 
 #include "gl_util.h"
 #include "voxen/render/textures.h"
@@ -19,6 +20,8 @@ namespace {
 constexpr uint32_t kOpaqueStride = sizeof(mesh::Quad);       // 16 bytes
 constexpr uint32_t kTranslucentStride = sizeof(mesh::FluidQuad);  // 20 bytes
 constexpr double kSectionExtent = kSectionSize;              // a section's box is 16 blocks on each side
+constexpr uint64_t kMinArenaBufferBytes = 64 * 1024;         // the least arena buffer limit an override may set
+constexpr uint32_t kMaxPeelLayers = 64;                      // the depth-peeling reference stops here
 
 // GL's indirect command for glMultiDrawArraysIndirect (OpenGL 4.6 spec, 10.4).
 struct DrawArraysIndirectCommand {
@@ -28,6 +31,12 @@ struct DrawArraysIndirectCommand {
   uint32_t base_instance;
 };
 static_assert(sizeof(DrawArraysIndirectCommand) == 16);
+
+// Consecutive indirect commands drawn by one call: their spans are all in arena buffer `buffer`.
+struct Batch {
+  uint32_t buffer;
+  uint32_t first, count;  // into the frame's commands
+};
 
 double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -73,19 +82,44 @@ struct Renderer::Gpu {
           emissive = -1;
   };
   TerrainProgram mdi_opaque, mdi_translucent, chunk_opaque, chunk_translucent;
+  TerrainProgram mdi_peel, chunk_peel;  // the depth-peeling reference (built on first use)
+  GLint mdi_peel_pass = -1, chunk_peel_pass = -1;
   gl::Program sky;
   GLint sky_inv_view_proj = -1, sky_sun_dir = -1, sky_day = -1, sky_sky_seen = -1;
   gl::Texture textures;          // sampler2DArray, one layer per registry texture
-  gl::Texture opaque_view, translucent_view;  // texture-buffer (R32UI) views of the arenas, per-chunk path
-  uint64_t opaque_view_generation = 0, translucent_view_generation = 0;
+  // Texture-buffer (R32UI) views of each arena buffer, per-chunk path; re-attached when an arena's generation moves.
+  struct Views {
+    std::vector<gl::Texture> views;
+    uint64_t generation = ~uint64_t{0};
+  };
+  Views opaque_views, translucent_views;
+  // The depth-peeling reference's targets (made on first use, remade when the framebuffer's size changes).
+  struct Peel {
+    gl::Program composite;
+    GLuint layer_fbo = 0, accum_fbo = 0, depth_rb = 0, query = 0;
+    gl::Texture layer_color, accum, depth[2];  // RGBA32F, RGBA32F, R32F layer depths (previous / current layer)
+    int width = 0, height = 0;
+    ~Peel() {
+      if (layer_fbo) glDeleteFramebuffers(1, &layer_fbo);
+      if (accum_fbo) glDeleteFramebuffers(1, &accum_fbo);
+      if (depth_rb) glDeleteRenderbuffers(1, &depth_rb);
+      if (query) glDeleteQueries(1, &query);
+    }
+  };
+  std::unique_ptr<Peel> peel;
   gl::Buffer per_draw;           // vec4 per visible section (MDI path)
   gl::Buffer indirect;           // DrawArraysIndirectCommand per visible mesh (MDI path)
   gl::VertexArray vao;           // empty: vertex pulling needs no attributes, core GL needs a VAO bound
   gl::VertexArray mdi_vao;       // attribute 0 = per-draw offset (vec4, divisor 1) from `per_draw`
   std::vector<glm::vec4> offsets;
   std::vector<DrawArraysIndirectCommand> commands;
-  std::vector<uint32_t> order, translucent_order;
+  std::vector<uint32_t> command_buffer;  // per command: the arena buffer its span is in
+  std::vector<Batch> opaque_batches, translucent_batches;
+  std::vector<uint32_t> order;
   std::vector<double> distance;
+  std::vector<std::pair<DrawArraysIndirectCommand, uint32_t>> by_buffer;
+  // The programs need GLSL 4.30 (MDI) or 3.30 (per-chunk); the builder is kept for the peel variants.
+  std::function<Status(TerrainProgram&, bool mdi, bool fluid, bool peel)> build_terrain;
 };
 
 Renderer::Renderer(Platform& platform, const RendererOptions& options) : m_platform(platform), m_options(options) {}
@@ -137,10 +171,12 @@ Status Renderer::init(const BlockRegistry& registry) {
   Gpu& g = *m_gpu;
 
   // Programs. The MDI ones need GLSL 4.50 with draw parameters; the per-chunk ones are GLSL 3.30.
-  auto build_terrain = [&](Gpu::TerrainProgram& tp, bool mdi, bool fluid) -> Status {
+  g.build_terrain = [emissive_bits](Gpu::TerrainProgram& tp, bool mdi, bool fluid, bool peel) -> Status {
     const std::string header = std::string(mdi ? "#version 430 core\n" : "#version 330 core\n") +
-                               "#define VOXEN_MDI " + (mdi ? "1" : "0") + "\n#define VOXEN_FLUID " + (fluid ? "1" : "0") + "\n";
-    auto p = gl::build_program(std::string("terrain ") + (mdi ? "mdi" : "per-chunk") + (fluid ? " translucent" : " opaque"),
+                               "#define VOXEN_MDI " + (mdi ? "1" : "0") + "\n#define VOXEN_FLUID " + (fluid ? "1" : "0") +
+                               "\n#define VOXEN_PEEL " + (peel ? "1" : "0") + "\n";
+    auto p = gl::build_program(std::string("terrain ") + (mdi ? "mdi" : "per-chunk") + (fluid ? " translucent" : " opaque") +
+                                   (peel ? " peel" : ""),
                                {header, std::string(shaders::kTerrainVert)},
                                {header, std::string(shaders::kSkyCommon), std::string(shaders::kTerrainFrag)});
     if (!p) return p.error();
@@ -163,11 +199,11 @@ Status Renderer::init(const BlockRegistry& registry) {
     return Ok{};
   };
   if (m_mdi_supported) {
-    if (auto s = build_terrain(g.mdi_opaque, true, false); !s.ok()) return s;
-    if (auto s = build_terrain(g.mdi_translucent, true, true); !s.ok()) return s;
+    if (auto s = g.build_terrain(g.mdi_opaque, true, false, false); !s.ok()) return s;
+    if (auto s = g.build_terrain(g.mdi_translucent, true, true, false); !s.ok()) return s;
   }
-  if (auto s = build_terrain(g.chunk_opaque, false, false); !s.ok()) return s;
-  if (auto s = build_terrain(g.chunk_translucent, false, true); !s.ok()) return s;
+  if (auto s = g.build_terrain(g.chunk_opaque, false, false, false); !s.ok()) return s;
+  if (auto s = g.build_terrain(g.chunk_translucent, false, true, false); !s.ok()) return s;
   {
     const std::string header = "#version 330 core\n";
     auto p = gl::build_program("sky", {header, std::string(shaders::kSkyVert)},
@@ -203,9 +239,6 @@ Status Renderer::init(const BlockRegistry& registry) {
   glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_REPEAT);
 
   GLuint ids[2] = {0, 0};
-  glGenTextures(2, ids);
-  g.opaque_view.reset(ids[0]);
-  g.translucent_view.reset(ids[1]);
   glGenBuffers(2, ids);
   g.per_draw.reset(ids[0]);
   g.indirect.reset(ids[1]);
@@ -226,8 +259,30 @@ Status Renderer::init(const BlockRegistry& registry) {
     glBindBuffer(GL_ARRAY_BUFFER, 0);
   }
 
-  m_opaque = std::make_unique<ArenaBuffer>(kOpaqueStride, m_options.initial_opaque_quads, m_options.span_quads, dsa);
-  m_translucent = std::make_unique<ArenaBuffer>(kTranslucentStride, m_options.initial_translucent_quads, m_options.span_quads, dsa);
+  // The arena's limit per GL buffer: the multi-draw path reads a buffer as one SSBO, the per-chunk path through
+  // an R32UI texture-buffer view (both paths may be switched to at any time, so both limits apply where MDI is
+  // supported); a lower override where given. A limit the driver does not report (0) is ignored.
+  GLint64 ssbo = 0;
+  if (m_mdi_supported) glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &ssbo);
+  GLint texels = 0;
+  glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &texels);
+  m_limits.shader_storage_block_bytes = ssbo;
+  m_limits.texture_buffer_texels = texels;
+  m_limits.override_bytes = m_options.max_arena_buffer_bytes;
+  uint64_t limit = ~uint64_t{0};
+  if (ssbo > 0) limit = std::min(limit, static_cast<uint64_t>(ssbo));
+  if (texels > 0) limit = std::min(limit, static_cast<uint64_t>(texels) * 4);
+  if (m_options.max_arena_buffer_bytes > 0) {
+    if (m_options.max_arena_buffer_bytes < kMinArenaBufferBytes)
+      return Error{"arena buffer limit of " + std::to_string(m_options.max_arena_buffer_bytes) +
+                   " bytes is below the least of 65536 bytes"};
+    limit = std::min(limit, m_options.max_arena_buffer_bytes);
+  }
+  m_limits.buffer_bytes = limit == ~uint64_t{0} ? 0 : limit;
+  m_opaque = std::make_unique<ArenaBuffer>(kOpaqueStride, m_options.initial_opaque_quads, m_options.span_quads, dsa,
+                                           ByteSize{m_limits.buffer_bytes});
+  m_translucent = std::make_unique<ArenaBuffer>(kTranslucentStride, m_options.initial_translucent_quads,
+                                                m_options.span_quads, dsa, ByteSize{m_limits.buffer_bytes});
   return gl::check("creating the renderer");
 }
 
@@ -241,6 +296,13 @@ uint64_t Renderer::arena_capacity_bytes() const {
   return m_opaque->capacity_bytes().value + m_translucent->capacity_bytes().value;
 }
 uint64_t Renderer::arena_used_bytes() const { return m_opaque->used_bytes().value + m_translucent->used_bytes().value; }
+
+glm::dvec3 Renderer::eye_in_section(size_t i) const {
+  const glm::dvec3 rel(static_cast<double>(coord_delta(m_eye_block.x, m_origin_x[i])),
+                       static_cast<double>(coord_delta(m_eye_block.y, m_origin_y[i])),
+                       static_cast<double>(coord_delta(m_eye_block.z, m_origin_z[i])));
+  return (rel + m_eye_frac) * 64.0;
+}
 
 void Renderer::set_section(const SectionPos& pos, std::span<const mesh::Quad> opaque,
                            std::span<const mesh::FluidQuad> translucent) {
@@ -259,22 +321,50 @@ void Renderer::set_section(const SectionPos& pos, std::span<const mesh::Quad> op
     m_translucent_span.push_back({});
     m_opaque_quads.push_back(0);
     m_translucent_quads.push_back(0);
+    m_order.emplace_back();
+    m_sort_key.push_back({});
+    m_sort_valid.push_back(0);
   } else {
     i = it->second;
   }
   // Each kind: write in place / reallocate / free, touching only this section's own spans.
-  auto update = [](ArenaBuffer& arena, Span& span, uint32_t& quads, const void* data, size_t count) {
+  auto update = [&](ArenaBuffer& arena, Span& span, uint32_t& quads, const void* data, size_t count, const char* kind) {
     if (count == 0) {
       if (quads) arena.free(span);
       quads = 0;
       span = {};
       return;
     }
-    span = quads ? arena.replace(span, data, ElemCount{count}) : arena.allocate(data, ElemCount{count});
+    const std::optional<Span> got =
+        quads ? arena.replace(span, data, ElemCount{count}) : arena.allocate(data, ElemCount{count});
+    if (!got) {
+      log("section " + std::to_string(pos.x) + "," + std::to_string(pos.y) + "," + std::to_string(pos.z) + ": " +
+          std::to_string(count) + " " + kind + " quads (" + std::to_string(count * arena.stride()) +
+          " bytes) exceed the arena's buffer limit of " +
+          std::to_string(arena.max_buffer_elements().value * arena.stride()) + " bytes: not drawn");
+      quads = 0;
+      span = {};
+      return;
+    }
+    span = *got;
     quads = static_cast<uint32_t>(count);
   };
-  update(*m_opaque, m_opaque_span[i], m_opaque_quads[i], opaque.data(), opaque.size());
-  update(*m_translucent, m_translucent_span[i], m_translucent_quads[i], translucent.data(), translucent.size());
+  update(*m_opaque, m_opaque_span[i], m_opaque_quads[i], opaque.data(), opaque.size(), "opaque");
+  // Translucent quads: kept here with their BSP tree; uploaded in back-to-front order for the last frame's eye
+  // (in the tree's own order before any frame: the first frame sorts them).
+  TranslucentOrder& order = m_order[i];
+  order.build(translucent);
+  const mesh::FluidQuad* data = order.quads().data();
+  m_sort_valid[i] = 0;
+  if (m_has_eye && !order.quads().empty()) {
+    const glm::dvec3 eye = eye_in_section(i);
+    order.sorted(eye, m_sorted);
+    data = m_sorted.data();
+    m_sort_key[i] = order.key(eye);
+    m_sort_valid[i] = 1;
+  }
+  update(*m_translucent, m_translucent_span[i], m_translucent_quads[i], data, order.quads().size(), "translucent");
+  if (!m_translucent_quads[i]) order.clear();
 }
 
 void Renderer::set_section(const SectionPos& pos, const mesh::SectionMesh& mesh) {
@@ -310,6 +400,9 @@ void Renderer::remove_at(size_t i) {
     m_translucent_span[i] = m_translucent_span[last];
     m_opaque_quads[i] = m_opaque_quads[last];
     m_translucent_quads[i] = m_translucent_quads[last];
+    m_order[i] = std::move(m_order[last]);
+    m_sort_key[i] = m_sort_key[last];
+    m_sort_valid[i] = m_sort_valid[last];
     m_index[m_pos[i]] = static_cast<uint32_t>(i);
   }
   m_pos.pop_back();
@@ -320,6 +413,9 @@ void Renderer::remove_at(size_t i) {
   m_translucent_span.pop_back();
   m_opaque_quads.pop_back();
   m_translucent_quads.pop_back();
+  m_order.pop_back();
+  m_sort_key.pop_back();
+  m_sort_valid.pop_back();
 }
 
 void Renderer::remove_section(const SectionPos& pos) {
@@ -334,6 +430,20 @@ void Renderer::clear() {
   while (!m_pos.empty()) remove_at(m_pos.size() - 1);
 }
 
+void Renderer::apply_moves(bool opaque, const std::vector<ArenaBuffer::Move>& moves) {
+  if (moves.empty()) return;
+  auto key = [](const Span& s) { return static_cast<uint64_t>(s.buffer) << 48 | s.offset.value; };
+  std::unordered_map<uint64_t, Span> to;
+  to.reserve(moves.size());
+  for (const ArenaBuffer::Move& m : moves) to.emplace(key(m.from), m.to);
+  std::vector<Span>& spans = opaque ? m_opaque_span : m_translucent_span;
+  const std::vector<uint32_t>& quads = opaque ? m_opaque_quads : m_translucent_quads;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    if (!quads[i]) continue;
+    if (auto it = to.find(key(spans[i])); it != to.end()) spans[i] = it->second;
+  }
+}
+
 FrameStats Renderer::render(const FrameParams& params) {
   FrameStats st;
   Gpu& g = *m_gpu;
@@ -343,9 +453,19 @@ FrameStats Renderer::render(const FrameParams& params) {
   const glm::dmat4 view_proj = cam.view_projection();
   const double fog_end = params.fog_end;
   const double fog_start = params.fog_start >= 0 ? params.fog_start : 0.7 * fog_end;
+  m_platform.make_current();
+
+  // 0. Trim: arena buffers whose usage fell give their memory back (spans may move; only here, between frames).
+  double t0 = now_ms();
+  {
+    const auto opaque_moves = m_opaque->trim();
+    const auto translucent_moves = m_translucent->trim();
+    apply_moves(true, opaque_moves);
+    apply_moves(false, translucent_moves);
+    st.arena_spans_moved = static_cast<uint32_t>(opaque_moves.size() + translucent_moves.size());
+  }
 
   // 1. Cull: camera-relative boxes (exact int64 differences, then double), one batch frustum pass, fog distance.
-  double t0 = now_ms();
   const size_t n = m_pos.size();
   st.sections_loaded = static_cast<uint32_t>(n);
   m_rel_x.resize(n);
@@ -380,35 +500,80 @@ FrameStats Renderer::render(const FrameParams& params) {
   double t1 = now_ms();
   st.cull_ms = t1 - t0;
 
-  // 2. Build: per-draw offsets (index = position in the near-first order) and the indirect commands, opaque
-  //    near-first then translucent far-first.
+  // 2. Sort: visible sections whose translucent quads were ordered for another side of one of their planes (or
+  //    for no eye yet) get them rewritten back to front, nearest first, within the budget (always one at least).
+  m_has_eye = true;
+  m_eye_block = cam.block;
+  m_eye_frac = cam.frac;
+  if (params.translucent)
+    for (const uint32_t i : g.order) {
+      if (!m_translucent_quads[i]) continue;
+      const glm::dvec3 eye(-m_rel_x[i] * 64.0, -m_rel_y[i] * 64.0, -m_rel_z[i] * 64.0);
+      const TranslucentSortKey key = m_order[i].key(eye);
+      if (m_sort_valid[i] && key == m_sort_key[i]) continue;
+      if (params.sort_budget_quads > 0 && st.quads_sorted > 0 && st.quads_sorted + m_translucent_quads[i] > params.sort_budget_quads) {
+        ++st.sections_sort_pending;
+        continue;
+      }
+      m_order[i].sorted(eye, m_sorted);
+      m_translucent->rewrite(m_translucent_span[i], m_sorted.data(), ElemCount{m_sorted.size()});
+      m_sort_key[i] = key;
+      m_sort_valid[i] = 1;
+      ++st.sections_sorted;
+      st.quads_sorted += m_sorted.size();
+    }
+  double t2 = now_ms();
+  st.sort_ms = t2 - t1;
+
+  // 3. Build: per-draw offsets (index = position in the near-first order) and the indirect commands, opaque
+  //    near-first then translucent far-first. Opaque commands are grouped by arena buffer (the depth test makes
+  //    their order free), one batch per buffer; translucent ones keep the far-first order, a batch per run of
+  //    consecutive commands in one buffer.
   const size_t v = g.order.size();
   g.offsets.resize(v);
   g.commands.clear();
+  g.command_buffer.clear();
+  g.by_buffer.clear();
   for (size_t k = 0; k < v; ++k) {
     const uint32_t i = g.order[k];
     g.offsets[k] = glm::vec4(static_cast<float>(m_rel_x[i]), static_cast<float>(m_rel_y[i]), static_cast<float>(m_rel_z[i]), 0.0f);
     if (m_opaque_quads[i]) {
-      g.commands.push_back({6 * m_opaque_quads[i], 1, static_cast<uint32_t>(6 * m_opaque_span[i].offset.value), static_cast<uint32_t>(k)});
+      g.by_buffer.push_back({{6 * m_opaque_quads[i], 1, static_cast<uint32_t>(6 * m_opaque_span[i].offset.value), static_cast<uint32_t>(k)},
+                             m_opaque_span[i].buffer});
       st.quads_drawn += m_opaque_quads[i];
     }
   }
+  std::stable_sort(g.by_buffer.begin(), g.by_buffer.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  auto batch = [&](std::vector<Batch>& batches, size_t from) {
+    batches.clear();
+    for (size_t c = from; c < g.commands.size(); ++c) {
+      if (batches.empty() || batches.back().buffer != g.command_buffer[c])
+        batches.push_back({g.command_buffer[c], static_cast<uint32_t>(c), 0});
+      ++batches.back().count;
+    }
+  };
+  for (const auto& [cmd, buffer] : g.by_buffer) {
+    g.commands.push_back(cmd);
+    g.command_buffer.push_back(buffer);
+  }
   const size_t opaque_commands = g.commands.size();
+  batch(g.opaque_batches, 0);
   if (params.translucent)
     for (size_t k = v; k-- > 0;) {
       const uint32_t i = g.order[k];
       if (!m_translucent_quads[i]) continue;
       g.commands.push_back({6 * m_translucent_quads[i], 1, static_cast<uint32_t>(6 * m_translucent_span[i].offset.value), static_cast<uint32_t>(k)});
+      g.command_buffer.push_back(m_translucent_span[i].buffer);
       st.quads_drawn += m_translucent_quads[i];
     }
+  batch(g.translucent_batches, opaque_commands);
   const size_t translucent_commands = g.commands.size() - opaque_commands;
   st.opaque_meshes = static_cast<uint32_t>(opaque_commands);
   st.translucent_meshes = static_cast<uint32_t>(translucent_commands);
-  double t2 = now_ms();
-  st.build_ms = t2 - t1;
+  double t3 = now_ms();
+  st.build_ms = t3 - t2;
 
-  // 3. Submit.
-  m_platform.make_current();
+  // 4. Submit.
   glBindFramebuffer(GL_FRAMEBUFFER, m_platform.framebuffer());
   glViewport(0, 0, width, height);
   glBindVertexArray(g.vao.get());
@@ -463,62 +628,204 @@ FrameStats Renderer::render(const FrameParams& params) {
     glDisable(GL_CULL_FACE);
   };
 
-  if (m_path == RenderPath::kMultiDrawIndirect) {
+  // Draws a pass's batches with the program in use, by the path in use.
+  const bool mdi = m_path == RenderPath::kMultiDrawIndirect;
+  if (mdi) {
     stream(GL_ARRAY_BUFFER, g.per_draw.get(), g.offsets.data(), g.offsets.size() * sizeof(glm::vec4));
     stream(GL_DRAW_INDIRECT_BUFFER, g.indirect.get(), g.commands.data(), g.commands.size() * sizeof(DrawArraysIndirectCommand));
-    glBindVertexArray(g.mdi_vao.get());
-    if (opaque_commands) {
-      opaque_state();
-      use(g.mdi_opaque);
-      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, m_opaque->buffer());
-      glMultiDrawArraysIndirect(GL_TRIANGLES, nullptr, static_cast<GLsizei>(opaque_commands), 0);
-      ++st.draw_calls;
-    }
-    if (translucent_commands) {
-      translucent_state();
-      use(g.mdi_translucent);
-      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, m_translucent->buffer());
-      glMultiDrawArraysIndirect(GL_TRIANGLES, reinterpret_cast<const void*>(opaque_commands * sizeof(DrawArraysIndirectCommand)),
-                                static_cast<GLsizei>(translucent_commands), 0);
-      ++st.draw_calls;
-    }
-  } else {
-    // Per-chunk (GL 3.3 style): a texture-buffer view of each arena, one uniform and one draw per mesh.
-    auto attach = [](GLuint view, uint64_t& seen, const ArenaBuffer& arena) {
-      glActiveTexture(GL_TEXTURE1);
-      glBindTexture(GL_TEXTURE_BUFFER, view);
-      if (seen != arena.generation()) {
-        glTexBuffer(GL_TEXTURE_BUFFER, GL_R32UI, arena.buffer());
-        seen = arena.generation();
+  }
+  auto draw = [&](const Gpu::TerrainProgram& tp, const std::vector<Batch>& batches, const ArenaBuffer& arena, Gpu::Views& views) {
+    if (mdi) {
+      glBindVertexArray(g.mdi_vao.get());
+      for (const Batch& b : batches) {
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, arena.buffer(b.buffer));
+        glMultiDrawArraysIndirect(GL_TRIANGLES, reinterpret_cast<const void*>(static_cast<uintptr_t>(b.first) * sizeof(DrawArraysIndirectCommand)),
+                                  static_cast<GLsizei>(b.count), 0);
+        ++st.draw_calls;
       }
+      glBindVertexArray(g.vao.get());
+      return;
+    }
+    // Per chunk (GL 3.3 style): a texture-buffer view of each arena buffer, one uniform and one draw per mesh.
+    if (views.generation != arena.generation()) {
+      views.views.resize(arena.buffer_count());
+      for (uint32_t b = 0; b < arena.buffer_count(); ++b) {
+        if (!arena.buffer(b)) {
+          views.views[b].reset();
+          continue;
+        }
+        if (!views.views[b].get()) {
+          GLuint id = 0;
+          glGenTextures(1, &id);
+          views.views[b].reset(id);
+        }
+        glBindTexture(GL_TEXTURE_BUFFER, views.views[b].get());
+        glTexBuffer(GL_TEXTURE_BUFFER, GL_R32UI, arena.buffer(b));
+      }
+      views.generation = arena.generation();
+    }
+    for (const Batch& b : batches) {
+      glActiveTexture(GL_TEXTURE1);
+      glBindTexture(GL_TEXTURE_BUFFER, views.views[b.buffer].get());
       glActiveTexture(GL_TEXTURE0);
-    };
-    auto draw_each = [&](const Gpu::TerrainProgram& tp, size_t from, size_t to) {
-      for (size_t c = from; c < to; ++c) {
+      for (uint32_t c = b.first; c < b.first + b.count; ++c) {
         const DrawArraysIndirectCommand& cmd = g.commands[c];
         const glm::vec4& o = g.offsets[cmd.base_instance];
         glUniform3f(tp.draw_offset, o.x, o.y, o.z);
         glDrawArrays(GL_TRIANGLES, static_cast<GLint>(cmd.first), static_cast<GLsizei>(cmd.count));
         ++st.draw_calls;
       }
+    }
+  };
+
+  if (opaque_commands) {
+    opaque_state();
+    const Gpu::TerrainProgram& tp = mdi ? g.mdi_opaque : g.chunk_opaque;
+    use(tp);
+    draw(tp, g.opaque_batches, *m_opaque, g.opaque_views);
+  }
+  if (translucent_commands && !params.reference_translucency) {
+    translucent_state();
+    const Gpu::TerrainProgram& tp = mdi ? g.mdi_translucent : g.chunk_translucent;
+    use(tp);
+    draw(tp, g.translucent_batches, *m_translucent, g.translucent_views);
+  }
+  if (translucent_commands && params.reference_translucency) {
+    // The depth-peeling reference, layer by layer from the eye: pass A finds each pixel's nearest translucent
+    // depth behind the previous layer (depth test on a fresh copy of the opaque depth, so the opaque terrain hides
+    // exactly what it hides in the blended pass); pass B blends every fragment within a tie window of that depth
+    // into the layer (faces at one depth, where glass touches water or at a block's silhouette edge, are one
+    // layer, blended in draw order); the layer goes under the ones before it in a float accumulation, which
+    // finally goes over the opaque frame.
+    const Gpu::TerrainProgram& tp = mdi ? g.mdi_peel : g.chunk_peel;
+    if (!tp.program.get()) {
+      Gpu::TerrainProgram& build = mdi ? g.mdi_peel : g.chunk_peel;
+      if (auto s = g.build_terrain(build, mdi, true, true); !s.ok()) {
+        log("depth-peeling reference unavailable: " + s.error().message);
+        return st;
+      }
+      glUniform1i(glGetUniformLocation(build.program.get(), "u_peel_prev"), 2);
+      glUniform1i(glGetUniformLocation(build.program.get(), "u_peel_layer"), 4);
+      (mdi ? g.mdi_peel_pass : g.chunk_peel_pass) = glGetUniformLocation(build.program.get(), "u_peel_pass");
+    }
+    if (!g.peel || g.peel->width != width || g.peel->height != height) {
+      auto peel = std::make_unique<Gpu::Peel>();
+      auto p = gl::build_program("peel composite", {"#version 330 core\n", std::string(shaders::kSkyVert)},
+                                 {"#version 330 core\n", std::string(shaders::kPeelFrag)});
+      if (!p) {
+        log("depth-peeling reference unavailable: " + p.error().message);
+        return st;
+      }
+      peel->composite.reset(*p);
+      glUseProgram(*p);
+      glUniform1i(glGetUniformLocation(*p, "u_source"), 3);
+      peel->width = width;
+      peel->height = height;
+      auto texture = [&](gl::Texture& t, GLenum format, GLenum channels) {
+        GLuint id = 0;
+        glGenTextures(1, &id);
+        t.reset(id);
+        glBindTexture(GL_TEXTURE_2D, id);
+        glTexImage2D(GL_TEXTURE_2D, 0, static_cast<GLint>(format), width, height, 0, channels, GL_FLOAT, nullptr);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      };
+      texture(peel->layer_color, GL_RGBA32F, GL_RGBA);
+      texture(peel->accum, GL_RGBA32F, GL_RGBA);
+      texture(peel->depth[0], GL_R32F, GL_RED);
+      texture(peel->depth[1], GL_R32F, GL_RED);
+      glGenRenderbuffers(1, &peel->depth_rb);
+      glBindRenderbuffer(GL_RENDERBUFFER, peel->depth_rb);
+      glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, width, height);  // as the platform's target
+      glGenFramebuffers(1, &peel->layer_fbo);
+      glBindFramebuffer(GL_FRAMEBUFFER, peel->layer_fbo);
+      glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, peel->layer_color.get(), 0);
+      glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, peel->depth_rb);
+      glGenFramebuffers(1, &peel->accum_fbo);
+      glBindFramebuffer(GL_FRAMEBUFFER, peel->accum_fbo);
+      glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, peel->accum.get(), 0);
+      glGenQueries(1, &peel->query);
+      g.peel = std::move(peel);
+    }
+    Gpu::Peel& pl = *g.peel;
+    const GLint pass_loc = mdi ? g.mdi_peel_pass : g.chunk_peel_pass;
+    // A layer's depth where it has no fragment: beyond every depth, so nothing is peeled there again.
+    const GLfloat zero[4] = {0, 0, 0, 0}, clear_accum[4] = {0, 0, 0, 1}, beyond[4] = {2, 2, 2, 2};
+    const GLenum depth_only[2] = {GL_NONE, GL_COLOR_ATTACHMENT1}, color_only[2] = {GL_COLOR_ATTACHMENT0, GL_NONE};
+    auto bind_texture = [](GLenum unit, GLuint texture) {
+      glActiveTexture(unit);
+      glBindTexture(GL_TEXTURE_2D, texture);
+      glActiveTexture(GL_TEXTURE0);
     };
-    if (opaque_commands) {
-      opaque_state();
-      use(g.chunk_opaque);
-      attach(g.opaque_view.get(), g.opaque_view_generation, *m_opaque);
-      draw_each(g.chunk_opaque, 0, opaque_commands);
+    auto fresh_opaque_depth = [&] {
+      glBindFramebuffer(GL_READ_FRAMEBUFFER, m_platform.framebuffer());
+      glBlitFramebuffer(0, 0, width, height, 0, 0, width, height, GL_DEPTH_BUFFER_BIT, GL_NEAREST);
+      glBindFramebuffer(GL_FRAMEBUFFER, pl.layer_fbo);
+    };
+    glDisable(GL_CULL_FACE);
+    glBindFramebuffer(GL_FRAMEBUFFER, pl.accum_fbo);
+    glClearBufferfv(GL_COLOR, 0, clear_accum);
+    glBindFramebuffer(GL_FRAMEBUFFER, pl.layer_fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT1, GL_TEXTURE_2D, pl.depth[0].get(), 0);
+    glDrawBuffers(2, depth_only);
+    glClearBufferfv(GL_COLOR, 1, zero);  // the "previous layer" before the first: nothing peeled yet
+    int prev = 0;
+    for (uint32_t layer = 0; layer < kMaxPeelLayers; ++layer) {
+      const int cur = 1 - prev;
+      // A: the nearest depth behind the previous layer, into depth[cur].
+      glBindFramebuffer(GL_FRAMEBUFFER, pl.layer_fbo);
+      glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT1, GL_TEXTURE_2D, pl.depth[cur].get(), 0);
+      glDrawBuffers(2, depth_only);
+      fresh_opaque_depth();
+      glClearBufferfv(GL_COLOR, 1, beyond);
+      glEnable(GL_DEPTH_TEST);
+      glDepthMask(GL_TRUE);
+      glDisable(GL_BLEND);
+      use(tp);
+      glUniform1i(pass_loc, 0);
+      bind_texture(GL_TEXTURE2, pl.depth[prev].get());
+      glBeginQuery(GL_ANY_SAMPLES_PASSED, pl.query);
+      draw(tp, g.translucent_batches, *m_translucent, g.translucent_views);
+      glEndQuery(GL_ANY_SAMPLES_PASSED);
+      GLuint any = 0;
+      glGetQueryObjectuiv(pl.query, GL_QUERY_RESULT, &any);
+      if (!any) break;
+      ++st.peel_layers;
+      // B: every fragment at that depth, blended into the layer (premultiplied).
+      glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT1, GL_TEXTURE_2D, 0, 0);
+      glDrawBuffers(2, color_only);
+      fresh_opaque_depth();
+      glClearBufferfv(GL_COLOR, 0, zero);
+      glDepthMask(GL_FALSE);
+      glEnable(GL_BLEND);
+      glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+      glUniform1i(pass_loc, 1);
+      bind_texture(GL_TEXTURE4, pl.depth[cur].get());
+      draw(tp, g.translucent_batches, *m_translucent, g.translucent_views);
+      // Under the layers so far: accumulation rgb += its alpha (what passes the layers so far) * layer rgb,
+      // alpha *= 1 - layer alpha.
+      glBindFramebuffer(GL_FRAMEBUFFER, pl.accum_fbo);
+      glDisable(GL_DEPTH_TEST);
+      glBlendFuncSeparate(GL_DST_ALPHA, GL_ONE, GL_ZERO, GL_ONE_MINUS_SRC_ALPHA);
+      glUseProgram(pl.composite.get());
+      bind_texture(GL_TEXTURE3, pl.layer_color.get());
+      glDrawArrays(GL_TRIANGLES, 0, 3);
+      prev = cur;
     }
-    if (translucent_commands) {
-      translucent_state();
-      use(g.chunk_translucent);
-      attach(g.translucent_view.get(), g.translucent_view_generation, *m_translucent);
-      draw_each(g.chunk_translucent, opaque_commands, opaque_commands + translucent_commands);
-    }
+    // The accumulation over the opaque frame: colour = accumulated + transmittance * frame; alpha kept.
+    glBindFramebuffer(GL_FRAMEBUFFER, m_platform.framebuffer());
+    glDisable(GL_DEPTH_TEST);
+    glEnable(GL_BLEND);
+    glBlendFuncSeparate(GL_ONE, GL_SRC_ALPHA, GL_ZERO, GL_ONE);
+    glUseProgram(pl.composite.get());
+    bind_texture(GL_TEXTURE3, pl.accum.get());
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glEnable(GL_DEPTH_TEST);
   }
   glBindVertexArray(g.vao.get());
   glDepthMask(GL_TRUE);
   glDisable(GL_BLEND);
-  st.submit_ms = now_ms() - t2;
+  st.submit_ms = now_ms() - t3;
   return st;
 }
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <vector>
 
 namespace voxen::render {
 
@@ -56,10 +57,12 @@ struct ByteOffset {
 constexpr ByteSize to_bytes(ElemCount n, uint32_t stride) { return ByteSize{n.value * stride}; }
 constexpr ByteOffset to_bytes(ElemOffset o, uint32_t stride) { return ByteOffset{o.value * stride}; }
 
-/// One allocation: where it starts and how many elements it reserves (the request rounded up to the granularity).
+/// One allocation: where it starts and how many elements it reserves (the request rounded up to the granularity),
+/// and which of an ArenaBuffer's GL buffers holds it (always 0 from an ArenaAllocator, which manages one buffer).
 struct Span {
   ElemOffset offset;
   ElemCount count;
+  uint32_t buffer = 0;
   friend constexpr bool operator==(const Span&, const Span&) = default;
   constexpr uint64_t end() const { return offset.value + count.value; }
 };
@@ -93,6 +96,8 @@ class ArenaAllocator {
   ElemCount free_total() const { return ElemCount{m_capacity - m_used}; }
   /// The largest single free block (the biggest request that can succeed without growing).
   ElemCount largest_free() const;
+  /// The free block that ends at the capacity (0 when the last element is live): what a grow lengthens.
+  ElemCount free_tail() const;
   /// One past the last element of the highest live span (0 when empty): what a grow must copy.
   ElemCount high_water() const;
   size_t free_block_count() const { return m_free.size(); }
@@ -101,6 +106,8 @@ class ArenaAllocator {
   double fragmentation() const;
   /// The span allocated at `offset`, if any (for checks).
   std::optional<Span> find(ElemOffset offset) const;
+  /// Every live span, by address.
+  std::vector<Span> live_spans() const;
 
  private:
   void insert_free(uint64_t offset, uint64_t count);  // merges with neighbours

@@ -1,23 +1,30 @@
 // The terrain renderer (the VoxelBlox seed's design, with vertex pulling): every section's packed quads live in
 // two arenas (opaque + cutout 16-byte quads; translucent + fluid 20-byte quads), and each frame draws all visible
-// opaque terrain with ONE glMultiDrawArraysIndirect and all translucent terrain with one more.
+// opaque terrain with one glMultiDrawArraysIndirect per arena buffer and all translucent terrain with one more per
+// run of consecutive far-first meshes in the same buffer (one call per pass while an arena fits one buffer).
 //
 // Per frame (render()):
+//   0. trim: arena buffers whose usage fell are compacted or deleted (arena_buffer.h), and the spans that moved
+//      are updated;
 //   1. cull: every section's box (16^3, camera-relative in double) against the view frustum in one batch pass
 //      (cull_boxes), then against the fog distance; sort near-first (translucent far-first), ties by SectionPos so
 //      the order never depends on upload history;
-//   2. build: one vec4 per visible section (its camera-relative offset, float) into the per-draw buffer, and one
+//   2. sort: each visible section whose translucent order is stale for this eye (its TranslucentSortKey changed:
+//      the eye crossed one of its BSP planes, translucent_order.h) gets its translucent quads rewritten in place
+//      in back-to-front order, nearest sections first, up to FrameParams::sort_budget_quads;
+//   3. build: one vec4 per visible section (its camera-relative offset, float) into the per-draw buffer, and one
 //      DrawArraysIndirectCommand per visible mesh: count = 6 * quads, first = 6 * span offset (gl_VertexID then
-//      indexes the arena directly), baseInstance = the section's index in the per-draw buffer, which the vertex
-//      shader reads as a per-instance attribute (divisor 1: fetched once per draw);
-//   3. submit: sky (a full-screen triangle), the opaque pass (depth test and write, back faces culled, alpha test
+//      indexes the span's buffer directly), baseInstance = the section's index in the per-draw buffer, which the
+//      vertex shader reads as a per-instance attribute (divisor 1: fetched once per draw);
+//   4. submit: sky (a full-screen triangle), the opaque pass (depth test and write, back faces culled, alpha test
 //      in the shader), the translucent pass (blended, no depth write, both sides).
 // The per-chunk path (RenderPath::kPerChunk, `--render-path per-chunk`, and the fallback where GL 4.3 is
-// missing) draws the same meshes in the same order with one glDrawArrays each, a
-// uniform for the offset and a texture-buffer view of the arena (GLSL 330), and renders identical pixels.
+// missing) draws the same meshes in the same order with one glDrawArrays each, a uniform for the offset and a
+// texture-buffer view of each arena buffer (GLSL 330), and renders identical pixels.
 //
 // Space: section-local positions in the quads; camera-relative offsets computed in int64/double (camera.h).
-// Threads: the GL context's thread only. Errors: create() returns an Error (shader compile log, GL errors).
+// Threads: the GL context's thread only. Errors: create() returns an Error (shader compile log, GL errors, an
+// arena limit override below 64 KiB); a section mesh larger than one arena buffer is logged and not drawn.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +45,7 @@
 #include "voxen/render/camera.h"
 #include "voxen/render/image.h"
 #include "voxen/render/platform.h"
+#include "voxen/render/translucent_order.h"
 #include "voxen/world/block_registry.h"
 
 namespace voxen::render {
@@ -53,6 +61,9 @@ struct RendererOptions {
   ElemCount initial_opaque_quads{1u << 16};          // first arena sizes (they double when full)
   ElemCount initial_translucent_quads{1u << 13};
   ElemCount span_quads{64};                          // allocation granularity (the seed's 64-quad spans)
+  /// The largest GL buffer an arena may use, in bytes, when lower than the GL limits (0: the GL limits alone).
+  /// At least 64 KiB. `voxen shot --arena-limit-mib` sets it; tests use it to need several buffers.
+  uint64_t max_arena_buffer_bytes = 0;
   /// Where the renderer reports decisions (e.g. why it fell back to per-chunk). Default: stderr.
   std::function<void(const std::string&)> log;
 };
@@ -67,6 +78,14 @@ struct FrameParams {
   int eye_sky_light = 15;     // sky light 0..15 of the cell the eye is in: below 15 the sky and the fog darken
                               // (1 outdoors ... 0 deep underground, where distance fades to black)
   bool translucent = true;    // draw the translucent pass (tests turn it off to see the ground below water)
+  /// Most translucent quads re-sorted (and rewritten) this frame, nearest sections first; the rest keep their
+  /// previous order until a later frame. 0: no limit, so the frame is exact (voxen shot, the tests).
+  uint64_t sort_budget_quads = 0;
+  /// Draw the translucent pass as an order-independent reference instead: depth peeling (Everitt, "Interactive
+  /// order-independent transparency", NVIDIA 2001), each layer peeled front to back (float depth, exact per
+  /// fragment) and composited under the earlier ones in float. Slow (one pass per layer); for tests. Two faces
+  /// at exactly the same depth (glass touching water) peel as one.
+  bool reference_translucency = false;
 };
 
 /// What a frame drew and what it cost on the CPU.
@@ -76,8 +95,16 @@ struct FrameStats {
   uint32_t opaque_meshes = 0;      // opaque meshes drawn
   uint32_t translucent_meshes = 0; // translucent meshes drawn
   uint64_t quads_drawn = 0;
-  uint32_t draw_calls = 0;         // GL draw calls for terrain (2 with MDI when both passes have meshes)
-  double cull_ms = 0;              // frustum + fog culling and sorting
+  uint32_t draw_calls = 0;         // GL draw calls for terrain: MDI one per arena buffer with opaque meshes in
+                                   // view plus one per run of far-first translucent meshes in the same buffer (2
+                                   // while each arena fits one buffer); per-chunk one per mesh
+  uint32_t sections_sorted = 0;    // sections whose translucent quads were re-sorted and rewritten this frame
+  uint64_t quads_sorted = 0;       // their quads
+  uint32_t sections_sort_pending = 0;  // visible sections left with a stale order by the sort budget
+  uint32_t arena_spans_moved = 0;  // spans moved by this frame's arena trim
+  uint32_t peel_layers = 0;        // layers peeled (reference_translucency only)
+  double cull_ms = 0;              // the arena trim (mostly nothing to do), frustum + fog culling and sorting
+  double sort_ms = 0;              // re-sorting translucent quads and rewriting them (included in no other field)
   double build_ms = 0;             // per-draw data and indirect commands
   double submit_ms = 0;            // GL calls of the frame (buffer uploads, state, draws), not waiting for the GPU
 };
@@ -124,6 +151,14 @@ class Renderer {
   /// Bytes of the two arenas' GL buffers, and bytes held by live meshes.
   uint64_t arena_capacity_bytes() const;
   uint64_t arena_used_bytes() const;
+  /// The GL limits on one arena buffer and the limit in use.
+  struct ArenaLimits {
+    int64_t shader_storage_block_bytes = 0;  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE (0 without SSBOs: GL < 4.3)
+    int64_t texture_buffer_texels = 0;       // GL_MAX_TEXTURE_BUFFER_SIZE (R32UI texels of 4 bytes)
+    uint64_t override_bytes = 0;             // RendererOptions::max_arena_buffer_bytes
+    uint64_t buffer_bytes = 0;               // the smallest of those that apply: no arena buffer is larger
+  };
+  const ArenaLimits& arena_limits() const { return m_limits; }
   const ArenaBuffer& opaque_arena() const { return *m_opaque; }
   const ArenaBuffer& translucent_arena() const { return *m_translucent; }
 
@@ -133,6 +168,8 @@ class Renderer {
   Status init(const BlockRegistry& registry);
   void log(const std::string& line) const;
   void remove_at(size_t index);
+  void apply_moves(bool opaque, const std::vector<ArenaBuffer::Move>& moves);
+  glm::dvec3 eye_in_section(size_t index) const;  // the last frame's eye, section-local, 1/64 block
 
   Platform& m_platform;
   RendererOptions m_options;
@@ -142,6 +179,10 @@ class Renderer {
   std::unique_ptr<Gpu> m_gpu;
   std::unique_ptr<ArenaBuffer> m_opaque;
   std::unique_ptr<ArenaBuffer> m_translucent;
+  ArenaLimits m_limits;
+  bool m_has_eye = false;  // a frame was drawn: m_eye is its eye (new translucent meshes are sorted for it)
+  BlockPos m_eye_block{};
+  glm::dvec3 m_eye_frac{0.0};
 
   // Sections, dense arrays (structure of arrays) with swap-remove; m_index maps a position to its slot.
   std::unordered_map<SectionPos, uint32_t, SectionPosHash> m_index;
@@ -149,11 +190,15 @@ class Renderer {
   std::vector<int64_t> m_origin_x, m_origin_y, m_origin_z;  // world block of the section's min corner
   std::vector<Span> m_opaque_span, m_translucent_span;
   std::vector<uint32_t> m_opaque_quads, m_translucent_quads;  // 0 = no mesh of that kind
+  std::vector<TranslucentOrder> m_order;        // the translucent quads (CPU copy) and their BSP tree
+  std::vector<TranslucentSortKey> m_sort_key;   // the eye key the uploaded order was made for
+  std::vector<uint8_t> m_sort_valid;            // 0: the uploaded order was made for no eye yet
 
   // Per-frame scratch (kept to avoid reallocating every frame).
   std::vector<double> m_rel_x, m_rel_y, m_rel_z;
   std::vector<uint8_t> m_visible;
   std::vector<mesh::Quad> m_concat;
+  std::vector<mesh::FluidQuad> m_sorted;
 };
 
 }  // namespace voxen::render
