@@ -127,10 +127,10 @@ void TranslucentOrder::build(std::span<const mesh::FluidQuad> quads) {
     std::tuple<size_t, size_t, size_t> score{};  // (cuts, larger side + cuts, quads not in the plane)
   };
   // The best dividing plane of a set, or none (found = false).
+  std::vector<int32_t> lo, hi, on, fixed_lo, fixed_hi, fixed_on, candidates;  // scratch, reused
   auto choose = [&](const std::vector<uint32_t>& set) -> Choice {
     Choice best;
     const size_t n = set.size();
-    std::vector<int32_t> lo, hi, on, fixed_lo, fixed_hi, fixed_on, candidates;
     for (int a = 0; a < 3; ++a) {
       lo.clear(), hi.clear(), on.clear(), fixed_lo.clear(), fixed_hi.clear(), fixed_on.clear(), candidates.clear();
       for (uint32_t i : set) {
@@ -224,7 +224,8 @@ void TranslucentOrder::build(std::span<const mesh::FluidQuad> quads) {
       const auto child = static_cast<int32_t>(m_nodes.size());
       m_nodes.emplace_back();
       (side == &neg_set ? m_nodes[w.node].neg : m_nodes[w.node].pos) = child;
-      stack.push_back({static_cast<uint32_t>(child), *side});
+      stack.push_back({static_cast<uint32_t>(child), std::move(*side)});
+      side->clear();
     }
   }
   for (auto& p : m_planes) {
