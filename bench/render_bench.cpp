@@ -2,9 +2,13 @@
 // tour's plain looking east), the CPU cost per frame of cull + indirect-command building + draw submission with
 // the multi-draw-indirect path vs the per-chunk path, at render distance 8, 16 and 24 (every column within the
 // distance loaded and meshed, so frustum culling has work to do), and the complete frame (glFinish included).
+// Translucent sorting, at the default world's coast (seed 1, -1735, -1920, looking north over the sea): the frame
+// where the eye crosses the sea's surface plane, so every section holding water in view is re-sorted and
+// rewritten (BM_TranslucentResort), and building the BSP trees of every translucent mesh loaded
+// (BM_TranslucentBuild, what set_section adds per mesh).
 // Run: build/voxen_bench_render --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
-// Counters per frame: cull_ms, build_ms, submit_ms (GL calls; llvmpipe shades vertices inside the draw calls),
-// draw_calls, sections (visible), quads.
+// Counters per frame: cull_ms, sort_ms, build_ms, submit_ms (GL calls; llvmpipe shades vertices inside the draw
+// calls), draw_calls, sections (visible), quads, sections_sorted, quads_sorted.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -18,6 +22,9 @@
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
 #include "voxen/render/streaming.h"
+#include "voxen/render/translucent_order.h"
+#include "voxen/mesh/input.h"
+#include "voxen/mesh/mesher.h"
 
 using namespace voxen;
 using namespace voxen::render;
@@ -27,7 +34,29 @@ namespace {
 constexpr int kWidth = 1280, kHeight = 720;
 
 // One loaded world at one render distance, kept while benchmarks of that distance run.
+enum class Scene { kPlain, kCoast, kLattice };
+
+// The translucent worst case: glass, water and ice on every other cell (x, y, z even) in y 64..79 everywhere, so
+// every face is drawn (6 per block, 3,072 per section) and the eye crosses planes of every section at its height.
+class LatticeGenerator : public gen::Generator {
+ public:
+  explicit LatticeGenerator(const BlockRegistry& r)
+      : m_kinds{Cell{r.id("glass"), 0}, Cell{r.id("water"), 0}, Cell{r.id("ice"), 0}} {}
+  void generate(Column& out) const override {
+    for (int64_t y = 64; y < 80; y += 2)
+      for (int z = 0; z < 16; z += 2)
+        for (int x = 0; x < 16; x += 2) out.set(x, y, z, m_kinds[static_cast<size_t>((x + y + z) / 2 % 3)]);
+  }
+  int64_t surface_y(int64_t, int64_t) const override { return 78; }
+  std::string_view name() const override { return "lattice"; }
+  uint64_t seed() const override { return 0; }
+
+ private:
+  Cell m_kinds[3];
+};
+
 struct Loaded {
+  Scene scene = Scene::kPlain;
   int render_distance = 0;
   std::unique_ptr<Platform> platform;
   BlockRegistry registry;
@@ -42,11 +71,12 @@ struct Loaded {
 };
 std::unique_ptr<Loaded> g_loaded;
 
-Loaded* load(int render_distance) {
-  if (g_loaded && g_loaded->render_distance == render_distance) return g_loaded.get();
+Loaded* load(int render_distance, Scene scene = Scene::kPlain) {
+  if (g_loaded && g_loaded->render_distance == render_distance && g_loaded->scene == scene) return g_loaded.get();
   g_loaded.reset();
   auto l = std::make_unique<Loaded>();
   l->render_distance = render_distance;
+  l->scene = scene;
   PlatformConfig pc;
   pc.width = kWidth;
   pc.height = kHeight;
@@ -57,7 +87,8 @@ Loaded* load(int render_distance) {
   }
   l->platform = std::move(p).value();
   l->registry = std::move(BlockRegistry::load_default()).value();
-  l->generator = std::move(gen::make_generator("default", 1, l->registry)).value();
+  if (scene == Scene::kLattice) l->generator = std::make_unique<LatticeGenerator>(l->registry);
+  else l->generator = std::move(gen::make_generator("default", 1, l->registry)).value();
   l->light = std::make_unique<light::LightTable>(l->registry);
   l->baked = std::make_unique<mesh::BakedBlocks>(std::move(mesh::BakedBlocks::bake(l->registry)).value());
   l->pool = std::make_unique<JobPool>(std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
@@ -66,6 +97,17 @@ Loaded* load(int render_distance) {
   Camera cam = Camera::at({-520, l->generator->surface_y(-520, -768) + 3, -768}, {0.5, 0.0, 0.5});
   cam.yaw_deg = 90;
   cam.pitch_deg = -5;
+  if (scene == Scene::kLattice) {
+    // Inside the lattice's layer, looking along it.
+    cam = Camera::at({5, 69, 5}, {0.5, 0.75, 0.5});
+    cam.yaw_deg = 30;
+    cam.pitch_deg = -5;
+  } else if (scene == Scene::kCoast) {
+    // Just above the sea (sea level 62: the surface of its top water cells is at 62 + 7/8).
+    cam = Camera::at({-1735, 63, -1920}, {0.5, 0.25, 0.5});
+    cam.yaw_deg = 15;
+    cam.pitch_deg = -8;
+  }
   cam.aspect = static_cast<double>(kWidth) / kHeight;
   const double radius = render_distance * 16.0;
   cam.far_plane = radius * 1.5 + 400;
@@ -94,6 +136,7 @@ void BM_FrameCpu(benchmark::State& state) {
     l->platform->present();
     state.ResumeTiming();
     sum.cull_ms += st.cull_ms;
+    sum.sort_ms += st.sort_ms;
     sum.build_ms += st.build_ms;
     sum.submit_ms += st.submit_ms;
     sum.draw_calls = st.draw_calls;
@@ -102,6 +145,7 @@ void BM_FrameCpu(benchmark::State& state) {
     ++frames;
   }
   state.counters["cull_ms"] = sum.cull_ms / frames;
+  state.counters["sort_ms"] = sum.sort_ms / frames;
   state.counters["build_ms"] = sum.build_ms / frames;
   state.counters["submit_ms"] = sum.submit_ms / frames;
   state.counters["draw_calls"] = sum.draw_calls;
@@ -126,6 +170,87 @@ void BM_FrameComplete(benchmark::State& state) {
   state.SetLabel(std::string(to_string(path)) + " rd " + std::to_string(l->render_distance));
 }
 
+// The frame after the eye crossed a plane of every section at its height (the lattice's y = 70 faces, the eye
+// alternately 1/4 block above and below): every visible section re-sorts its translucent quads and rewrites its
+// span. Timed: the whole render() call. sort_ms is the re-sorting and rewriting alone.
+void BM_TranslucentResort(benchmark::State& state) {
+  Loaded* l = load(static_cast<int>(state.range(0)), Scene::kLattice);
+  if (!l) return state.SkipWithError("no EGL context");
+  l->renderer->set_path(RenderPath::kMultiDrawIndirect);
+  FrameParams above = l->params, below = l->params;
+  above.camera.block.y = 70;
+  above.camera.frac.y = 0.25;
+  below.camera.block.y = 69;
+  below.camera.frac.y = 0.75;
+  below.sort_budget_quads = above.sort_budget_quads = static_cast<uint64_t>(state.range(1));
+  l->renderer->render(above);
+  l->platform->present();
+  FrameStats sum;
+  int frames = 0;
+  for (auto _ : state) {
+    const FrameStats st = l->renderer->render(frames % 2 ? above : below);
+    state.PauseTiming();
+    l->platform->present();
+    state.ResumeTiming();
+    sum.sort_ms += st.sort_ms;
+    sum.cull_ms += st.cull_ms;
+    sum.build_ms += st.build_ms;
+    sum.submit_ms += st.submit_ms;
+    sum.sections_sorted += st.sections_sorted;
+    sum.quads_sorted += st.quads_sorted;
+    sum.sections_sort_pending += st.sections_sort_pending;
+    sum.sections_visible = st.sections_visible;
+    ++frames;
+  }
+  state.counters["sort_ms"] = sum.sort_ms / frames;
+  state.counters["cull_ms"] = sum.cull_ms / frames;
+  state.counters["build_ms"] = sum.build_ms / frames;
+  state.counters["submit_ms"] = sum.submit_ms / frames;
+  state.counters["sections_sorted"] = static_cast<double>(sum.sections_sorted) / frames;
+  state.counters["quads_sorted"] = static_cast<double>(sum.quads_sorted) / frames;
+  state.counters["pending"] = static_cast<double>(sum.sections_sort_pending) / frames;
+  state.counters["sections"] = sum.sections_visible;
+  state.SetLabel("lattice rd " + std::to_string(l->render_distance) +
+                 (state.range(1) ? " budget " + std::to_string(state.range(1)) : std::string(" no budget")));
+}
+
+// Building the BSP tree of every translucent mesh loaded (meshed once, outside the timing): the coast (ocean
+// and shore, arg 0) or the lattice (arg 1).
+void BM_TranslucentBuild(benchmark::State& state) {
+  const Scene scene = state.range(1) ? Scene::kLattice : Scene::kCoast;
+  Loaded* l = load(static_cast<int>(state.range(0)), scene);
+  if (!l) return state.SkipWithError("no EGL context");
+  std::vector<std::vector<mesh::FluidQuad>> meshes;
+  {
+    mesh::MeshScratch scratch;
+    auto input = std::make_unique<mesh::SectionInput>();
+    mesh::SectionMesh m;
+    for (const ColumnPos& c : l->world.positions())
+      for (int s = 0; s < kSectionsPerColumn; ++s) {
+        mesh::mesh_world_section(*l->baked, l->world, {c.x, s, c.z}, mesh::MeshOptions{}, *input, scratch, m);
+        if (!m.translucent.empty()) meshes.push_back(m.translucent);
+      }
+  }
+  size_t quads = 0, out_quads = 0, splits = 0, unseparated = 0;
+  for (const auto& m : meshes) quads += m.size();
+  TranslucentOrder order;
+  for (auto _ : state) {
+    out_quads = splits = unseparated = 0;
+    for (const auto& m : meshes) {
+      order.build(m);
+      out_quads += order.quads().size();
+      splits += order.split_count();
+      unseparated += order.unseparated_quads();
+    }
+  }
+  state.counters["meshes"] = static_cast<double>(meshes.size());
+  state.counters["quads"] = static_cast<double>(quads);
+  state.counters["splits"] = static_cast<double>(splits);
+  state.counters["unseparated"] = static_cast<double>(unseparated);
+  state.counters["quads_per_s"] = benchmark::Counter(static_cast<double>(quads), benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(std::string(scene == Scene::kLattice ? "lattice" : "coast") + " rd " + std::to_string(l->render_distance));
+}
+
 }  // namespace
 
 // Registered by hand so each render distance's world is built once: for each distance, both paths of both
@@ -137,6 +262,12 @@ int main(int argc, char** argv) {
     for (int path : {0, 1})
       benchmark::RegisterBenchmark("BM_FrameComplete", BM_FrameComplete)->Args({path, rd})->Unit(benchmark::kMillisecond)->UseRealTime();
   }
+  // Translucent sorting: the coast at 8 and 16 (build), the lattice at 4 (build, re-sort with and without a budget).
+  for (int rd : {8, 16})
+    benchmark::RegisterBenchmark("BM_TranslucentBuild", BM_TranslucentBuild)->Args({rd, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark("BM_TranslucentBuild", BM_TranslucentBuild)->Args({4, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+  for (int budget : {0, 32768})
+    benchmark::RegisterBenchmark("BM_TranslucentResort", BM_TranslucentResort)->Args({4, budget})->Unit(benchmark::kMillisecond)->UseRealTime();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
