@@ -322,6 +322,9 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render) {
     fp.fog_end = m_config.render_distance * static_cast<double>(kColumnWidth);
     fp.anim_seconds = m_sim_time;
     fp.eye_sky_light = light_sky(m_world.light(cam.block));
+    // At most 32,768 translucent quads re-sorted a frame (about 3 ms on llvmpipe; docs/PERFORMANCE.md, Rendering):
+    // sections beyond that keep their order a few frames longer, nearest first.
+    fp.sort_budget_quads = 32768;
     rep.render = m_renderer->render(fp);
     rep.render_ms = wall_ms() - t;
     if (m_config.measure_holes && m_heights) {
