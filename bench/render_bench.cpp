@@ -119,6 +119,41 @@ Loaded* load(int render_distance, Scene scene = Scene::kPlain) {
   return g_loaded.get();
 }
 
+// Per-frame means over a benchmark's timed frames, and the last frame's counts.
+struct FrameMeans {
+  double cull_ms = 0, sort_ms = 0, build_ms = 0, submit_ms = 0;
+  double sections_sorted = 0, quads_sorted = 0, pending = 0;
+  FrameStats last;
+};
+
+// The timed loop: render() with `even` and `odd` frame parameters in turn, timed; present() (glFinish headless)
+// outside the timing. Sets the cull_ms, sort_ms, build_ms and submit_ms counters (means per frame).
+FrameMeans timed_frames(benchmark::State& state, Loaded& l, const FrameParams& even, const FrameParams& odd) {
+  FrameMeans m;
+  int frames = 0;
+  for (auto _ : state) {
+    m.last = l.renderer->render(frames % 2 ? odd : even);
+    state.PauseTiming();
+    l.platform->present();
+    state.ResumeTiming();
+    m.cull_ms += m.last.cull_ms;
+    m.sort_ms += m.last.sort_ms;
+    m.build_ms += m.last.build_ms;
+    m.submit_ms += m.last.submit_ms;
+    m.sections_sorted += m.last.sections_sorted;
+    m.quads_sorted += static_cast<double>(m.last.quads_sorted);
+    m.pending += m.last.sections_sort_pending;
+    ++frames;
+  }
+  for (double* v : {&m.cull_ms, &m.sort_ms, &m.build_ms, &m.submit_ms, &m.sections_sorted, &m.quads_sorted, &m.pending})
+    *v /= std::max(frames, 1);
+  state.counters["cull_ms"] = m.cull_ms;
+  state.counters["sort_ms"] = m.sort_ms;
+  state.counters["build_ms"] = m.build_ms;
+  state.counters["submit_ms"] = m.submit_ms;
+  return m;
+}
+
 // CPU time of one frame's cull + build + submit (render()); the frame is then finished (present() = glFinish
 // headless) outside the timed region.
 void BM_FrameCpu(benchmark::State& state) {
@@ -128,26 +163,8 @@ void BM_FrameCpu(benchmark::State& state) {
   l->renderer->set_path(path);
   l->renderer->render(l->params);  // warm: shaders compiled, buffers sized
   l->platform->present();
-  FrameStats sum;
-  int frames = 0;
-  for (auto _ : state) {
-    const FrameStats st = l->renderer->render(l->params);
-    state.PauseTiming();
-    l->platform->present();
-    state.ResumeTiming();
-    sum.cull_ms += st.cull_ms;
-    sum.sort_ms += st.sort_ms;
-    sum.build_ms += st.build_ms;
-    sum.submit_ms += st.submit_ms;
-    sum.draw_calls = st.draw_calls;
-    sum.sections_visible = st.sections_visible;
-    sum.quads_drawn = st.quads_drawn;
-    ++frames;
-  }
-  state.counters["cull_ms"] = sum.cull_ms / frames;
-  state.counters["sort_ms"] = sum.sort_ms / frames;
-  state.counters["build_ms"] = sum.build_ms / frames;
-  state.counters["submit_ms"] = sum.submit_ms / frames;
+  const FrameMeans m = timed_frames(state, *l, l->params, l->params);
+  const FrameStats& sum = m.last;
   state.counters["draw_calls"] = sum.draw_calls;
   state.counters["sections"] = sum.sections_visible;
   state.counters["sections_loaded"] = static_cast<double>(l->renderer->section_count());
@@ -185,30 +202,11 @@ void BM_TranslucentResort(benchmark::State& state) {
   below.sort_budget_quads = above.sort_budget_quads = static_cast<uint64_t>(state.range(1));
   l->renderer->render(above);
   l->platform->present();
-  FrameStats sum;
-  int frames = 0;
-  for (auto _ : state) {
-    const FrameStats st = l->renderer->render(frames % 2 ? above : below);
-    state.PauseTiming();
-    l->platform->present();
-    state.ResumeTiming();
-    sum.sort_ms += st.sort_ms;
-    sum.cull_ms += st.cull_ms;
-    sum.build_ms += st.build_ms;
-    sum.submit_ms += st.submit_ms;
-    sum.sections_sorted += st.sections_sorted;
-    sum.quads_sorted += st.quads_sorted;
-    sum.sections_sort_pending += st.sections_sort_pending;
-    sum.sections_visible = st.sections_visible;
-    ++frames;
-  }
-  state.counters["sort_ms"] = sum.sort_ms / frames;
-  state.counters["cull_ms"] = sum.cull_ms / frames;
-  state.counters["build_ms"] = sum.build_ms / frames;
-  state.counters["submit_ms"] = sum.submit_ms / frames;
-  state.counters["sections_sorted"] = static_cast<double>(sum.sections_sorted) / frames;
-  state.counters["quads_sorted"] = static_cast<double>(sum.quads_sorted) / frames;
-  state.counters["pending"] = static_cast<double>(sum.sections_sort_pending) / frames;
+  const FrameMeans m = timed_frames(state, *l, below, above);
+  state.counters["sections_sorted"] = m.sections_sorted;
+  state.counters["quads_sorted"] = m.quads_sorted;
+  state.counters["pending"] = m.pending;
+  const FrameStats& sum = m.last;
   state.counters["sections"] = sum.sections_visible;
   state.SetLabel("lattice rd " + std::to_string(l->render_distance) +
                  (state.range(1) ? " budget " + std::to_string(state.range(1)) : std::string(" no budget")));

@@ -21,44 +21,26 @@
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
 #include "voxen/render/streaming.h"
+#include "gl_suite.h"
 
 using namespace voxen;
 using namespace voxen::render;
 
 namespace {
 
-constexpr int kWidth = 320, kHeight = 180;
+using render_test::kHeight;
+using render_test::kWidth;
 
-struct Shared {
-  std::unique_ptr<Platform> platform;
-  BlockRegistry registry;
-  std::unique_ptr<light::LightTable> light;
-  std::unique_ptr<mesh::BakedBlocks> baked;
-  std::unique_ptr<gen::Generator> generator;
-  std::unique_ptr<JobPool> pool;
-};
-Shared* g_shared = nullptr;
+render_test::GlSuite* g_shared = nullptr;  // the default world's generator
 
 class ArenaLimit : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    g_shared = new Shared;
-    PlatformConfig pc;
-    pc.width = kWidth;
-    pc.height = kHeight;
-    auto p = make_egl_headless_platform(pc);
-    ASSERT_TRUE(p.ok()) << p.error().message;
-    g_shared->platform = std::move(p).value();
-    g_shared->registry = std::move(BlockRegistry::load_default()).value();
-    g_shared->light = std::make_unique<light::LightTable>(g_shared->registry);
-    g_shared->baked = std::make_unique<mesh::BakedBlocks>(std::move(mesh::BakedBlocks::bake(g_shared->registry)).value());
-    g_shared->generator = std::move(gen::make_generator("default", 1, g_shared->registry)).value();
-    g_shared->pool = std::make_unique<JobPool>(2);
-  }
+  static void SetUpTestSuite() { g_shared = render_test::make_gl_suite("default").release(); }
   static void TearDownTestSuite() {
     delete g_shared;
     g_shared = nullptr;
   }
+  void SetUp() override { ASSERT_NE(g_shared, nullptr); }
 
   // The coast of the default world (beach, shallow and deep water, hills), seen from above.
   static Camera coast_camera() {

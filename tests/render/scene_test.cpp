@@ -21,47 +21,22 @@
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
 #include "voxen/render/streaming.h"
+#include "gl_suite.h"
 
 using namespace voxen;
 using namespace voxen::render;
 
 namespace {
 
-constexpr int kWidth = 320, kHeight = 180;
+using render_test::kHeight;
+using render_test::kWidth;
 
-// Shared for the suite: one EGL context, the registry and its baked tables.
-struct Shared {
-  std::unique_ptr<Platform> platform;
-  BlockRegistry registry;
-  std::unique_ptr<light::LightTable> light;
-  std::unique_ptr<mesh::BakedBlocks> baked;
-  std::unique_ptr<gen::Generator> flat;
-  std::unique_ptr<JobPool> pool;
-};
-Shared* g_shared = nullptr;
+// Shared for the suite: one EGL context, the registry and its baked tables, the flat generator.
+render_test::GlSuite* g_shared = nullptr;
 
 class Scene : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    g_shared = new Shared;
-    PlatformConfig pc;
-    pc.width = kWidth;
-    pc.height = kHeight;
-    auto p = make_egl_headless_platform(pc);
-    ASSERT_TRUE(p.ok()) << p.error().message;
-    g_shared->platform = std::move(p).value();
-    auto reg = BlockRegistry::load_default();
-    ASSERT_TRUE(reg.ok());
-    g_shared->registry = std::move(reg).value();
-    g_shared->light = std::make_unique<light::LightTable>(g_shared->registry);
-    auto baked = mesh::BakedBlocks::bake(g_shared->registry);
-    ASSERT_TRUE(baked.ok());
-    g_shared->baked = std::make_unique<mesh::BakedBlocks>(std::move(baked).value());
-    auto gen = gen::make_generator("flat", 1, g_shared->registry);
-    ASSERT_TRUE(gen.ok());
-    g_shared->flat = std::move(gen).value();
-    g_shared->pool = std::make_unique<JobPool>(2);
-  }
+  static void SetUpTestSuite() { g_shared = render_test::make_gl_suite("flat").release(); }
   static void TearDownTestSuite() {
     delete g_shared;
     g_shared = nullptr;
@@ -73,7 +48,7 @@ class Scene : public ::testing::Test {
     auto r = Renderer::create(*g_shared->platform, g_shared->registry);
     ASSERT_TRUE(r.ok()) << r.error().message;
     renderer = std::move(r).value();
-    streamer = std::make_unique<WorldStreamer>(*g_shared->flat, *g_shared->light, *g_shared->baked, *g_shared->pool);
+    streamer = std::make_unique<WorldStreamer>(*g_shared->generator, *g_shared->light, *g_shared->baked, *g_shared->pool);
   }
 
   // Loads the flat world around the camera (render distance 3) and uploads its meshes.

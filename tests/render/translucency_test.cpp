@@ -22,13 +22,15 @@
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
 #include "voxen/render/streaming.h"
+#include "gl_suite.h"
 
 using namespace voxen;
 using namespace voxen::render;
 
 namespace {
 
-constexpr int kWidth = 320, kHeight = 180;
+using render_test::kHeight;
+using render_test::kWidth;
 
 // A world of air with the given cells (world positions), generated like any other (lit by the real light pass).
 class CellsGenerator : public gen::Generator {
@@ -54,14 +56,7 @@ class CellsGenerator : public gen::Generator {
   std::unordered_map<ColumnPos, std::vector<Placed>, ColumnPosHash> m_cells;
 };
 
-struct Shared {
-  std::unique_ptr<Platform> platform;
-  BlockRegistry registry;
-  std::unique_ptr<light::LightTable> light;
-  std::unique_ptr<mesh::BakedBlocks> baked;
-  std::unique_ptr<JobPool> pool;
-};
-Shared* g_shared = nullptr;
+render_test::GlSuite* g_shared = nullptr;  // no generator: each test makes its own scene
 
 struct View {
   const char* name;
@@ -73,19 +68,7 @@ struct View {
 
 class Translucency : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    g_shared = new Shared;
-    PlatformConfig pc;
-    pc.width = kWidth;
-    pc.height = kHeight;
-    auto p = make_egl_headless_platform(pc);
-    ASSERT_TRUE(p.ok()) << p.error().message;
-    g_shared->platform = std::move(p).value();
-    g_shared->registry = std::move(BlockRegistry::load_default()).value();
-    g_shared->light = std::make_unique<light::LightTable>(g_shared->registry);
-    g_shared->baked = std::make_unique<mesh::BakedBlocks>(std::move(mesh::BakedBlocks::bake(g_shared->registry)).value());
-    g_shared->pool = std::make_unique<JobPool>(2);
-  }
+  static void SetUpTestSuite() { g_shared = render_test::make_gl_suite("").release(); }
   static void TearDownTestSuite() {
     delete g_shared;
     g_shared = nullptr;
