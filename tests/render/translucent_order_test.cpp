@@ -85,7 +85,7 @@ std::vector<std::string> violations(const std::vector<mesh::FluidQuad>& quads, c
       const mesh::QuadFields fa = mesh::unpack_quad(quads[a].w, true), ff = mesh::unpack_quad(quads[f].w, true);
       if (fa.face != (ff.face ^ 1) || rank[f] > rank[a]) continue;
       const auto ca = mesh::quad_corners(fa, true), cf = mesh::quad_corners(ff, true);
-      int lo_a[3], hi_a[3], lo_f[3], hi_f[3];
+      double lo_a[3], hi_a[3], lo_f[3], hi_f[3];
       for (int k = 0; k < 3; ++k) {
         auto get = [k](const mesh::Corner64& c) { return k == 0 ? c.x : k == 1 ? c.y : c.z; };
         lo_a[k] = hi_a[k] = get(ca[0]);

@@ -75,12 +75,16 @@ void TranslucentOrder::build(std::span<const mesh::FluidQuad> quads) {
     const auto c = mesh::quad_corners(mesh::unpack_quad(m_quads[i].w, true), true);
     Box b{};
     for (int a = 0; a < 3; ++a) {
-      b.lo[a] = b.hi[a] = a == 0 ? c[0].x : a == 1 ? c[0].y : c[0].z;
+      // Corners are whole 1/64 steps except a fluid side piece's pulled-in end (quad_geometry.h): round the box
+      // outward so it always contains the quad.
+      double lo = a == 0 ? c[0].x : a == 1 ? c[0].y : c[0].z, hi = lo;
       for (const auto& p : c) {
-        const int32_t v = a == 0 ? p.x : a == 1 ? p.y : p.z;
-        b.lo[a] = std::min(b.lo[a], v);
-        b.hi[a] = std::max(b.hi[a], v);
+        const double v = a == 0 ? p.x : a == 1 ? p.y : p.z;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
       }
+      b.lo[a] = static_cast<int32_t>(std::floor(lo));
+      b.hi[a] = static_cast<int32_t>(std::ceil(hi));
     }
     if (i == m_boxes.size()) {
       m_boxes.push_back(b);
