@@ -1,8 +1,10 @@
 // The write-behind queue: batches queued while the writer is busy are committed together in one atomic write, in
 // order; a failed write is reported to every waiter and nothing after it is committed (so the store always holds a
-// prefix of the batches); records are encoded exactly (journal and whole-section values decode back).
+// prefix of the batches) until retry() writes the kept batches, in order; records are encoded exactly (journal and
+// whole-section values decode back).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 
@@ -38,6 +40,7 @@ class GatedStore final : public WorldStore {
     m_cv.wait(lock, [&] { return m_entered >= n; });
   }
   void fail() { m_fail = true; }
+  void heal() { m_fail = false; }
   MemoryWorldStore& inner() { return m_inner; }
   std::vector<size_t> sizes;
 
@@ -46,7 +49,7 @@ class GatedStore final : public WorldStore {
   std::mutex m_mu;
   std::condition_variable m_cv;
   bool m_open = false;
-  bool m_fail = false;
+  std::atomic<bool> m_fail = false;
   int m_entered = 0;
 };
 
@@ -108,6 +111,55 @@ TEST(WriteBehindQueue, AFailedWriteIsReportedAndNothingAfterItCommits) {
   EXPECT_FALSE(q.flush().ok());
   EXPECT_EQ(q.committed(), 0u);
   EXPECT_TRUE(store.inner().list(RecordKind::kJournal)->empty());
+}
+
+// A failed write loses nothing: its batch and every later one stay in the queue (named by unsaved_columns()), the
+// writer waits, and retry() writes them in ticket order once the store works again; until then wait() reports the
+// failure and the number of failed attempts counts up.
+TEST(WriteBehindQueue, AFailedWriteKeepsItsBatchesAndARetryWritesThemInOrder) {
+  GatedStore store;
+  WriteBehindQueue q(store, {});
+  std::vector<uint64_t> seen;
+  std::mutex mu;
+  q.set_listener([&](uint64_t t) {
+    std::lock_guard lock(mu);
+    seen.push_back(t);
+  });
+  store.fail();
+  store.open_gate();
+  const uint64_t t1 = q.submit(one_record(0, 1, 5));
+  ASSERT_FALSE(q.wait(t1).ok());
+  const uint64_t t2 = q.submit(one_record(-3, 2, 6));
+  const uint64_t t3 = q.submit(one_record(0, 1, 7));  // the same cell again: the later batch must win
+  EXPECT_FALSE(q.wait(t3).ok());
+  ASSERT_TRUE(q.failure().has_value());
+  EXPECT_NE(q.failure()->message.find("disk on fire"), std::string::npos);
+  EXPECT_EQ(q.unsaved_columns(), (std::vector<ColumnPos>{{-3, 0}, {0, 0}}));
+  q.retry();  // still failing
+  EXPECT_FALSE(q.wait(t3).ok());
+  EXPECT_EQ(q.failed_attempts(), 2u);
+  EXPECT_TRUE(store.inner().list(RecordKind::kJournal)->empty());
+  ASSERT_EQ(q.unsaved_columns(), (std::vector<ColumnPos>{{-3, 0}, {0, 0}}));  // all three batches still kept
+
+  store.heal();
+  q.retry();
+  ASSERT_TRUE(q.wait(t3).ok());
+  EXPECT_EQ(q.failed_attempts(), 0u);
+  EXPECT_FALSE(q.failure().has_value());
+  EXPECT_TRUE(q.unsaved_columns().empty());
+  EXPECT_EQ(t2, 2u);
+  {
+    std::lock_guard lock(mu);
+    EXPECT_EQ(seen, (std::vector<uint64_t>{1, 2, 3}));
+  }
+  auto journal = [&](int64_t x) {
+    auto v = store.inner().get({RecordKind::kJournal, SectionPos{x, 3, 0}});
+    EXPECT_TRUE(v.ok() && v->has_value());
+    auto payload = unseal(**v, PayloadKind::kJournal);
+    return *decode_journal(*payload);
+  };
+  EXPECT_EQ(journal(-3), (std::vector<JournalCell>{{2, Cell{6, 0}}}));
+  EXPECT_EQ(journal(0), (std::vector<JournalCell>{{1, Cell{7, 0}}}));
 }
 
 TEST(WriteBehindQueue, EncodesDeletesForEmptyJournalsAndAirSections) {

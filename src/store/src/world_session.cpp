@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 struct WorldSession::ColumnState {
   enum class Phase { kLoading, kLoaded } phase = Phase::kLoading;
   uint32_t dirty = 0;              // bit s: section s changed since the last commit
+  uint64_t ticket = 0;             // the last batch that holds records of this column (0: none this session)
   detail::ColumnJournal journal;   // generated worlds
   // Imported worlds: sections whose saved cells include blocks the registry lacks, in saved ids, so that saving
   // such a section again keeps the original ids of the cells still shown as "unknown".
@@ -268,6 +269,7 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
 Status WorldSession::start(WorldStore& store, GenerateFn generate, bool sync) {
   m_store = &store;
   m_generate = std::move(generate);
+  m_sync = sync;
   WriteBehindQueue::Options qo;
   qo.sync = sync;
   m_queue = std::make_unique<WriteBehindQueue>(store, qo);
@@ -292,6 +294,7 @@ Result<LoadReport> WorldSession::load(const std::vector<ColumnPos>& requested, J
     // Claim the columns nobody has; note the ones another thread is loading.
     std::vector<ColumnPos> mine, others;
     uint64_t wait_ticket = 0;
+    std::vector<ColumnPos> unloaded;  // columns of `mine` whose unload batch is (or was) in the queue
     std::optional<IdRemap> remap_copy;  // workers read this copy: edits may grow m_remap meanwhile
     {
       std::lock_guard lock(m_mu);
@@ -301,9 +304,11 @@ Result<LoadReport> WorldSession::load(const std::vector<ColumnPos>& requested, J
         if (it == m_columns.end()) {
           m_columns.emplace(p, std::make_unique<ColumnState>());
           mine.push_back(p);
+          // The ticket stays until its batch is known to be committed: a load that finds the write failed must
+          // leave it for the next load, which must fail (or retry) too, never read the store without those edits.
           if (auto t = m_unload_tickets.find(p); t != m_unload_tickets.end()) {
             wait_ticket = std::max(wait_ticket, t->second);
-            m_unload_tickets.erase(t);
+            unloaded.push_back(p);
           }
         } else if (it->second->phase == ColumnState::Phase::kLoading) {
           others.push_back(p);
@@ -319,10 +324,16 @@ Result<LoadReport> WorldSession::load(const std::vector<ColumnPos>& requested, J
     if (!mine.empty()) {
       // A column unloaded earlier may still have its last batch in the queue: read only after it is committed.
       if (wait_ticket) {
-        if (Status w = m_queue->wait(wait_ticket); !w.ok()) {
+        if (Status w = wait_saved(wait_ticket, 1); !w.ok()) {
           release_claims();
-          return w.error();
+          std::string names;
+          for (const ColumnPos& p : unloaded)
+            names += (names.empty() ? "" : ", ") + std::string("(") + std::to_string(p.x) + ", " + std::to_string(p.z) + ")";
+          return Error{"cannot load column" + std::string(unloaded.size() == 1 ? " " : "s ") + names +
+                       ": the edits made before it was unloaded are not saved yet: " + w.error().message};
         }
+        std::lock_guard lock(m_mu);
+        for (const ColumnPos& p : unloaded) m_unload_tickets.erase(p);  // committed: the store has the edits
       }
       const RecordKind kind = generated() ? RecordKind::kJournal : RecordKind::kSection;
       auto records = m_store->load_columns(kind, mine);
@@ -528,39 +539,83 @@ std::vector<PendingRecord> WorldSession::take_dirty(ColumnPos pos, ColumnState& 
   return out;
 }
 
+Status WorldSession::save_meta_locked() {
+  if (!m_meta_dirty) return Ok{};
+  // A grown id table must be on disk before any record that uses the new ids: in voxen.toml, and in the database's
+  // copy (written before the batch is queued, so it precedes the batch in the write-ahead log too).
+  if (!m_dir.empty()) {
+    if (Status w = write_meta(m_dir / kMetaFile, m_meta); !w.ok()) return w;
+  }
+  m_meta_dirty = false;
+  return Ok{};
+}
+
 Result<uint64_t> WorldSession::commit_locked() {
   if (m_closed) return Error{"world is closed"};
+  // The metadata first: if it cannot be written, the changes stay recorded (nothing is taken from the columns).
+  if (Status m = save_meta_locked(); !m.ok()) return m.error();
   std::vector<PendingRecord> batch;
   std::vector<ColumnPos> dirty(m_dirty_columns.begin(), m_dirty_columns.end());
   std::sort(dirty.begin(), dirty.end());
+  std::vector<ColumnState*> in_batch;
   for (const ColumnPos& p : dirty) {
-    auto recs = take_dirty(p, *m_columns.at(p));
+    ColumnState& st = *m_columns.at(p);
+    auto recs = take_dirty(p, st);
+    if (!recs.empty()) in_batch.push_back(&st);
     for (auto& r : recs) batch.push_back(std::move(r));
   }
   m_dirty_columns.clear();
-  // A grown id table must be on disk before any record that uses the new ids.
-  if (m_meta_dirty && !m_dir.empty()) {
-    if (Status w = write_meta(m_dir / kMetaFile, m_meta); !w.ok()) return w.error();
-  }
-  m_meta_dirty = false;
   if (batch.empty()) return uint64_t{0};
-  return m_queue->submit(std::move(batch));
+  const uint64_t ticket = m_queue->submit(std::move(batch));
+  for (ColumnState* st : in_batch) st->ticket = ticket;
+  return ticket;
+}
+
+std::string WorldSession::unsaved_message(const Error& cause) const {
+  const std::vector<ColumnPos> cols = m_queue->unsaved_columns();
+  const uint64_t attempts = m_queue->failed_attempts();
+  std::string list;
+  for (size_t i = 0; i < cols.size() && i < 8; ++i)
+    list += (i ? ", (" : "(") + std::to_string(cols[i].x) + ", " + std::to_string(cols[i].z) + ")";
+  if (cols.size() > 8) list += " and " + std::to_string(cols.size() - 8) + " more";
+  std::string msg = "writing to the world's store failed (" + cause.to_string() + "; " + std::to_string(attempts) +
+                    " failed attempt" + (attempts == 1 ? "" : "s") + " in a row); the edits of " + std::to_string(cols.size()) +
+                    " column" + (cols.size() == 1 ? "" : "s") + (list.empty() ? "" : " " + list);
+  if (attempts <= kMaxWriteRetries)
+    msg += " are kept in memory and written when a retry succeeds (the next save or load of them retries)";
+  else
+    msg += " are not saved: no more writes are tried in this session, so they are lost when the world closes";
+  return msg;
+}
+
+Status WorldSession::wait_saved(uint64_t ticket, uint64_t max_retries) {
+  if (ticket == 0) return Ok{};
+  Status w = m_queue->wait(ticket);
+  for (uint64_t tried = 0; !w.ok() && tried < max_retries && m_queue->failed_attempts() <= kMaxWriteRetries; ++tried) {
+    detail::log().warn("world {}: a write failed ({}); retrying it", m_dir.empty() ? std::string("(in memory)") : m_dir.string(),
+                       w.error().to_string());
+    m_queue->retry();
+    w = m_queue->wait(ticket);
+  }
+  if (w.ok()) return w;
+  return Error{unsaved_message(w.error())};
 }
 
 Result<uint64_t> WorldSession::commit() {
+  // An earlier write that failed is retried first: a failure must not stay silent while new batches pile up.
+  if (m_queue->failure()) {
+    if (Status w = wait_saved(m_queue->submitted(), 1); !w.ok()) return w.error();
+  }
   std::lock_guard lock(m_mu);
   return commit_locked();
 }
 
-Status WorldSession::wait(uint64_t ticket) {
-  if (ticket == 0) return Ok{};
-  return m_queue->wait(ticket);
-}
+Status WorldSession::wait(uint64_t ticket) { return wait_saved(ticket, 1); }
 
 Status WorldSession::flush() {
   auto t = commit();
   if (!t) return t.error();
-  return m_queue->flush();
+  return wait_saved(m_queue->submitted(), 1);
 }
 
 uint64_t WorldSession::committed() const { return m_queue->committed(); }
@@ -571,15 +626,17 @@ Status WorldSession::unload(ColumnPos pos) {
   std::lock_guard lock(m_mu);
   auto it = m_columns.find(pos);
   if (it == m_columns.end() || it->second->phase != ColumnState::Phase::kLoaded) return Ok{};
+  if (it->second->dirty) {
+    if (Status m = save_meta_locked(); !m.ok()) return m;
+  }
   auto batch = take_dirty(pos, *it->second);
   m_dirty_columns.erase(pos);
-  if (!batch.empty()) {
-    if (m_meta_dirty && !m_dir.empty()) {
-      if (Status w = write_meta(m_dir / kMetaFile, m_meta); !w.ok()) return w.error();
-      m_meta_dirty = false;
-    }
-    m_unload_tickets[pos] = m_queue->submit(std::move(batch));
-  }
+  // Even when the queue is stopped on a failed write it keeps this batch (in memory, retried). A later load of the
+  // column waits for the last batch holding its records (this one, or an earlier commit's still in the queue) or
+  // fails: reading the store before would give the column without those edits.
+  uint64_t ticket = it->second->ticket;
+  if (!batch.empty()) ticket = m_queue->submit(std::move(batch));
+  if (ticket > m_queue->committed()) m_unload_tickets[pos] = ticket;
   m_world.remove(pos);
   m_columns.erase(it);
   return Ok{};
@@ -614,12 +671,14 @@ Status WorldSession::close() {
     if (!t) result = t.error();
   }
   if (m_queue) {
-    if (Status f = m_queue->flush(); !f.ok() && result.ok()) result = f;
+    // The last chance to write: every retry left. What still fails is reported by column, then dropped.
+    if (Status f = wait_saved(m_queue->submitted(), kMaxWriteRetries); !f.ok() && result.ok())
+      result = Error{"the world is not saved completely: " + f.error().message};
     m_queue.reset();
   }
-  if (m_meta_dirty && !m_dir.empty()) {
-    if (Status w = write_meta(m_dir / kMetaFile, m_meta); !w.ok() && result.ok()) result = w;
-    m_meta_dirty = false;
+  {
+    std::lock_guard lock(m_mu);
+    if (Status m = save_meta_locked(); !m.ok() && result.ok()) result = m;
   }
   if (m_owned_store) {
     // Flushes the memtable: a cleanly closed world's WAL holds nothing it needs.

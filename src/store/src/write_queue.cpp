@@ -1,5 +1,7 @@
 #include "voxen/store/write_queue.h"
 
+#include <algorithm>
+
 namespace voxen::store {
 
 WriteOp encode_record(const PendingRecord& record, const SealOptions& seal_options) {
@@ -32,7 +34,8 @@ WriteBehindQueue::~WriteBehindQueue() {
 
 uint64_t WriteBehindQueue::submit(std::vector<PendingRecord> batch) {
   std::unique_lock lock(m_mu);
-  m_done_cv.wait(lock, [&] { return m_queue.size() < m_options.max_queued_batches || m_failed; });
+  // Stopped on a failure, the queue keeps what it is given (the edits stay in memory, to be retried).
+  m_done_cv.wait(lock, [&] { return m_queue.size() - m_writing < m_options.max_queued_batches || m_failed; });
   const uint64_t ticket = m_next_ticket++;
   m_queue.push_back({ticket, std::move(batch)});
   lock.unlock();
@@ -71,47 +74,83 @@ void WriteBehindQueue::set_listener(std::function<void(uint64_t)> listener) {
   m_listener = std::move(listener);
 }
 
+std::optional<Error> WriteBehindQueue::failure() const {
+  std::lock_guard lock(m_mu);
+  if (!m_failed) return std::nullopt;
+  return m_error;
+}
+
+uint64_t WriteBehindQueue::failed_attempts() const {
+  std::lock_guard lock(m_mu);
+  return m_failed_attempts;
+}
+
+void WriteBehindQueue::retry() {
+  {
+    std::lock_guard lock(m_mu);
+    if (!m_failed) return;
+    m_failed = false;
+  }
+  m_work_cv.notify_all();
+}
+
+std::vector<ColumnPos> WriteBehindQueue::unsaved_columns() const {
+  std::vector<ColumnPos> out;
+  {
+    std::lock_guard lock(m_mu);
+    for (const Batch& b : m_queue)
+      for (const PendingRecord& r : b.records) out.push_back(r.key.pos.column());
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 void WriteBehindQueue::run() {
   for (;;) {
-    std::vector<Batch> taken;
+    std::vector<const Batch*> taken;  // the head of m_queue; only this thread removes batches, so they stay put
     std::function<void(uint64_t)> listener;
     {
       std::unique_lock lock(m_mu);
-      m_work_cv.wait(lock, [&] { return !m_queue.empty() || m_stop; });
-      if (m_queue.empty()) return;  // stopping, and everything queued is committed
-      if (m_failed) {
-        // A write failed: nothing after it may be committed (that would break the prefix property).
-        m_queue.clear();
-        m_done_cv.notify_all();
-        continue;
-      }
+      // Stopped on a failure, the writer waits for retry(): writing a later batch first would break the prefix.
+      m_work_cv.wait(lock, [&] { return (!m_queue.empty() && !m_failed) || m_stop; });
+      if (m_queue.empty() || m_failed) return;  // stopping: everything is committed, or the owner gave up
       size_t records = 0;
-      while (!m_queue.empty() && (taken.empty() || records + m_queue.front().records.size() <= m_options.max_records_per_write)) {
-        records += m_queue.front().records.size();
-        taken.push_back(std::move(m_queue.front()));
-        m_queue.pop_front();
+      for (const Batch& b : m_queue) {
+        if (!taken.empty() && records + b.records.size() > m_options.max_records_per_write) break;
+        records += b.records.size();
+        taken.push_back(&b);
       }
+      m_writing = taken.size();
       listener = m_listener;
     }
-    m_done_cv.notify_all();  // room in the queue for blocked submitters
+    m_done_cv.notify_all();  // the batches being written no longer count as waiting: room for blocked submitters
 
     std::vector<WriteOp> ops;
-    for (const Batch& b : taken)
-      for (const PendingRecord& r : b.records) ops.push_back(encode_record(r, m_options.seal));
+    for (const Batch* b : taken)
+      for (const PendingRecord& r : b->records) ops.push_back(encode_record(r, m_options.seal));
     Status s = ops.empty() ? Status(Ok{}) : m_store.write(ops, m_options.sync);
 
+    std::vector<uint64_t> tickets;
     {
       std::lock_guard lock(m_mu);
+      m_writing = 0;
       if (s.ok()) {
-        m_committed = taken.back().ticket;
+        for (size_t i = 0; i < taken.size(); ++i) {
+          tickets.push_back(m_queue.front().ticket);
+          m_queue.pop_front();  // committed: the records are in the store now
+        }
+        m_committed = tickets.back();
+        m_failed_attempts = 0;
       } else {
-        m_failed = true;
+        m_failed = true;  // the batches stay at the head of the queue, kept for retry()
         m_error = s.error();
+        ++m_failed_attempts;
       }
     }
     if (s.ok() && listener)
-      for (const Batch& b : taken) listener(b.ticket);
-    m_done_cv.notify_all();
+      for (const uint64_t t : tickets) listener(t);
+    m_done_cv.notify_all();  // waiters, and submitters blocked on a full queue
   }
 }
 

@@ -17,6 +17,18 @@
 // of one column can never exist and one can never overwrite the other's edits when saved. The session remembers
 // which sections changed (any change of id or state), and commit() queues them as one batch.
 //
+// A failed write never loses an edit silently. The write-behind queue keeps the records of a failed write (and of
+// every batch after it) in memory; the next commit, flush, wait or close, or a load of a column whose unload batch
+// is among them, retries the write once, up to kMaxWriteRetries times in a row (each failure is an error naming the
+// cause and the columns whose edits are kept). A column unloaded with unsaved edits cannot be loaded until they are
+// written: every load of it fails, naming the column and the cause, instead of reading the store without them. After
+// the last retry the session gives up writing; close() reports the columns whose edits are lost.
+//
+// Opening checks that the world holds what it should: voxen.toml against the copy of its kind, seed, generator and
+// block-id table kept in the database (put_meta_record; the records were written with that copy, so it wins and a
+// different voxen.toml is rewritten from it, warned, the old file kept in corrupt/), and the database against the
+// count of committed writes kept beside it (RocksWorldStore: a write-ahead log that lost committed writes is warned).
+//
 // Threads: load, edit, apply, get, commit, unload, flush and close lock the session and may be called from any
 // thread. world() hands out the World itself for single-threaded readers (lighting, meshing, printing): don't use
 // it while another thread calls load/edit/unload.
@@ -71,15 +83,23 @@ struct LoadReport {
 
 class WorldSession {
  public:
+  /// A failed write is retried at most this many times in a row (once per commit, flush, wait, close or load of an
+  /// unsaved column); then the session stops writing and the edits not yet written are reported lost on close().
+  static constexpr uint64_t kMaxWriteRetries = 3;
+
   /// Opens the world in options.dir, or creates it (missing or empty dir and create_seed given).
   /// Errors, with nothing written: dir exists but is not a voxen world (no voxen.toml), voxen.toml is malformed
   /// or from a newer format version, the world is locked by another process, the generator cannot be made, no
   /// world at dir and no create_seed. An existing world keeps its seed and generator (create_* are ignored).
+  /// voxen.toml is compared with the database's copy of the metadata: a difference is warned (naming each field
+  /// and both values) and the database's values are used, voxen.toml rewritten (the old file kept in corrupt/);
+  /// a damaged copy is an error. A world without the copy (made by an older voxen) gets one, with a notice.
   static Result<std::unique_ptr<WorldSession>> open(const OpenOptions& options, const BlockRegistry& registry,
                                                     const GeneratorFactory& make_generator);
   /// A session over any WorldStore and a metadata value (tests; in-memory worlds). The store must outlive the
   /// session; meta() carries the (possibly grown) id table to pass to the next session over the same store.
-  /// `generate` may be empty only for imported worlds.
+  /// `generate` may be empty only for imported worlds. Errors: the store's metadata copy differs from `meta` (the
+  /// message names the fields) or is damaged; a store without one gets `meta`'s.
   static Result<std::unique_ptr<WorldSession>> attach(WorldStore& store, WorldMeta meta, const BlockRegistry& registry,
                                                       GenerateFn generate, bool sync = false);
   /// close(), logging any error.
@@ -101,7 +121,9 @@ class WorldSession {
   /// given, nearest the first position first), applies each journal over its generated column (or, for
   /// imported worlds, reads whole sections; missing sections are air) and inserts them into the world. A record
   /// that fails to decode is reported (error naming column and section, warning on stderr), copied aside, and
-  /// its section keeps the generated cells; the other sections and columns load. Errors: store I/O only.
+  /// its section keeps the generated cells; the other sections and columns load. Errors: store I/O; a column
+  /// unloaded with edits that could not be written yet (after one retry, see kMaxWriteRetries): the message names
+  /// the column and the cause, nothing of this call is loaded, and the next load of it tries again.
   Result<LoadReport> load(const std::vector<ColumnPos>& columns, JobPool* pool = nullptr);
   /// True if the column is loaded.
   bool loaded(ColumnPos pos) const;
@@ -119,10 +141,13 @@ class WorldSession {
   Cell get(const BlockPos& p) const;
 
   /// Queues every section changed since the last commit as one batch; returns its ticket (0 if nothing
-  /// changed). The batch is saved once committed() reaches the ticket. Errors: voxen.toml cannot be rewritten
-  /// (needed when the world's id table grows).
+  /// changed). The batch is saved once committed() reaches the ticket. Errors (the changes stay recorded, for the
+  /// next commit): an earlier write failed and its retry failed too (the message names the cause and the columns
+  /// whose edits are kept in memory); voxen.toml or the database's metadata copy cannot be rewritten (needed when
+  /// the world's id table grows).
   Result<uint64_t> commit();
-  /// Blocks until the batch with this ticket is committed (0 returns at once).
+  /// Blocks until the batch with this ticket is committed (0 returns at once). A failed write is retried once
+  /// (kMaxWriteRetries); errors as commit().
   Status wait(uint64_t ticket);
   /// commit() and wait for everything queued.
   Status flush();
@@ -132,7 +157,9 @@ class WorldSession {
   void set_commit_listener(std::function<void(uint64_t)> listener);
 
   /// Queues the column's changed sections, then drops it from the world. A later load() of it waits for that
-  /// batch first, so it reads back exactly what was there. No-op for a column that is not loaded.
+  /// batch first, so it reads back exactly what was there (if the batch cannot be written, that load fails). No-op
+  /// for a column that is not loaded. Errors: voxen.toml or the metadata copy cannot be rewritten (the column stays
+  /// loaded).
   Status unload(ColumnPos pos);
   /// Imported worlds: inserts (or replaces) a whole column and marks every section changed, so the next commit
   /// stores it. Errors: the world is a generated one.
@@ -140,7 +167,9 @@ class WorldSession {
 
   /// Saved cells shown as "unknown" since open, by saved block name.
   std::map<std::string, uint64_t> unknown_cells() const;
-  /// Flushes everything, closes the store and releases the lock. Further calls do nothing.
+  /// Flushes everything (a failed write is retried up to the kMaxWriteRetries left), closes the store and releases
+  /// the lock. Further calls do nothing. Errors: a write still fails (the message names the columns whose edits are
+  /// lost), the store cannot be closed.
   Status close();
 
  private:
@@ -150,7 +179,10 @@ class WorldSession {
   void record_change(const BlockPos& p, Cell before, Cell after);
   Cell saved_cell(Cell current);
   std::vector<PendingRecord> take_dirty(ColumnPos pos, ColumnState& state);
+  Status save_meta_locked();
   Result<uint64_t> commit_locked();
+  Status wait_saved(uint64_t ticket, uint64_t max_retries);
+  std::string unsaved_message(const Error& cause) const;
 
   const BlockRegistry& m_registry;
   WorldMeta m_meta;
@@ -162,6 +194,7 @@ class WorldSession {
   GenerateFn m_generate;
   std::unique_ptr<WriteBehindQueue> m_queue;
   bool m_meta_dirty = false;
+  bool m_sync = false;
   bool m_closed = false;
 
   mutable std::mutex m_mu;

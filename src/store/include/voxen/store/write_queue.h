@@ -7,6 +7,12 @@
 // Tickets number batches 1, 2, 3, ... in submission order. A batch counts as saved once committed() reaches its
 // ticket; wait(t) blocks until then. With Options::sync false that means "in the OS" (survives SIGKILL, not
 // power loss); with sync true the WAL is fsynced first.
+//
+// A failed write loses nothing: the queue keeps the batches of that write, in memory, at its head, and stops (no
+// later batch may be written before them, or the store would no longer hold a prefix of the batches). Batches
+// submitted meanwhile are kept behind them. wait() reports the failure until retry() makes the writer try again,
+// from the kept batches; the owner (WorldSession) decides when and how often to retry. unsaved_columns() names the
+// columns whose records are kept and not yet committed.
 // Threads: submit/wait/flush/committed may be called from any thread; the listener runs on the writer thread,
 // once per ticket, in ticket order, after the batch is committed.
 #pragma once
@@ -16,6 +22,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -48,15 +55,16 @@ class WriteBehindQueue {
   };
 
   WriteBehindQueue(WorldStore& store, Options options);
-  /// Commits everything queued, then stops the writer thread.
+  /// Commits everything queued, then stops the writer thread. If the queue is stopped on a failed write, the kept
+  /// batches are dropped (the owner reports them first: see unsaved_columns()).
   ~WriteBehindQueue();
   WriteBehindQueue(const WriteBehindQueue&) = delete;
   WriteBehindQueue& operator=(const WriteBehindQueue&) = delete;
 
   /// Queues a batch; returns its ticket. Blocks while max_queued_batches are waiting.
   uint64_t submit(std::vector<PendingRecord> batch);
-  /// Blocks until the batch with this ticket is committed; returns the writer's error if a write failed (then
-  /// no later batch is committed either).
+  /// Blocks until the batch with this ticket is committed; returns the writer's error while the queue is stopped on
+  /// a failed write (then no later batch is committed either, until retry()).
   Status wait(uint64_t ticket);
   /// wait() for everything submitted so far.
   Status flush();
@@ -66,6 +74,16 @@ class WriteBehindQueue {
   uint64_t submitted() const;
   /// Sets the function called on the writer thread after each batch commits (with its ticket).
   void set_listener(std::function<void(uint64_t)> listener);
+  /// The error of the failed write the queue is stopped on; nullopt while it is not stopped.
+  std::optional<Error> failure() const;
+  /// Failed writes since the last successful one (0 when the last write succeeded).
+  uint64_t failed_attempts() const;
+  /// Makes a queue stopped on a failed write try again: the kept batches first, in ticket order. Returns at once;
+  /// wait() gives the outcome. No-op when the queue is not stopped.
+  void retry();
+  /// Columns with a record in a batch not yet committed (queued, being written, or kept after a failed write),
+  /// sorted by (x, z).
+  std::vector<ColumnPos> unsaved_columns() const;
 
  private:
   struct Batch {
@@ -73,6 +91,8 @@ class WriteBehindQueue {
     std::vector<PendingRecord> records;
   };
   void run();
+  // Batches leave m_queue only when committed: the writer encodes the first m_writing of them (outside the lock)
+  // and, on failure, leaves them where they are.
 
   WorldStore& m_store;
   Options m_options;
@@ -80,11 +100,13 @@ class WriteBehindQueue {
   std::condition_variable m_work_cv;   // writer waits for batches
   std::condition_variable m_done_cv;   // submitters and waiters wait for progress
   std::deque<Batch> m_queue;
+  size_t m_writing = 0;                // batches at the head of m_queue that the writer is writing now
   std::function<void(uint64_t)> m_listener;
   uint64_t m_next_ticket = 1;
   uint64_t m_committed = 0;
   Error m_error;
-  bool m_failed = false;
+  bool m_failed = false;               // stopped on a failed write until retry()
+  uint64_t m_failed_attempts = 0;
   bool m_stop = false;
   std::thread m_thread;
 };
