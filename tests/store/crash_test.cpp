@@ -142,15 +142,17 @@ TEST(CrashSafety, SigkillAtRandomPointsNeverLosesACommittedBatchOrKeepsHalfOfOne
   uint64_t n = 0;          // batches verified present
   int kills = 0, reopen_checks = 0;
   constexpr int kKills = 60;
-  for (int round = 0; round <= kKills; ++round) {
-    const bool last = round == kKills;
+  // Round -1 creates the world and commits 5 batches unkilled: on a loaded machine creating a world can take longer
+  // than the kill window, and then no killed round would find a world to check. The last round finishes 40 batches.
+  for (int round = -1; round <= kKills; ++round) {
+    const bool last = round == kKills, clean = last || round < 0;
     // Kill times: 5..400 ms after the start, hash-chosen; a few land during start-up and recovery.
-    const int delay = last ? -1 : 5 + static_cast<int>(hash2(kSeed, round, 77) % 396);
-    const ChildRun r = run_child(world, n, delay, last ? 40 : 0, log);
+    const int delay = clean ? -1 : 5 + static_cast<int>(hash2(kSeed, round, 77) % 396);
+    const ChildRun r = run_child(world, n, delay, last ? 40 : round < 0 ? 5 : 0, log);
     if (r.killed) ++kills;
     const auto tv = std::chrono::steady_clock::now();
-    if (last) {
-      ASSERT_EQ(r.exit_code, 0) << "the final child must finish cleanly; see " << log;
+    if (clean) {
+      ASSERT_EQ(r.exit_code, 0) << "an unkilled child must finish cleanly; see " << log;
       ASSERT_TRUE(r.done);
     } else {
       ASSERT_TRUE(r.killed) << "the child exited (code " << r.exit_code << ") before it was killed; see " << log;
@@ -213,7 +215,7 @@ TEST(CrashSafety, SigkillAtRandomPointsNeverLosesACommittedBatchOrKeepsHalfOfOne
   }
   EXPECT_GE(kills, 50);
   EXPECT_GE(reopen_checks, 50);
-  EXPECT_GE(n, 40u);  // the stream made progress (the last run alone adds 40)
+  EXPECT_GE(n, 45u);  // the stream made progress (the first and the last run alone add 45)
 }
 
 }  // namespace

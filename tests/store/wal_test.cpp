@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -17,6 +18,7 @@
 
 #include "run_command.h"
 #include "store_test_util.h"
+#include "voxen/store/stress.h"
 
 namespace voxen::store {
 namespace {
@@ -180,6 +182,86 @@ TEST(WorldWal, ADamagedWalIsKeptAsItWasAndTheWarningSaysRecordsWereDropped) {
   const fs::path copy = w / "corrupt" / ("wal-1-" + name);
   ASSERT_TRUE(fs::exists(copy)) << err;
   EXPECT_EQ(read_bytes(copy), bytes);  // the damaged log as it was, not deleted
+}
+
+// Issue 13, item 3 (a): an uncleanly closed world whose WAL was then truncated to 0 bytes opened without the killed
+// session's edits and said nothing (the WAL had no bytes left to copy or check). The write count kept outside the
+// WAL (db/VOXEN-WRITES) shows that committed writes are missing: the open warns naming the world, how many writes
+// the last session committed, how many the database holds and how many were lost, and the world is exactly as it was
+// after the last write it holds (the earlier clean session's edits are there, none of the lost session's).
+TEST(WorldWal, AWalTruncatedAfterAnUncleanCloseIsReportedWithTheWritesLost) {
+  testing::TempDir tmp;
+  const fs::path w = tmp.path() / "world";
+  // A clean session first (stress' seed and generator): its edits are in the tables.
+  auto first = run_voxen({"probe", "--world", w.string(), "--seed", "11", "--generator", "flat", "--edit", "0,60,0=glowstone",
+                          "--edit", "17,60,3=glass", "--edit", "33,61,40=bricks", "--edit", "5,70,20=torch", "--at", "0,60,0"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  run_stress_and_kill(w, 5);  // batches 0..5 committed, then SIGKILL: they are only in the WAL
+  bool truncated = false;
+  for (const auto& [name, bytes] : wal_files(w)) {
+    truncated |= !bytes.empty();
+    fs::resize_file(w / "db" / name, 0);
+  }
+  ASSERT_TRUE(truncated) << "the killed session left no WAL bytes";
+
+  // Every cell the stress batches wrote (y -8..23), as plain generation shows it; and the clean session's edits.
+  std::vector<std::string> at = {"0,60,0", "17,60,3", "33,61,40", "5,70,20"};
+  for (uint64_t b = 0; b <= 5; ++b)
+    for (const auto& e : stress_batch(11, b, testing::registry()))
+      at.push_back(std::to_string(e.pos.x) + "," + std::to_string(e.pos.y) + "," + std::to_string(e.pos.z));
+  std::vector<std::string> plain_args = {"probe", "--seed", "11", "--generator", "flat", "--json"};
+  for (const auto& a : at) plain_args.insert(plain_args.end(), {"--at", a});
+  auto plain = run_voxen(plain_args);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  std::vector<std::string> want;
+  const auto plain_json = nlohmann::json::parse(plain.out);
+  for (const auto& c : plain_json["cells"]) want.push_back(c["block"].get<std::string>());
+  ASSERT_EQ(want.size(), at.size());
+  want[0] = "glowstone", want[1] = "glass", want[2] = "bricks", want[3] = "torch";
+
+  std::string err;
+  EXPECT_EQ(probe_blocks(w, at, &err), want);
+  const std::regex lost("world " + w.string() + ": the last session committed ([0-9]+) writes but the database holds ([0-9]+) "
+                        "\\(by the write count in " + (w / "db" / "VOXEN-WRITES").string() + "\\): its write-ahead log lost "
+                        "the last ([0-9]+) writes? \\(truncated, deleted or damaged after an unclean close\\); the world opens as "
+                        "it was after write ([0-9]+), without the edits of the lost writes");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(err, m, lost)) << err;
+  const uint64_t committed = std::stoull(m[1]), held = std::stoull(m[2]), n = std::stoull(m[3]);
+  EXPECT_GE(n, 1u);
+  EXPECT_EQ(committed - held, n);
+  EXPECT_EQ(std::stoull(m[4]), held);
+  EXPECT_EQ(testing::line_count(err), 1) << err;
+
+  // Said once: the count now matches the database.
+  EXPECT_EQ(probe_blocks(w, at, &err), want);
+  EXPECT_EQ(err, "");
+}
+
+// The write count file itself missing or damaged: the open cannot check, says so, and writes it again.
+TEST(WorldWal, AMissingOrDamagedWriteCountFileIsReportedAndWrittenAgain) {
+  testing::TempDir tmp;
+  const fs::path w = tmp.path() / "world";
+  ASSERT_EQ(run_voxen({"probe", "--seed", "7", "--world", w.string(), "--edit", "0,100,0=glowstone", "--at", "0,100,0"}).exit_code, 0);
+  const fs::path count = w / "db" / "VOXEN-WRITES";
+  ASSERT_EQ(fs::file_size(count), 24u);
+  const std::string good = read_bytes(count);
+  std::string err;
+  fs::remove(count);
+  EXPECT_EQ(probe_blocks(w, {"0,100,0"}, &err), std::vector<std::string>{"glowstone"});
+  EXPECT_NE(err.find("world " + w.string() + ": " + count.string() + " is missing, so this open could not check whether the "
+                     "write-ahead log lost committed writes; it is written again"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(read_bytes(count), good);
+  std::string flipped = good;
+  flipped[9] = static_cast<char>(flipped[9] ^ 0x01);  // the count, without its check value
+  write_bytes(count, flipped);
+  EXPECT_EQ(probe_blocks(w, {"0,100,0"}, &err), std::vector<std::string>{"glowstone"});
+  EXPECT_NE(err.find(count.string() + " is damaged (its check value does not match its count)"), std::string::npos) << err;
+  EXPECT_EQ(read_bytes(count), good);
+  probe_blocks(w, {"0,100,0"}, &err);
+  EXPECT_EQ(err, "");
 }
 
 // An open killed while copying leaves only a temporary file, which is not a copy and goes at the next open; copy

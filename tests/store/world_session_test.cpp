@@ -524,6 +524,8 @@ class SlowWriteStore final : public WorldStore {
   Result<std::optional<std::string>> get(const RecordKey& k) override { return inner.get(k); }
   Result<std::vector<RecordKey>> list(RecordKind k) override { return inner.list(k); }
   Result<std::string> keep_aside(const RecordKey& k, std::string_view v) override { return inner.keep_aside(k, v); }
+  Result<std::optional<std::string>> get_meta_record() override { return inner.get_meta_record(); }
+  Status put_meta_record(std::string_view v, bool sync) override { return inner.put_meta_record(v, sync); }
   Status write(std::span<const WriteOp> ops, bool sync) override {
     std::unique_lock lock(mu);
     writing = true;

@@ -3,7 +3,11 @@
 // its load fails naming the column and the cause, every time it is asked for; edits made after the failure in other
 // columns are kept and written when a retry succeeds; close() names the columns whose edits are lost. And the same
 // through the session calls the game makes (load batches on a pool, apply, commit after each edit, unload behind).
+// On the real RocksDB store too: a write that fails (a file size limit makes the WAL append fail with EFBIG, as a full
+// disk would) is retried on a reopened database once the limit is lifted.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
 
 #include <functional>
 #include <map>
@@ -12,6 +16,8 @@
 
 #include "store_test_util.h"
 #include "voxen/core/job_pool.h"
+#include "voxen/core/hash.h"
+#include "voxen/store/rocks_store.h"
 #include "voxen/store/world_session.h"
 
 namespace voxen::store {
@@ -32,6 +38,8 @@ class FailingStore final : public WorldStore {
   Result<std::optional<std::string>> get(const RecordKey& k) override { return inner.get(k); }
   Result<std::vector<RecordKey>> list(RecordKind k) override { return inner.list(k); }
   Result<std::string> keep_aside(const RecordKey& k, std::string_view v) override { return inner.keep_aside(k, v); }
+  Result<std::optional<std::string>> get_meta_record() override { return inner.get_meta_record(); }
+  Status put_meta_record(std::string_view v, bool sync) override { return inner.put_meta_record(v, sync); }
   Status write(std::span<const WriteOp> ops, bool sync) override {
     uint64_t n;
     {
@@ -270,6 +278,79 @@ TEST(WriteFailure, TheGamesCallsEitherSaveEveryEditOrReportTheColumnsLost) {
       }
     }
   }
+}
+
+/// Lowers this process's file size limit (RLIMIT_FSIZE, soft) to `bytes` while it lives, with SIGXFSZ ignored, so an
+/// append past `bytes` to any file fails with EFBIG ("File too large"): a disk that fills up, for the real store.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    m_old_handler = ::signal(SIGXFSZ, SIG_IGN);
+    ::getrlimit(RLIMIT_FSIZE, &m_old);
+    rlimit lim = m_old;
+    lim.rlim_cur = bytes;
+    EXPECT_EQ(::setrlimit(RLIMIT_FSIZE, &lim), 0);
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &m_old);
+    ::signal(SIGXFSZ, m_old_handler);
+  }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+
+ private:
+  rlimit m_old{};
+  sighandler_t m_old_handler;
+};
+
+// RocksDB refuses every write after one failed (its background error, which DB::Resume does not clear for a WAL
+// write in 7.8): the store reopens the database before the next write, so a retry succeeds once the disk has room,
+// and a reopen that fails too (recovery needs room as well) is an error for reads and writes until one succeeds.
+// The WAL is made the largest file first, so the limit makes only WAL appends fail (RocksDB's info LOG stays below
+// it: Debian's RocksDB asserts when its info logger fails twice).
+TEST(WriteFailure, OnTheRealStoreAFailedWriteIsRetriedOnAReopenedDatabase) {
+  namespace fs = std::filesystem;
+  testing::TempDir tmp;
+  const fs::path db = tmp.path() / "db";
+  auto opened = RocksWorldStore::open(db, tmp.path() / "corrupt", true);
+  ASSERT_TRUE(opened.ok()) << message(opened.error());
+  RocksWorldStore& store = **opened;
+  const RecordKey big{RecordKind::kJournal, SectionPos{0, 1, 0}}, small{RecordKind::kJournal, SectionPos{0, 2, 0}};
+  std::string padding(256 * 1024, '\0');
+  for (size_t i = 0; i < padding.size(); ++i) padding[i] = static_cast<char>(mix64(i) & 0xFF);  // incompressible
+  ASSERT_TRUE(store.write(std::vector<WriteOp>{{big, padding}}, false).ok());
+  uintmax_t wal = 0, largest_other = 0;
+  for (const auto& e : fs::directory_iterator(db)) {
+    const uintmax_t size = fs::file_size(e.path());
+    (e.path().extension() == ".log" ? wal : largest_other) = std::max(e.path().extension() == ".log" ? wal : largest_other, size);
+  }
+  ASSERT_GT(wal, largest_other + 64 * 1024);
+  {
+    FileSizeLimit full(static_cast<rlim_t>(wal + 16));  // the next WAL append does not fit
+    const Status w = store.write(std::vector<WriteOp>{{small, std::string("x")}}, false);
+    ASSERT_FALSE(w.ok());
+    EXPECT_NE(w.error().message.find("File too large"), std::string::npos) << w.error().message;
+    // The retry reopens the database, whose recovery writes the WAL's 256 KiB to a table: no room for that either.
+    const Status again = store.write(std::vector<WriteOp>{{small, std::string("y")}}, false);
+    ASSERT_FALSE(again.ok());
+    EXPECT_NE(again.error().message.find("cannot reopen database " + db.string() + " after a failed write"), std::string::npos)
+        << again.error().message;
+    auto read = store.get(big);
+    ASSERT_FALSE(read.ok());  // no database open: reads say why
+    EXPECT_NE(read.error().message.find("cannot reopen database"), std::string::npos) << read.error().message;
+  }
+  ASSERT_EQ(store.writes(), 1u);  // the padding; the failed writes do not count
+  const Status healed = store.write(std::vector<WriteOp>{{small, std::string("z")}}, false);
+  ASSERT_TRUE(healed.ok()) << healed.error().message;
+  EXPECT_EQ(store.writes(), 2u);
+  EXPECT_EQ(**store.get(big), padding);
+  EXPECT_EQ(**store.get(small), "z");
+  ASSERT_TRUE(store.close().ok());
+  auto back = RocksWorldStore::open(db, tmp.path() / "corrupt", false);
+  ASSERT_TRUE(back.ok()) << message(back.error());
+  EXPECT_EQ((*back)->recovery_warning(), "");
+  EXPECT_EQ((*back)->writes(), 2u);
+  EXPECT_EQ(**(*back)->get(small), "z");
 }
 
 }  // namespace

@@ -21,6 +21,8 @@ class GatedStore final : public WorldStore {
   Result<std::optional<std::string>> get(const RecordKey& k) override { return m_inner.get(k); }
   Result<std::vector<RecordKey>> list(RecordKind k) override { return m_inner.list(k); }
   Result<std::string> keep_aside(const RecordKey& k, std::string_view v) override { return m_inner.keep_aside(k, v); }
+  Result<std::optional<std::string>> get_meta_record() override { return m_inner.get_meta_record(); }
+  Status put_meta_record(std::string_view v, bool sync) override { return m_inner.put_meta_record(v, sync); }
   Status write(std::span<const WriteOp> ops, bool sync) override {
     std::unique_lock lock(m_mu);
     ++m_entered;

@@ -17,6 +17,9 @@ inline void put_u16(std::string& out, uint16_t v) {
 inline void put_u32(std::string& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
+inline void put_u64(std::string& out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
 /// Unsigned LEB128: 7 bits per byte, low group first, high bit set on every byte but the last.
 inline void put_varint(std::string& out, uint64_t v) {
   while (v >= 0x80) {
@@ -89,6 +92,13 @@ class ByteReader {
     uint32_t v = 0;
     for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(static_cast<uint8_t>(m_in[m_pos + static_cast<size_t>(i)])) << (8 * i);
     m_pos += 4;
+    return v;
+  }
+  uint64_t u64() {
+    if (!need(8)) return 0;
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(m_in[m_pos + static_cast<size_t>(i)])) << (8 * i);
+    m_pos += 8;
     return v;
   }
   /// LEB128, at most 10 bytes; longer or truncated encodings fail.

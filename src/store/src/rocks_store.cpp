@@ -21,14 +21,42 @@
 #include <rocksdb/write_batch.h>
 
 #include "log.h"
+#include "voxen/core/hash.h"
 #include "voxen/store/codec.h"
 
 namespace voxen::store {
 namespace fs = std::filesystem;
 namespace {
 
-/// Key of the database's own format marker (not an 18-byte record key, so no record can collide with it).
-const std::string kFormatKey = "!voxen-format";
+/// The write count file: magic, count (uint64 LE), check = mix64(mix64(magic as uint64 LE) ^ count).
+constexpr std::string_view kWritesMagic = "VXWRITES";
+constexpr size_t kWritesFileSize = 24;
+
+uint64_t le64(std::string_view b) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(b[static_cast<size_t>(i)])) << (8 * i);
+  return v;
+}
+std::string le64_bytes(uint64_t v) {
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xFF);
+  return out;
+}
+uint64_t writes_check(uint64_t count) { return mix64(mix64(le64(kWritesMagic)) ^ count); }
+
+/// The 24 bytes of db/VOXEN-WRITES for a count.
+std::string encode_writes_file(uint64_t count) {
+  return std::string(kWritesMagic) + le64_bytes(count) + le64_bytes(writes_check(count));
+}
+
+/// The count in db/VOXEN-WRITES bytes, or an error saying what is wrong with them.
+Result<uint64_t> decode_writes_file(std::string_view b) {
+  if (b.size() != kWritesFileSize) return Error{std::to_string(b.size()) + " bytes instead of " + std::to_string(kWritesFileSize)};
+  if (b.substr(0, 8) != kWritesMagic) return Error{"it does not start with " + std::string(kWritesMagic)};
+  const uint64_t count = le64(b.substr(8, 8));
+  if (le64(b.substr(16, 8)) != writes_check(count)) return Error{"its check value does not match its count"};
+  return count;
+}
 
 rocksdb::Slice slice(std::string_view s) { return {s.data(), s.size()}; }
 
@@ -293,7 +321,19 @@ RocksWorldStore::~RocksWorldStore() {
 }
 
 Status RocksWorldStore::close() {
+  std::lock_guard wl(m_write_mu);
+  std::unique_lock dl(m_db_mu);
+  if (m_count_fd >= 0) {
+    ::close(m_count_fd);
+    m_count_fd = -1;
+  }
   if (!m_db) return Ok{};
+  if (m_write_failed) {
+    // RocksDB refuses to flush after a failed write; a reopen (which recovers the WAL) may let the close be clean.
+    dl.unlock();
+    if (Status r = reopen(); !r.ok()) return Error{"cannot close database " + m_db_dir.string() + " cleanly: " + r.error().message};
+    dl.lock();
+  }
   // A clean close leaves the write-ahead log with nothing the world needs: the memtable goes to an SST file first
   // (synced, with the MANIFEST), and RocksDB deletes the WAL that held it. A damaged *.log of a cleanly closed world
   // then loses nothing.
@@ -306,11 +346,11 @@ Status RocksWorldStore::close() {
     // that recovery writes after dropping records, or the empty one each open that wrote nothing created. Rewriting
     // the format marker (same bytes) gives the flush something to write; the flush then retires every older WAL.
     std::string marker;
-    f = m_db->Get(rocksdb::ReadOptions(), kFormatKey, &marker);
+    f = m_db->Get(rocksdb::ReadOptions(), slice(kFormatKey), &marker);
     if (f.ok()) {
       rocksdb::WriteOptions wo;
       wo.sync = true;
-      f = m_db->Put(wo, kFormatKey, marker);
+      f = m_db->Put(wo, slice(kFormatKey), marker);
     }
     if (f.ok()) f = m_db->Flush(fo);
   }
@@ -318,6 +358,73 @@ Status RocksWorldStore::close() {
   m_db.reset();
   if (!f.ok()) return rocks_error("cannot flush database " + m_db_dir.string() + " on close (its WAL still holds the edits)", f);
   if (!c.ok()) return rocks_error("cannot close database " + m_db_dir.string(), c);
+  return Ok{};
+}
+
+uint64_t RocksWorldStore::writes() const {
+  std::lock_guard wl(m_write_mu);
+  return m_writes;
+}
+
+/// Reads the write count in the database and in db/VOXEN-WRITES and compares them (see the header); a new database
+/// starts both at 0. Sets m_writes, adds to m_recovery_warning. Errors: the count key is malformed, the file cannot
+/// be opened or written.
+Status RocksWorldStore::start_count(bool create) {
+  std::optional<uint64_t> in_db;
+  if (create) {
+    in_db = 0;  // written with the format marker
+  } else {
+    std::string v;
+    const rocksdb::Status g = m_db->Get(rocksdb::ReadOptions(), slice(kWritesKey), &v);
+    if (!g.ok() && !g.IsNotFound()) return rocks_error("cannot read the write count of " + m_db_dir.string(), g);
+    if (g.ok()) {
+      if (v.size() != 8) return Error{"database " + m_db_dir.string() + " has a malformed write count (" + std::to_string(v.size()) + " bytes)"};
+      in_db = le64(v);
+    }
+  }
+  const fs::path file = m_db_dir / std::string(kWritesFile);
+  std::error_code ec;
+  const bool had_file = fs::exists(file, ec);
+  m_count_fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (m_count_fd < 0) return Error{"cannot open " + file.string() + ": " + sys_reason()};
+  std::string bytes(kWritesFileSize + 1, '\0');
+  const ssize_t n = had_file ? ::pread(m_count_fd, bytes.data(), bytes.size(), 0) : 0;
+  if (n < 0) return Error{"cannot read " + file.string() + ": " + sys_reason()};
+  bytes.resize(static_cast<size_t>(n));
+
+  const uint64_t held = in_db.value_or(0);
+  std::string note;
+  if (!had_file) {
+    if (!in_db) m_started_counting = true;  // an older voxen's database: counting starts now
+    else if (!create)
+      note = file.string() + " is missing, so this open could not check whether the write-ahead log lost committed "
+             "writes; it is written again";
+  } else if (auto count = decode_writes_file(bytes); !count) {
+    note = file.string() + " is damaged (" + count.error().message +
+           "), so this open could not check whether the write-ahead log lost committed writes; it is written again";
+  } else if (*count > held) {
+    const uint64_t lost = *count - held;
+    note = "the last session committed " + std::to_string(*count) + " writes but the database holds " + std::to_string(held) +
+           " (by the write count in " + file.string() + "): its write-ahead log lost the last " + std::to_string(lost) +
+           " write" + (lost == 1 ? "" : "s") + " (truncated, deleted or damaged after an unclean close); the world opens "
+           "as it was after write " + std::to_string(held) + ", without the edits of the lost writes";
+  }
+  if (!note.empty()) m_recovery_warning += (m_recovery_warning.empty() ? "" : "; ") + note;
+
+  m_writes = held;
+  if (!in_db) {
+    rocksdb::WriteOptions wo;
+    wo.sync = true;
+    if (auto w = m_db->Put(wo, slice(kWritesKey), le64_bytes(held)); !w.ok()) return rocks_error("cannot write the write count", w);
+  }
+  const std::string want = encode_writes_file(held);
+  if (bytes != want) {
+    if (::pwrite(m_count_fd, want.data(), want.size(), 0) != static_cast<ssize_t>(want.size()) ||
+        ::ftruncate(m_count_fd, static_cast<off_t>(want.size())) != 0 || ::fsync(m_count_fd) != 0)
+      return Error{"cannot write " + file.string() + ": " + sys_reason()};
+    // A new database's folder is synced by RocksDB's first flush (its close, before the world is moved into place).
+    if (!had_file && !create) sync_dir(m_db_dir);
+  }
   return Ok{};
 }
 
@@ -348,11 +455,15 @@ Result<std::unique_ptr<RocksWorldStore>> RocksWorldStore::open(const fs::path& d
   rocksdb::WriteOptions wo;
   wo.sync = true;
   if (create) {
-    const std::string v(1, static_cast<char>(kFormatVersion));
-    if (auto w = db->Put(wo, kFormatKey, v); !w.ok()) return rocks_error("cannot write format marker", w);
+    // The format marker and the write count (0) in one synced write.
+    rocksdb::WriteBatch first;
+    rocksdb::Status w = first.Put(slice(kFormatKey), std::string(1, static_cast<char>(kFormatVersion)));
+    if (w.ok()) w = first.Put(slice(kWritesKey), le64_bytes(0));
+    if (w.ok()) w = db->Write(wo, &first);
+    if (!w.ok()) return rocks_error("cannot write format marker", w);
   } else {
     std::string v;
-    const rocksdb::Status g = db->Get(rocksdb::ReadOptions(), kFormatKey, &v);
+    const rocksdb::Status g = db->Get(rocksdb::ReadOptions(), slice(kFormatKey), &v);
     if (g.IsNotFound()) return Error{"database " + db_dir.string() + " has no voxen format marker (not a voxen world database)"};
     if (!g.ok()) return rocks_error("cannot read format marker of " + db_dir.string(), g);
     if (v.size() != 1 || static_cast<uint8_t>(v[0]) == 0)
@@ -363,10 +474,72 @@ Result<std::unique_ptr<RocksWorldStore>> RocksWorldStore::open(const fs::path& d
   }
   std::unique_ptr<RocksWorldStore> store(new RocksWorldStore(std::move(db), db_dir, aside_dir));
   store->m_recovery_warning = std::move(recovery_warning);
+  if (Status c = store->start_count(create); !c.ok()) return c.error();
   return store;
 }
 
+Status RocksWorldStore::reopen() {
+  std::unique_lock dl(m_db_mu);
+  if (m_db) {
+    m_db->Close();  // reports the failed write again; the database closes all the same
+    m_db.reset();
+  }
+  rocksdb::DB* raw = nullptr;
+  const rocksdb::Status s = rocksdb::DB::Open(make_options(false), m_db_dir.string(), &raw);
+  if (!s.ok()) {
+    m_reopen_error = "cannot reopen database " + m_db_dir.string() + " after a failed write: " + s.ToString();
+    return Error{m_reopen_error};
+  }
+  m_db.reset(raw);
+  // The WAL held every write committed before the failure; the count in the database says whether they are back.
+  std::string v;
+  const rocksdb::Status g = m_db->Get(rocksdb::ReadOptions(), slice(kWritesKey), &v);
+  const uint64_t held = g.ok() && v.size() == 8 ? le64(v) : 0;
+  if (held != m_writes)
+    return Error{"database " + m_db_dir.string() + " holds " + std::to_string(held) + " writes after reopening, not the " +
+                 std::to_string(m_writes) + " committed"};
+  m_write_failed = false;
+  m_reopen_error.clear();
+  return Ok{};
+}
+
+Status RocksWorldStore::commit(rocksdb::WriteBatch& batch, bool sync, const std::string& what) {
+  std::lock_guard wl(m_write_mu);
+  if (m_write_failed) {
+    if (Status r = reopen(); !r.ok()) return r;
+  }
+  const uint64_t count = m_writes + 1;
+  if (auto p = batch.Put(slice(kWritesKey), le64_bytes(count)); !p.ok()) return rocks_error("cannot build write batch", p);
+  rocksdb::WriteOptions wo;
+  wo.sync = sync;
+  wo.disableWAL = false;
+  rocksdb::Status s;
+  {
+    std::shared_lock dl(m_db_mu);
+    if (!m_db) return Error{m_reopen_error};
+    s = m_db->Write(wo, &batch);
+  }
+  if (!s.ok()) {
+    m_write_failed = true;
+    return rocks_error("cannot write " + what, s);
+  }
+  m_writes = count;
+  // The count outside the WAL. Failing to update it loses nothing (the write is committed); the next open then
+  // checks against an older count, so it is warned about once.
+  const std::string bytes = encode_writes_file(count);
+  const bool written = ::pwrite(m_count_fd, bytes.data(), bytes.size(), 0) == static_cast<ssize_t>(bytes.size()) &&
+                       (!sync || ::fdatasync(m_count_fd) == 0);
+  if (!written && !m_count_warned) {
+    m_count_warned = true;
+    detail::log().warn("cannot update {}: {}; the next open cannot tell whether the write-ahead log lost the writes "
+                       "from now on", (m_db_dir / std::string(kWritesFile)).string(), sys_reason());
+  }
+  return Ok{};
+}
+
 Result<std::vector<ColumnRecords>> RocksWorldStore::load_columns(RecordKind kind, std::span<const ColumnPos> columns) {
+  std::shared_lock dl(m_db_mu);
+  if (!m_db) return Error{m_reopen_error};
   std::vector<ColumnRecords> out;
   out.reserve(columns.size());
   rocksdb::ReadOptions ro;
@@ -387,6 +560,8 @@ Result<std::vector<ColumnRecords>> RocksWorldStore::load_columns(RecordKind kind
 }
 
 Result<std::optional<std::string>> RocksWorldStore::get(const RecordKey& key) {
+  std::shared_lock dl(m_db_mu);
+  if (!m_db) return Error{m_reopen_error};
   std::string v;
   const rocksdb::Status s = m_db->Get(rocksdb::ReadOptions(), encode_key(key), &v);
   if (s.IsNotFound()) return std::optional<std::string>{};
@@ -401,15 +576,28 @@ Status RocksWorldStore::write(std::span<const WriteOp> ops, bool sync) {
     const rocksdb::Status s = op.value ? batch.Put(k, slice(*op.value)) : batch.Delete(k);
     if (!s.ok()) return rocks_error("cannot build write batch", s);
   }
-  rocksdb::WriteOptions wo;
-  wo.sync = sync;
-  wo.disableWAL = false;
-  const rocksdb::Status s = m_db->Write(wo, &batch);
-  if (!s.ok()) return rocks_error("cannot write batch of " + std::to_string(ops.size()) + " records", s);
-  return Ok{};
+  return commit(batch, sync, "batch of " + std::to_string(ops.size()) + " records");
+}
+
+Result<std::optional<std::string>> RocksWorldStore::get_meta_record() {
+  std::shared_lock dl(m_db_mu);
+  if (!m_db) return Error{m_reopen_error};
+  std::string v;
+  const rocksdb::Status s = m_db->Get(rocksdb::ReadOptions(), slice(kMetaKey), &v);
+  if (s.IsNotFound()) return std::optional<std::string>{};
+  if (!s.ok()) return rocks_error("cannot read the metadata copy of " + m_db_dir.string(), s);
+  return std::optional<std::string>{std::move(v)};
+}
+
+Status RocksWorldStore::put_meta_record(std::string_view value, bool sync) {
+  rocksdb::WriteBatch batch;
+  if (auto p = batch.Put(slice(kMetaKey), slice(value)); !p.ok()) return rocks_error("cannot build write batch", p);
+  return commit(batch, sync, "the metadata copy");
 }
 
 Result<std::vector<RecordKey>> RocksWorldStore::list(RecordKind kind) {
+  std::shared_lock dl(m_db_mu);
+  if (!m_db) return Error{m_reopen_error};
   rocksdb::ReadOptions ro;
   ro.total_order_seek = true;
   std::unique_ptr<rocksdb::Iterator> it(m_db->NewIterator(ro));
@@ -440,6 +628,8 @@ Result<std::string> RocksWorldStore::keep_aside(const RecordKey& key, std::strin
 }
 
 Status RocksWorldStore::poke(const RecordKey& key, std::string_view value) {
+  std::shared_lock dl(m_db_mu);
+  if (!m_db) return Error{m_reopen_error};
   rocksdb::WriteOptions wo;
   wo.sync = true;
   const rocksdb::Status s = m_db->Put(wo, encode_key(key), slice(value));
@@ -447,7 +637,19 @@ Status RocksWorldStore::poke(const RecordKey& key, std::string_view value) {
   return Ok{};
 }
 
+Status RocksWorldStore::poke(std::string_view key, std::optional<std::string_view> value) {
+  std::shared_lock dl(m_db_mu);
+  if (!m_db) return Error{m_reopen_error};
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  const rocksdb::Status s = value ? m_db->Put(wo, slice(key), slice(*value)) : m_db->Delete(wo, slice(key));
+  if (!s.ok()) return rocks_error("cannot write key " + std::string(key), s);
+  return Ok{};
+}
+
 Status RocksWorldStore::flush() {
+  std::shared_lock dl(m_db_mu);
+  if (!m_db) return Error{m_reopen_error};
   const rocksdb::Status s = m_db->Flush(rocksdb::FlushOptions());
   if (!s.ok()) return rocks_error("cannot flush database", s);
   return Ok{};

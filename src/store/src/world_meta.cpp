@@ -9,6 +9,8 @@
 
 #include <toml++/toml.h>
 
+#include "bytes.h"
+
 namespace voxen::store {
 namespace fs = std::filesystem;
 namespace {
@@ -174,6 +176,101 @@ Status write_meta(const fs::path& file, const WorldMeta& meta) {
     ::close(dfd);
   }
   return Ok{};
+}
+
+// ---- the database's copy ---------------------------------------------------------------------------------------
+
+std::string encode_meta_record(const WorldMeta& m) {
+  std::string out;
+  detail::put_u8(out, m.kind == WorldKind::kGenerated ? 0 : 1);
+  detail::put_u64(out, m.seed);
+  detail::put_varint(out, m.generator.size());
+  out += m.generator;
+  std::vector<std::pair<uint16_t, std::string>> by_id;
+  for (const auto& [name, id] : m.registry) by_id.emplace_back(id, name);
+  std::sort(by_id.begin(), by_id.end());
+  detail::put_varint(out, by_id.size());
+  for (const auto& [id, name] : by_id) {
+    detail::put_varint(out, name.size());
+    out += name;
+    detail::put_u16(out, id);
+  }
+  return out;
+}
+
+Result<WorldMeta> decode_meta_record(std::string_view in) {
+  detail::ByteReader r(in);
+  auto bad = [&](const std::string& what, size_t offset) { return Error{"metadata copy: " + what + " at byte " + std::to_string(offset)}; };
+  WorldMeta m;
+  const uint8_t kind = r.u8();
+  if (r.ok() && kind > 1) return bad("kind " + std::to_string(kind) + " (0 generated, 1 imported)", 0);
+  m.kind = kind == 0 ? WorldKind::kGenerated : WorldKind::kImported;
+  m.seed = r.u64();
+  const size_t gen_at = r.pos();
+  const uint64_t gen_len = r.varint();
+  if (r.ok() && gen_len > 255) return bad("generator name of " + std::to_string(gen_len) + " bytes", gen_at);
+  m.generator = std::string(r.bytes(static_cast<size_t>(gen_len)));
+  const size_t n_at = r.pos();
+  const uint64_t n = r.varint();
+  if (r.ok() && n > 65535) return bad(std::to_string(n) + " registry entries", n_at);
+  std::vector<bool> used(65536, false);
+  for (uint64_t i = 0; i < n && r.ok(); ++i) {
+    const size_t at = r.pos();
+    const uint64_t len = r.varint();
+    if (r.ok() && len > 255) return bad("block name of " + std::to_string(len) + " bytes", at);
+    const std::string name(r.bytes(static_cast<size_t>(len)));
+    const uint16_t id = r.u16();
+    if (!r.ok()) break;
+    if (!valid_block_name(name)) return bad("block name '" + name + "' is not [a-z0-9_]+", at);
+    if (id == 0xFFFF) return bad("id 65535 of '" + name + "'", at);
+    if (used[id]) return bad("id " + std::to_string(id) + " is given twice", at);
+    if (!m.registry.emplace(name, id).second) return bad("block '" + name + "' is given twice", at);
+    used[id] = true;
+  }
+  if (!r.ok()) return bad("truncated", r.fail_offset());
+  if (r.remaining()) return bad(std::to_string(r.remaining()) + " trailing bytes", r.pos());
+  if (auto air = m.registry.find("air"); air == m.registry.end() || air->second != 0) return bad("'air' must have id 0", 0);
+  return m;
+}
+
+namespace {
+
+std::string kind_name(WorldKind k) { return k == WorldKind::kGenerated ? "\"generated\"" : "\"imported\""; }
+
+}  // namespace
+
+MetaComparison compare_meta(const WorldMeta& file, const WorldMeta& copy) {
+  MetaComparison c;
+  c.merged = copy;
+  c.merged.format_version = file.format_version;
+  c.merged.generator_fingerprint.clear();  // voxen.toml's, below, when it is the same generator
+  if (file.kind != copy.kind)
+    c.differences.push_back("kind is " + kind_name(file.kind) + " in voxen.toml and " + kind_name(copy.kind) + " in the database");
+  if (file.seed != copy.seed)
+    c.differences.push_back("seed is " + std::to_string(file.seed) + " in voxen.toml and " + std::to_string(copy.seed) + " in the database");
+  if (file.generator != copy.generator)
+    c.differences.push_back("generator is '" + file.generator + "' in voxen.toml and '" + copy.generator + "' in the database");
+  else
+    c.merged.generator_fingerprint = file.generator_fingerprint;
+  std::map<uint16_t, std::string> copy_by_id;
+  for (const auto& [name, id] : copy.registry) {
+    copy_by_id.emplace(id, name);
+    auto f = file.registry.find(name);
+    if (f == file.registry.end())
+      c.differences.push_back("block '" + name + "' is missing in voxen.toml and " + std::to_string(id) + " in the database");
+    else if (f->second != id)
+      c.differences.push_back("block '" + name + "' is " + std::to_string(f->second) + " in voxen.toml and " + std::to_string(id) +
+                              " in the database");
+  }
+  for (const auto& [name, id] : file.registry) {
+    if (copy.registry.count(name)) continue;
+    // The copy gives that id to another block, whose own entry differs in voxen.toml (voxen.toml names each id
+    // once), already listed above; this name was never used by a record, so it is dropped.
+    if (copy_by_id.count(id)) continue;
+    c.merged.registry.emplace(name, id);
+    c.copy_outdated = true;
+  }
+  return c;
 }
 
 // ---- IdRemap ---------------------------------------------------------------------------------------------------

@@ -134,6 +134,91 @@ WorldSession::~WorldSession() {
 
 namespace {
 
+/// The sealed metadata copy of `meta` (payload 6), as the store keeps it.
+std::string seal_meta(const WorldMeta& meta) { return seal(PayloadKind::kMeta, encode_meta_record(meta)); }
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
+  return out;
+}
+
+/// The store's metadata copy, decoded; nullopt when it has none. Errors: the store cannot read it, or it is damaged.
+Result<std::optional<WorldMeta>> read_meta_copy(WorldStore& store) {
+  auto copy = store.get_meta_record();
+  if (!copy) return copy.error();
+  if (!*copy) return std::optional<WorldMeta>{};
+  auto payload = unseal(**copy, PayloadKind::kMeta);
+  auto decoded = payload ? decode_meta_record(*payload) : Result<WorldMeta>(payload.error());
+  if (!decoded)
+    return Error{"the database's copy of the world's metadata (kind, seed, generator, block ids) is damaged (" +
+                 decoded.error().to_string() + "), so voxen.toml cannot be checked against it"};
+  return std::optional<WorldMeta>{std::move(decoded).value()};
+}
+
+/// Keeps the current voxen.toml of `dir` as corrupt/voxen.toml.<n> (n from 1, the first free name) by a hard link,
+/// so its bytes stay when voxen.toml is rewritten. Returns that path. Errors name the path and the reason.
+Result<fs::path> keep_meta_aside(const fs::path& dir) {
+  const fs::path aside = dir / "corrupt";
+  std::error_code ec;
+  fs::create_directories(aside, ec);
+  if (ec) return Error{"cannot create " + aside.string() + ": " + ec.message()};
+  for (int n = 1; n < 100000; ++n) {
+    const fs::path p = aside / (std::string(kMetaFile) + "." + std::to_string(n));
+    if (::link((dir / kMetaFile).c_str(), p.c_str()) == 0) {
+      if (const int dfd = ::open(aside.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+      }
+      return p;
+    }
+    if (errno != EEXIST) return Error{"cannot keep " + (dir / kMetaFile).string() + " as " + p.string() + ": " + std::strerror(errno)};
+  }
+  return Error{"too many kept copies of " + std::string(kMetaFile) + " in " + aside.string()};
+}
+
+/// What check_meta_copy found.
+struct MetaCheck {
+  WorldMeta meta;        // the metadata to use
+  bool recovered = false;  // voxen.toml differed and was rewritten from the copy (meta is the copy's)
+  bool started = false;    // the database had no copy (an older voxen's world) and now has one
+  std::string warning;   // one line for the user when recovered
+};
+
+/// Compares voxen.toml's metadata (`file`) with the database's copy and settles them: no copy, one is written; a
+/// copy that lacks ids voxen.toml added (the table grew, the copy was not yet written), the copy is rewritten; a
+/// difference, voxen.toml is kept aside and rewritten with the copy's values, and the warning names each field
+/// with both values. Errors: the copy cannot be read or is damaged, voxen.toml or the copy cannot be rewritten.
+Result<MetaCheck> check_meta_copy(RocksWorldStore& store, const WorldMeta& file, const fs::path& dir, bool sync) {
+  MetaCheck out;
+  out.meta = file;
+  auto copy = read_meta_copy(store);
+  if (!copy) return copy.error();
+  bool put = !*copy;
+  out.started = put;
+  if (*copy) {
+    MetaComparison cmp = compare_meta(file, **copy);
+    put = cmp.copy_outdated;
+    out.meta = std::move(cmp.merged);
+    if (!cmp.differences.empty()) {
+      auto kept = keep_meta_aside(dir);
+      if (!kept) return Error{"voxen.toml does not match the database (" + join(cmp.differences, ", ") + ") and " + kept.error().message};
+      if (Status w = write_meta(dir / kMetaFile, out.meta); !w.ok())
+        return Error{"voxen.toml does not match the database (" + join(cmp.differences, ", ") + ") and cannot be rewritten: " +
+                     w.error().to_string()};
+      out.recovered = true;
+      out.warning = "voxen.toml does not match the metadata its database was written with: " + join(cmp.differences, ", ") +
+                    "; the database's values are used and voxen.toml is rewritten with them (the old file is kept as " +
+                    kept->string() + ")";
+    }
+  }
+  if (put) {
+    if (Status w = store.put_meta_record(seal_meta(out.meta), sync); !w.ok())
+      return Error{"cannot record the metadata in the database: " + w.error().to_string()};
+  }
+  return out;
+}
+
 /// The "unknown" block's id, or an error when the world needs it and the registry lacks it.
 Result<uint16_t> unknown_block(const std::map<std::string, uint16_t>& saved, const BlockRegistry& registry) {
   std::vector<std::string> missing;
@@ -155,6 +240,19 @@ Result<std::unique_ptr<WorldSession>> WorldSession::attach(WorldStore& store, Wo
                  std::to_string(kFormatVersion) + ")"};
   if (meta.kind == WorldKind::kGenerated && !generate) return Error{"a generated world needs a generator"};
   if (meta.registry.empty()) meta.registry = registry_table(registry);
+  // The store's metadata copy must agree with the metadata given (no voxen.toml to rewrite here: a mismatch is an
+  // error); a store without one gets it.
+  auto copy = read_meta_copy(store);
+  if (!copy) return copy.error();
+  if (*copy) {
+    MetaComparison cmp = compare_meta(meta, **copy);
+    if (!cmp.differences.empty())
+      return Error{"the store's metadata copy differs from the metadata given: " + join(cmp.differences, ", ")};
+    if (cmp.copy_outdated) meta = cmp.merged;
+  }
+  if (!*copy || meta.registry != (*copy)->registry) {
+    if (Status w = store.put_meta_record(seal_meta(meta), sync); !w.ok()) return w.error();
+  }
   auto unknown = unknown_block(meta.registry, registry);
   if (!unknown) return unknown.error();
   IdRemap remap(meta.registry, registry, *unknown);
@@ -210,6 +308,8 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
       ::close(fd);
       auto store = RocksWorldStore::open(staging / "db", staging / "corrupt", true);
       if (!store) return fail(store.error().to_string());
+      // Unsynced: closing the store (end of this scope) flushes it to a synced table before the world is renamed.
+      if (Status c = (*store)->put_meta_record(seal_meta(meta), false); !c.ok()) return fail(c.error().to_string());
     }
     if (Status w = write_meta(staging / kMetaFile, meta); !w.ok()) return fail(w.error().to_string());
     if (::rename(staging.c_str(), dir.c_str()) != 0)
@@ -239,10 +339,43 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
   const int fd = take_lock(dir, false, lock_error);
   if (fd == -1) return Error{lock_error};
   auto store = RocksWorldStore::open(dir / "db", dir / "corrupt", false);
-  if (!store) {
+  auto fail = [&](const std::string& what) -> Error {
+    if (store) (*store)->close();
     if (fd >= 0) ::close(fd);
-    return Error{"world " + where + ": " + store.error().to_string()};
+    return Error{"world " + where + ": " + what};
+  };
+  if (!store) return fail(store.error().to_string());
+
+  // voxen.toml against the database's copy of it: the copy wins (the records were written with it).
+  auto checked = check_meta_copy(**store, *meta, dir, o.sync);
+  if (!checked) return fail(checked.error().message);
+  if (!checked->warning.empty()) detail::log().warn("world {}: {}", where, checked->warning);
+  if (checked->recovered) {
+    const bool same_terrain = checked->meta.kind == meta->kind && checked->meta.seed == meta->seed &&
+                              checked->meta.generator == meta->generator;
+    meta = std::move(checked->meta);
+    unknown = unknown_block(meta->registry, registry);
+    if (!unknown) return fail(unknown.error().to_string());
+    if (!same_terrain) {
+      generate = nullptr;
+      if (meta->kind == WorldKind::kGenerated) {
+        auto g = make_generator(meta->generator, meta->seed);
+        if (!g) return fail(g.error().to_string());
+        generate = std::move(g).value();
+      }
+    }
   }
+  if (checked->started && (*store)->started_counting())
+    detail::log().info("world {}: written by an older voxen: its kind, seed, generator and block ids are now recorded in "
+                       "its database too, and its writes counted; later opens check voxen.toml and the write-ahead log "
+                       "against them", where);
+  else if (checked->started)
+    detail::log().info("world {}: its kind, seed, generator and block ids are now recorded in its database too (none "
+                       "were); later opens check voxen.toml against them", where);
+  else if ((*store)->started_counting())
+    detail::log().info("world {}: its writes are now counted (a database from an older voxen); later opens check the "
+                       "write-ahead log against the count", where);
+
   IdRemap remap(meta->registry, registry, *unknown);
   std::unique_ptr<WorldSession> s(new WorldSession(registry, std::move(meta).value(), std::move(remap)));
   s->m_dir = dir;
@@ -546,6 +679,8 @@ Status WorldSession::save_meta_locked() {
   if (!m_dir.empty()) {
     if (Status w = write_meta(m_dir / kMetaFile, m_meta); !w.ok()) return w;
   }
+  if (Status c = m_store->put_meta_record(seal_meta(m_meta), m_sync); !c.ok())
+    return Error{"cannot record the grown block-id table in the database: " + c.error().to_string()};
   m_meta_dirty = false;
   return Ok{};
 }

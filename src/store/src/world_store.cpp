@@ -101,6 +101,17 @@ Result<std::string> MemoryWorldStore::keep_aside(const RecordKey& key, std::stri
   return "memory:" + unique;
 }
 
+Result<std::optional<std::string>> MemoryWorldStore::get_meta_record() {
+  std::lock_guard lock(m_mu);
+  return m_meta;
+}
+
+Status MemoryWorldStore::put_meta_record(std::string_view value, bool /*sync*/) {
+  std::lock_guard lock(m_mu);
+  m_meta = std::string(value);
+  return Ok{};
+}
+
 std::vector<std::pair<std::string, std::string>> MemoryWorldStore::aside() const {
   std::lock_guard lock(m_mu);
   return m_aside;

@@ -37,6 +37,7 @@ enum class PayloadKind : uint8_t {
   kLight = 3,         // a light section (encode_light)
   kColumnCells = 4,   // 24 whole sections back to back (ColumnStore)
   kColumnLight = 5,   // 24 light sections back to back (ColumnStore)
+  kMeta = 6,          // the database's copy of the world's metadata (world_meta.h, encode_meta_record)
 };
 
 /// One journal entry: a section-local cell index (0..4095) and the cell stored there.

@@ -55,6 +55,30 @@ std::string format_meta(const WorldMeta& meta);
 /// Writes voxen.toml atomically: a temporary file in the same folder, fsync, rename over, fsync the folder.
 Status write_meta(const std::filesystem::path& file, const WorldMeta& meta);
 
+/// The database's copy of what voxen.toml must say, payload kind 6 (docs/formats/world_store_v1.md, "The metadata
+/// copy"): kind, seed, generator name and the saved id table, no fingerprint (a derived check that legitimately
+/// changes with the code). RocksDB keeps it under `!voxen-meta`; the session writes it before any record that uses
+/// an id it adds, so the records in the database were written with the ids the copy gives.
+std::string encode_meta_record(const WorldMeta& meta);
+/// Decodes a metadata copy (the payload, all of `in`). Errors name the field and the byte offset: truncated,
+/// unknown kind, a name that is not [a-z0-9_]+, an id given twice, 'air' not 0, trailing bytes.
+Result<WorldMeta> decode_meta_record(std::string_view in);
+
+/// voxen.toml against the database's copy (compare_meta).
+struct MetaComparison {
+  /// The metadata to use: kind, seed, generator and every id of the copy (the records were written with them),
+  /// plus voxen.toml's entries the copy lacks whose ids are free (a grown table whose copy was not yet written:
+  /// no record uses those ids yet); voxen.toml's fingerprint when the generator is the same.
+  WorldMeta merged;
+  /// One entry per field that differs, naming it and both values, e.g. "block 'glass' is 20 in voxen.toml and 5 in
+  /// the database"; empty when voxen.toml agrees with the copy.
+  std::vector<std::string> differences;
+  /// True when the copy lacks entries of `merged` (rewrite it; not a difference).
+  bool copy_outdated = false;
+};
+/// Compares voxen.toml's metadata (`file`) with the database's copy; the copy wins every difference.
+MetaComparison compare_meta(const WorldMeta& file, const WorldMeta& copy);
+
 /// Translation of block ids between a world's saved id space and the running registry, by name.
 class IdRemap {
  public:

@@ -89,6 +89,13 @@ class WorldStore {
   /// Keeps a copy of a value that failed to decode where nothing will overwrite it; returns where (a path or a
   /// name) for the warning. Each call keeps a new copy (an existing copy with the same bytes is reused).
   virtual Result<std::string> keep_aside(const RecordKey& key, std::string_view value) = 0;
+  /// The world's metadata copy (an envelope of payload 6, world_meta.h encode_meta_record) kept beside the
+  /// records, so that opening can check voxen.toml against it; nullopt when there is none (a new store, or one
+  /// written by an older voxen). Errors: I/O failures of the backend.
+  virtual Result<std::optional<std::string>> get_meta_record() = 0;
+  /// Replaces the metadata copy; atomic and as durable as write() with the same `sync`. A session writes it before
+  /// it queues any record that uses an id the copy lacks. Errors: I/O failures of the backend.
+  virtual Status put_meta_record(std::string_view value, bool sync) = 0;
 };
 
 /// A WorldStore in memory (an ordered map under a mutex). Nothing survives the process; keep_aside() keeps the
@@ -100,6 +107,8 @@ class MemoryWorldStore final : public WorldStore {
   Status write(std::span<const WriteOp> ops, bool sync) override;
   Result<std::vector<RecordKey>> list(RecordKind kind) override;
   Result<std::string> keep_aside(const RecordKey& key, std::string_view value) override;
+  Result<std::optional<std::string>> get_meta_record() override;
+  Status put_meta_record(std::string_view value, bool sync) override;
 
   /// Values kept aside, in the order they were kept: (name, bytes).
   std::vector<std::pair<std::string, std::string>> aside() const;
@@ -112,6 +121,7 @@ class MemoryWorldStore final : public WorldStore {
   mutable std::mutex m_mu;
   std::map<std::string, std::string> m_records;  // encoded key -> value
   std::vector<std::pair<std::string, std::string>> m_aside;
+  std::optional<std::string> m_meta;
   uint64_t m_batches = 0;
 };
 
