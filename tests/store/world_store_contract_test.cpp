@@ -1,6 +1,7 @@
 // One contract, two WorldStores: the same typed tests run on MemoryWorldStore and RocksWorldStore. Not found is a
 // normal outcome; batches read back in batch; deletes delete; kinds and columns never mix; keys sort by (x, z)
-// numerically across negative and huge coordinates; kept-aside values are never overwritten.
+// numerically across negative and huge coordinates; kept-aside values are never overwritten; the metadata copy reads
+// back what was put.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -124,6 +125,20 @@ TYPED_TEST(WorldStoreContract, KeptAsideValuesAreNeverOverwritten) {
   ASSERT_TRUE(a.ok() && b.ok() && a2.ok());
   EXPECT_NE(*a, *b);
   EXPECT_EQ(*a, *a2);  // the same bytes are not copied twice
+}
+
+// The metadata copy: absent in a new store, replaced by each put, never one of the records.
+TYPED_TEST(WorldStoreContract, MetaRecordIsAbsentUntilPutAndReadsBackTheLastPut) {
+  auto none = this->store->get_meta_record();
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  ASSERT_TRUE(this->store->put_meta_record("first", false).ok());
+  ASSERT_TRUE(this->store->put_meta_record("second", true).ok());
+  auto got = this->store->get_meta_record();
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ(**got, "second");
+  EXPECT_TRUE(this->store->list(RecordKind::kJournal)->empty());
+  EXPECT_TRUE(this->store->list(RecordKind::kSection)->empty());
 }
 
 TEST(RecordKeys, RoundTripAndDescribe) {
