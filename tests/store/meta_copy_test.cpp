@@ -24,13 +24,6 @@ using testing::message;
 using testing::run_voxen;
 namespace fs = std::filesystem;
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 WorldMeta sample_meta() {
   WorldMeta m;
   m.kind = WorldKind::kGenerated;
@@ -163,7 +156,7 @@ Probe probe(const fs::path& w, const std::vector<std::string>& at) {
 
 /// Replaces a line of voxen.toml that matches `pattern` (a whole line) with `line`.
 void edit_toml(const fs::path& w, const std::string& pattern, const std::string& line) {
-  std::string t = read_text(w / "voxen.toml");
+  std::string t = testing::read_file_bytes(w / "voxen.toml");
   const std::string changed = std::regex_replace(t, std::regex("(^|\n)" + pattern + "\n"), "$1" + line + "\n");
   ASSERT_NE(changed, t) << pattern;
   std::ofstream(w / "voxen.toml", std::ios::trunc) << changed;
@@ -172,7 +165,7 @@ void edit_toml(const fs::path& w, const std::string& pattern, const std::string&
 /// The id voxen.toml gives a block.
 int toml_id(const fs::path& w, const std::string& name) {
   std::smatch m;
-  const std::string t = read_text(w / "voxen.toml");
+  const std::string t = testing::read_file_bytes(w / "voxen.toml");
   if (!std::regex_search(t, m, std::regex("\n" + name + " = ([0-9]+)\n"))) return -1;
   return std::stoi(m[1]);
 }
@@ -193,10 +186,10 @@ TEST(MetaCopyCli, SwappedBlockIdsInVoxenTomlAreWarnedAndTheDatabasesIdsUsed) {
   const int glass = toml_id(w, "glass"), planks = toml_id(w, "planks");
   ASSERT_GT(glass, 0);
   ASSERT_GT(planks, 0);
-  const std::string original = read_text(w / "voxen.toml");
+  const std::string original = testing::read_file_bytes(w / "voxen.toml");
   edit_toml(w, "glass = [0-9]+", "glass = " + std::to_string(planks));
   edit_toml(w, "planks = [0-9]+", "planks = " + std::to_string(glass));
-  const std::string damaged = read_text(w / "voxen.toml");
+  const std::string damaged = testing::read_file_bytes(w / "voxen.toml");
 
   const Probe p = probe(w, {"6,3,6", "7,3,6"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
@@ -208,8 +201,8 @@ TEST(MetaCopyCli, SwappedBlockIdsInVoxenTomlAreWarnedAndTheDatabasesIdsUsed) {
                            (w / "corrupt" / "voxen.toml.1").string() + ")";
   EXPECT_NE(p.err.find(want), std::string::npos) << p.err;
   EXPECT_EQ(testing::line_count(p.err), 1) << p.err;
-  EXPECT_EQ(read_text(w / "corrupt" / "voxen.toml.1"), damaged);
-  EXPECT_EQ(read_text(w / "voxen.toml"), original);
+  EXPECT_EQ(testing::read_file_bytes(w / "corrupt" / "voxen.toml.1"), damaged);
+  EXPECT_EQ(testing::read_file_bytes(w / "voxen.toml"), original);
 
   // Mended: the next open says nothing.
   const Probe again = probe(w, {"6,3,6", "7,3,6"});
@@ -236,7 +229,7 @@ TEST(MetaCopyCli, AChangedKindOrSeedIsWarnedAndTheDatabasesValuesUsed) {
                        "is \"imported\" in voxen.toml and \"generated\" in the database;"),
             std::string::npos)
       << p.err;
-  EXPECT_NE(read_text(w / "voxen.toml").find("kind = \"generated\""), std::string::npos);
+  EXPECT_NE(testing::read_file_bytes(w / "voxen.toml").find("kind = \"generated\""), std::string::npos);
 
   edit_toml(w, "seed = \"3\"", "seed = \"4\"");
   p = probe(w, at);

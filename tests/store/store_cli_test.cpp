@@ -25,13 +25,6 @@ nlohmann::json cells_of(const std::string& out) {
   return j.is_discarded() ? nlohmann::json() : j["cells"];
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 TEST(ProbeWorld, EditsAreSavedAndShownByTheNextRunStateIncluded) {
   testing::TempDir tmp;
   const std::string w = (tmp.path() / "world").string();
@@ -68,7 +61,7 @@ TEST(ProbeWorld, AnExistingWorldKeepsItsSeed) {
   ASSERT_EQ(other.exit_code, 0) << other.err;
   EXPECT_NE(other.err.find("has seed 1234; --seed 999 is ignored"), std::string::npos) << other.err;
   EXPECT_EQ(cells_of(other.out), cells_of(made.out));
-  EXPECT_NE(read_text(fs::path(w) / "voxen.toml").find("seed = \"1234\""), std::string::npos);
+  EXPECT_NE(testing::read_file_bytes(fs::path(w) / "voxen.toml").find("seed = \"1234\""), std::string::npos);
   // The plain generator with the other seed differs somewhere (so the check above means something).
   auto plain_other = seed_a({"probe", "--seed", "999"});
   EXPECT_NE(cells_of(plain_other.out), cells_of(made.out));
@@ -103,7 +96,7 @@ TEST(ProbeWorld, NotAWorldNewerWorldAndLockedWorldExitOneAndWriteNothing) {
   }
 
   // A world from a newer format version.
-  std::string meta = read_text(w / "voxen.toml");
+  std::string meta = testing::read_file_bytes(w / "voxen.toml");
   meta.replace(meta.find("format_version = 1"), 18, "format_version = 7");
   std::ofstream(w / "voxen.toml") << meta;
   before = testing::snapshot(w);
@@ -141,7 +134,7 @@ TEST(ProbeWorld, CorruptRecordIsReportedFallsBackAndIsKeptAside) {
   EXPECT_EQ(c[1]["block"], "glass");   // the column's other section
   EXPECT_EQ(c[2]["block"], "planks");  // another column
   ASSERT_TRUE(fs::exists(w / "corrupt" / "j.0.0.8.bin"));
-  EXPECT_EQ(read_text(w / "corrupt" / "j.0.0.8.bin"), garbage);
+  EXPECT_EQ(testing::read_file_bytes(w / "corrupt" / "j.0.0.8.bin"), garbage);
 }
 
 TEST(ProbeWorld, BlockMissingFromTheRegistryShowsAsUnknownAndIsReported) {
@@ -154,7 +147,7 @@ TEST(ProbeWorld, BlockMissingFromTheRegistryShowsAsUnknownAndIsReported) {
   // A registry without glass, in a data folder of its own.
   const fs::path data = tmp.path() / "data";
   fs::create_directories(data);
-  std::string text = read_text(fs::path(VOXEN_SOURCE_DIR) / "data" / "blocks.toml");
+  std::string text = testing::read_file_bytes(fs::path(VOXEN_SOURCE_DIR) / "data" / "blocks.toml");
   const size_t at = text.find("name = \"glass\"");
   ASSERT_NE(at, std::string::npos);
   const size_t begin = text.rfind("[[block]]", at), end = text.find("[[block]]", at);

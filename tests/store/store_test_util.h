@@ -1,5 +1,6 @@
-// Helpers for the store tests: temporary directories removed at the end, the real registry and generators, and a
-// snapshot of a directory's files (names, sizes, modification times) to check that nothing was written.
+// Helpers for the store tests: temporary directories removed at the end, the real registry and generators, a
+// snapshot of a directory's files (names, sizes, modification times) to check that nothing was written, a file's
+// bytes, and a memory store whose writes a test can make fail or wait.
 #pragma once
 
 #include <unistd.h>
@@ -7,7 +8,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <span>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -62,6 +66,30 @@ inline store::GeneratorFactory generator_factory(const BlockRegistry& reg = regi
     return store::GenerateFn([shared](Column& c) { shared->generate(c); });
   };
 }
+
+/// The bytes of a file ("" when it cannot be read).
+inline std::string read_file_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// A WorldStore over a MemoryWorldStore (`inner`, what is "on disk") that tests subclass to change how writes
+/// behave (fail, wait); everything else goes to `inner`.
+class WrappedMemoryStore : public store::WorldStore {
+ public:
+  Result<std::vector<store::ColumnRecords>> load_columns(store::RecordKind k, std::span<const ColumnPos> c) override {
+    return inner.load_columns(k, c);
+  }
+  Result<std::optional<std::string>> get(const store::RecordKey& k) override { return inner.get(k); }
+  Result<std::vector<store::RecordKey>> list(store::RecordKind k) override { return inner.list(k); }
+  Result<std::string> keep_aside(const store::RecordKey& k, std::string_view v) override { return inner.keep_aside(k, v); }
+  Result<std::optional<std::string>> get_meta_record() override { return inner.get_meta_record(); }
+  Status put_meta_record(std::string_view v, bool sync) override { return inner.put_meta_record(v, sync); }
+  Status write(std::span<const store::WriteOp> ops, bool sync) override { return inner.write(ops, sync); }
+  store::MemoryWorldStore inner;
+};
 
 /// Every file under dir with its size and modification time: equal snapshots mean nothing was written.
 inline std::map<std::string, std::pair<uintmax_t, int64_t>> snapshot(const std::filesystem::path& dir) {

@@ -26,13 +26,6 @@ namespace {
 using testing::run_voxen;
 namespace fs = std::filesystem;
 
-std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 void write_bytes(const fs::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out << bytes;
@@ -42,7 +35,7 @@ void write_bytes(const fs::path& p, const std::string& bytes) {
 std::map<std::string, std::string> wal_files(const fs::path& world) {
   std::map<std::string, std::string> out;
   for (const auto& e : fs::directory_iterator(world / "db"))
-    if (e.path().extension() == ".log") out[e.path().filename().string()] = read_bytes(e.path());
+    if (e.path().extension() == ".log") out[e.path().filename().string()] = testing::read_file_bytes(e.path());
   return out;
 }
 
@@ -151,7 +144,7 @@ TEST(WorldWal, AnUncleanCloseLeavesAWalThatTheNextOpenCopiesAsideAndReports) {
   for (const auto& [name, bytes] : left) {
     const fs::path copy = w / "corrupt" / ("wal-1-" + name);
     ASSERT_TRUE(fs::exists(copy)) << copy << "\n" << err;
-    EXPECT_EQ(read_bytes(copy), bytes) << copy;  // same bytes
+    EXPECT_EQ(testing::read_file_bytes(copy), bytes) << copy;  // same bytes
     EXPECT_NE(err.find(copy.string()), std::string::npos) << err;
   }
 
@@ -181,7 +174,7 @@ TEST(WorldWal, ADamagedWalIsKeptAsItWasAndTheWarningSaysRecordsWereDropped) {
   EXPECT_NE(err.find("drops the rest"), std::string::npos) << err;
   const fs::path copy = w / "corrupt" / ("wal-1-" + name);
   ASSERT_TRUE(fs::exists(copy)) << err;
-  EXPECT_EQ(read_bytes(copy), bytes);  // the damaged log as it was, not deleted
+  EXPECT_EQ(testing::read_file_bytes(copy), bytes);  // the damaged log as it was, not deleted
 }
 
 // Issue 13, item 3 (a): an uncleanly closed world whose WAL was then truncated to 0 bytes opened without the killed
@@ -245,7 +238,7 @@ TEST(WorldWal, AMissingOrDamagedWriteCountFileIsReportedAndWrittenAgain) {
   ASSERT_EQ(run_voxen({"probe", "--seed", "7", "--world", w.string(), "--edit", "0,100,0=glowstone", "--at", "0,100,0"}).exit_code, 0);
   const fs::path count = w / "db" / "VOXEN-WRITES";
   ASSERT_EQ(fs::file_size(count), 24u);
-  const std::string good = read_bytes(count);
+  const std::string good = testing::read_file_bytes(count);
   std::string err;
   fs::remove(count);
   EXPECT_EQ(probe_blocks(w, {"0,100,0"}, &err), std::vector<std::string>{"glowstone"});
@@ -253,13 +246,13 @@ TEST(WorldWal, AMissingOrDamagedWriteCountFileIsReportedAndWrittenAgain) {
                      "write-ahead log lost committed writes; it is written again"),
             std::string::npos)
       << err;
-  EXPECT_EQ(read_bytes(count), good);
+  EXPECT_EQ(testing::read_file_bytes(count), good);
   std::string flipped = good;
   flipped[9] = static_cast<char>(flipped[9] ^ 0x01);  // the count, without its check value
   write_bytes(count, flipped);
   EXPECT_EQ(probe_blocks(w, {"0,100,0"}, &err), std::vector<std::string>{"glowstone"});
   EXPECT_NE(err.find(count.string() + " is damaged (its check value does not match its count)"), std::string::npos) << err;
-  EXPECT_EQ(read_bytes(count), good);
+  EXPECT_EQ(testing::read_file_bytes(count), good);
   probe_blocks(w, {"0,100,0"}, &err);
   EXPECT_EQ(err, "");
 }
@@ -289,7 +282,7 @@ TEST(WorldWal, InterruptedCopiesOddNamesAndReadOnlyOpensLeaveAConsistentFolder) 
     EXPECT_EQ(probe_blocks(w, {"0,1,0"}, &err).size(), 1u);
     const fs::path copy = w / "corrupt" / ("wal-2147483648-" + big);
     ASSERT_TRUE(fs::exists(copy)) << err;
-    EXPECT_EQ(read_bytes(copy), bytes);
+    EXPECT_EQ(testing::read_file_bytes(copy), bytes);
     for (const auto& e : fs::directory_iterator(w / "corrupt"))
       EXPECT_NE(e.path().filename().string().rfind(".partial-", 0), 0u) << "a temporary file was left: " << e.path();
     for (int i = 0; i < 5; ++i) probe_blocks(w, {"0,1,0"}, &err);

@@ -518,14 +518,8 @@ TEST(SessionOwnership, ASecondLoadDuringTheFirstWaitsForIt) {
 }
 
 /// A store whose writes wait until released: the batch of an unload is still queued when the column is asked for.
-class SlowWriteStore final : public WorldStore {
+class SlowWriteStore final : public testing::WrappedMemoryStore {
  public:
-  Result<std::vector<ColumnRecords>> load_columns(RecordKind k, std::span<const ColumnPos> c) override { return inner.load_columns(k, c); }
-  Result<std::optional<std::string>> get(const RecordKey& k) override { return inner.get(k); }
-  Result<std::vector<RecordKey>> list(RecordKind k) override { return inner.list(k); }
-  Result<std::string> keep_aside(const RecordKey& k, std::string_view v) override { return inner.keep_aside(k, v); }
-  Result<std::optional<std::string>> get_meta_record() override { return inner.get_meta_record(); }
-  Status put_meta_record(std::string_view v, bool sync) override { return inner.put_meta_record(v, sync); }
   Status write(std::span<const WriteOp> ops, bool sync) override {
     std::unique_lock lock(mu);
     writing = true;
@@ -542,7 +536,6 @@ class SlowWriteStore final : public WorldStore {
     open = true;
     cv.notify_all();
   }
-  MemoryWorldStore inner;
 
  private:
   std::mutex mu;

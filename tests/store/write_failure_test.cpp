@@ -31,15 +31,9 @@ Cell block(std::string_view name) { return Cell{*registry().find(name), 0}; }
 
 /// A MemoryWorldStore whose n-th write (1-based, counting every write() call) fails when fails(n) says so, with
 /// "disk full at write n": the tests' failing disk. Reads always work.
-class FailingStore final : public WorldStore {
+class FailingStore final : public testing::WrappedMemoryStore {
  public:
   explicit FailingStore(std::function<bool(uint64_t)> fails) : m_fails(std::move(fails)) {}
-  Result<std::vector<ColumnRecords>> load_columns(RecordKind k, std::span<const ColumnPos> c) override { return inner.load_columns(k, c); }
-  Result<std::optional<std::string>> get(const RecordKey& k) override { return inner.get(k); }
-  Result<std::vector<RecordKey>> list(RecordKind k) override { return inner.list(k); }
-  Result<std::string> keep_aside(const RecordKey& k, std::string_view v) override { return inner.keep_aside(k, v); }
-  Result<std::optional<std::string>> get_meta_record() override { return inner.get_meta_record(); }
-  Status put_meta_record(std::string_view v, bool sync) override { return inner.put_meta_record(v, sync); }
   Status write(std::span<const WriteOp> ops, bool sync) override {
     uint64_t n;
     {
@@ -53,7 +47,6 @@ class FailingStore final : public WorldStore {
     std::lock_guard lock(m_mu);
     return m_writes;
   }
-  MemoryWorldStore inner;  // what is on the "disk"
 
  private:
   std::function<bool(uint64_t)> m_fails;

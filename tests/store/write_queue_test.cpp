@@ -15,14 +15,8 @@ namespace voxen::store {
 namespace {
 
 /// A store whose writes wait until released, and can be told to fail: to watch the queue from outside.
-class GatedStore final : public WorldStore {
+class GatedStore final : public testing::WrappedMemoryStore {
  public:
-  Result<std::vector<ColumnRecords>> load_columns(RecordKind k, std::span<const ColumnPos> c) override { return m_inner.load_columns(k, c); }
-  Result<std::optional<std::string>> get(const RecordKey& k) override { return m_inner.get(k); }
-  Result<std::vector<RecordKey>> list(RecordKind k) override { return m_inner.list(k); }
-  Result<std::string> keep_aside(const RecordKey& k, std::string_view v) override { return m_inner.keep_aside(k, v); }
-  Result<std::optional<std::string>> get_meta_record() override { return m_inner.get_meta_record(); }
-  Status put_meta_record(std::string_view v, bool sync) override { return m_inner.put_meta_record(v, sync); }
   Status write(std::span<const WriteOp> ops, bool sync) override {
     std::unique_lock lock(m_mu);
     ++m_entered;
@@ -30,7 +24,7 @@ class GatedStore final : public WorldStore {
     m_cv.wait(lock, [&] { return m_open; });
     if (m_fail) return Error{"disk on fire"};
     sizes.push_back(ops.size());
-    return m_inner.write(ops, sync);
+    return inner.write(ops, sync);
   }
   void open_gate() {
     std::lock_guard lock(m_mu);
@@ -43,16 +37,30 @@ class GatedStore final : public WorldStore {
   }
   void fail() { m_fail = true; }
   void heal() { m_fail = false; }
-  MemoryWorldStore& inner() { return m_inner; }
   std::vector<size_t> sizes;
 
  private:
-  MemoryWorldStore m_inner;
   std::mutex m_mu;
   std::condition_variable m_cv;
   bool m_open = false;
   std::atomic<bool> m_fail = false;
   int m_entered = 0;
+};
+
+/// The tickets a queue's listener reports, in order (the listener runs on the writer thread).
+struct SeenTickets {
+  std::mutex mu;
+  std::vector<uint64_t> tickets;
+  void listen_to(WriteBehindQueue& q) {
+    q.set_listener([this](uint64_t t) {
+      std::lock_guard lock(mu);
+      tickets.push_back(t);
+    });
+  }
+  std::vector<uint64_t> get() {
+    std::lock_guard lock(mu);
+    return tickets;
+  }
 };
 
 std::vector<PendingRecord> one_record(int64_t x, uint16_t index, uint16_t id) {
@@ -65,12 +73,8 @@ std::vector<PendingRecord> one_record(int64_t x, uint16_t index, uint16_t id) {
 TEST(WriteBehindQueue, BatchesQueuedWhileTheWriterIsBusyCommitTogetherInOrder) {
   GatedStore store;
   WriteBehindQueue q(store, {});
-  std::vector<uint64_t> seen;
-  std::mutex mu;
-  q.set_listener([&](uint64_t t) {
-    std::lock_guard lock(mu);
-    seen.push_back(t);
-  });
+  SeenTickets seen;
+  seen.listen_to(q);
   const uint64_t t1 = q.submit(one_record(0, 1, 5));
   store.wait_entered(1);  // the writer holds batch 1
   uint64_t last = 0;
@@ -83,14 +87,11 @@ TEST(WriteBehindQueue, BatchesQueuedWhileTheWriterIsBusyCommitTogetherInOrder) {
   EXPECT_EQ(q.committed(), 11u);
   ASSERT_EQ(store.sizes.size(), 2u);  // batch 1, then batches 2..11 in one write
   EXPECT_EQ(store.sizes[1], 10u);
-  {
-    std::lock_guard lock(mu);
-    std::vector<uint64_t> want;
-    for (uint64_t t = 1; t <= 11; ++t) want.push_back(t);
-    EXPECT_EQ(seen, want);
-  }
+  std::vector<uint64_t> want;
+  for (uint64_t t = 1; t <= 11; ++t) want.push_back(t);
+  EXPECT_EQ(seen.get(), want);
   // The later batch's record wins: the last write to (1, 3, 0) was index 9, id 19.
-  auto v = store.inner().get({RecordKind::kJournal, SectionPos{1, 3, 0}});
+  auto v = store.inner.get({RecordKind::kJournal, SectionPos{1, 3, 0}});
   ASSERT_TRUE(v.ok() && v->has_value());
   auto payload = unseal(**v, PayloadKind::kJournal);
   ASSERT_TRUE(payload.ok());
@@ -112,7 +113,7 @@ TEST(WriteBehindQueue, AFailedWriteIsReportedAndNothingAfterItCommits) {
   EXPECT_FALSE(q.wait(t2).ok());
   EXPECT_FALSE(q.flush().ok());
   EXPECT_EQ(q.committed(), 0u);
-  EXPECT_TRUE(store.inner().list(RecordKind::kJournal)->empty());
+  EXPECT_TRUE(store.inner.list(RecordKind::kJournal)->empty());
 }
 
 // A failed write loses nothing: its batch and every later one stay in the queue (named by unsaved_columns()), the
@@ -121,12 +122,8 @@ TEST(WriteBehindQueue, AFailedWriteIsReportedAndNothingAfterItCommits) {
 TEST(WriteBehindQueue, AFailedWriteKeepsItsBatchesAndARetryWritesThemInOrder) {
   GatedStore store;
   WriteBehindQueue q(store, {});
-  std::vector<uint64_t> seen;
-  std::mutex mu;
-  q.set_listener([&](uint64_t t) {
-    std::lock_guard lock(mu);
-    seen.push_back(t);
-  });
+  SeenTickets seen;
+  seen.listen_to(q);
   store.fail();
   store.open_gate();
   const uint64_t t1 = q.submit(one_record(0, 1, 5));
@@ -140,7 +137,7 @@ TEST(WriteBehindQueue, AFailedWriteKeepsItsBatchesAndARetryWritesThemInOrder) {
   q.retry();  // still failing
   EXPECT_FALSE(q.wait(t3).ok());
   EXPECT_EQ(q.failed_attempts(), 2u);
-  EXPECT_TRUE(store.inner().list(RecordKind::kJournal)->empty());
+  EXPECT_TRUE(store.inner.list(RecordKind::kJournal)->empty());
   ASSERT_EQ(q.unsaved_columns(), (std::vector<ColumnPos>{{-3, 0}, {0, 0}}));  // all three batches still kept
 
   store.heal();
@@ -150,12 +147,9 @@ TEST(WriteBehindQueue, AFailedWriteKeepsItsBatchesAndARetryWritesThemInOrder) {
   EXPECT_FALSE(q.failure().has_value());
   EXPECT_TRUE(q.unsaved_columns().empty());
   EXPECT_EQ(t2, 2u);
-  {
-    std::lock_guard lock(mu);
-    EXPECT_EQ(seen, (std::vector<uint64_t>{1, 2, 3}));
-  }
+  EXPECT_EQ(seen.get(), (std::vector<uint64_t>{1, 2, 3}));
   auto journal = [&](int64_t x) {
-    auto v = store.inner().get({RecordKind::kJournal, SectionPos{x, 3, 0}});
+    auto v = store.inner.get({RecordKind::kJournal, SectionPos{x, 3, 0}});
     EXPECT_TRUE(v.ok() && v->has_value());
     auto payload = unseal(**v, PayloadKind::kJournal);
     return *decode_journal(*payload);
