@@ -7,6 +7,8 @@
 #include <cstdarg>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
+#include <ctime>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -67,7 +69,8 @@ rocksdb::Options make_options(bool create) {
   o.create_if_missing = create;
   o.error_if_exists = create;
   o.compression = rocksdb::kNoCompression;  // values are zstd frames already
-  o.keep_log_file_num = 2;                  // the info LOG, not the WAL: don't pile up LOG.old files
+  o.keep_log_file_num = 2;                  // the info LOG, not the WAL: don't pile up LOG.old files (opens that
+                                            // set no info_log of their own, e.g. the read-only checks, use the default)
   o.max_background_jobs = 2;
   o.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(kColumnPrefixSize));
   rocksdb::BlockBasedTableOptions t;
@@ -194,6 +197,54 @@ class QuietLogger final : public rocksdb::Logger {
   using rocksdb::Logger::Logv;
   void Logv(const char*, va_list) override {}
 };
+
+/// RocksDB's info log, db/LOG (a debugging aid: flushes, compactions, errors), one line per message written with one
+/// append-mode write(2), errors ignored, at most 64 MiB per session. RocksDB's own file logger aborts the process
+/// when an append fails twice (an assertion in Debian's librocksdb 7.8), as on a full disk, where the failed write
+/// itself must be what the user hears about. The previous session's LOG is kept as LOG.old.
+class InfoLogger final : public rocksdb::Logger {
+ public:
+  explicit InfoLogger(const fs::path& db_dir) {
+    std::error_code ec;
+    fs::rename(db_dir / "LOG", db_dir / "LOG.old", ec);  // none yet: nothing to keep
+    m_fd = ::open((db_dir / "LOG").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  }
+  ~InfoLogger() override {
+    if (m_fd >= 0) ::close(m_fd);
+  }
+  using rocksdb::Logger::Logv;
+  void Logv(const char* format, va_list ap) override {
+    if (m_fd < 0 || m_bytes > (size_t{64} << 20)) return;
+    char line[4096];
+    const auto now = std::chrono::system_clock::now();
+    const std::time_t t = std::chrono::system_clock::to_time_t(now);
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+    std::tm tm{};
+    ::localtime_r(&t, &tm);
+    size_t n = std::strftime(line, sizeof line, "%Y/%m/%d-%H:%M:%S", &tm);
+    n += static_cast<size_t>(std::snprintf(line + n, sizeof line - n, ".%06lld ", static_cast<long long>(us)));
+    const int body = std::vsnprintf(line + n, sizeof line - n - 1, format, ap);
+    n = body < 0 ? n : std::min(sizeof line - 2, n + static_cast<size_t>(body));
+    if (line[n - 1] != '\n') line[n++] = '\n';  // some messages bring their own
+    if (::write(m_fd, line, n) > 0) m_bytes += n;
+  }
+
+ private:
+  int m_fd = -1;
+  size_t m_bytes = 0;
+};
+
+/// Options for opening the database read-write: make_options with the InfoLogger on db_dir/LOG (the folder is made
+/// when creating, since the logger opens its file before RocksDB does).
+rocksdb::Options rw_options(const fs::path& db_dir, bool create) {
+  rocksdb::Options o = make_options(create);
+  if (create) {
+    std::error_code ec;
+    fs::create_directories(db_dir, ec);
+  }
+  o.info_log = std::make_shared<InfoLogger>(db_dir);
+  return o;
+}
 
 /// A write-ahead log file (*.log) of a database folder and its size in bytes.
 struct WalFile {
@@ -437,7 +488,7 @@ Result<std::unique_ptr<RocksWorldStore>> RocksWorldStore::open(const fs::path& d
     if (ec) return Error{"cannot open database " + db_dir.string() + ": " + ec.message()};
     if (!fs::is_directory(st)) return Error{db_dir.string() + " is not a directory (the world's database must be a folder)"};
   }
-  const rocksdb::Options options = make_options(create);
+  const rocksdb::Options options = make_options(create);  // the read-only checks' (they set a quiet logger)
   std::string recovery_warning;
   if (!create) {  // db_dir is a folder: checked above
     auto w = keep_wal_aside(db_dir, aside_dir, options);
@@ -445,7 +496,7 @@ Result<std::unique_ptr<RocksWorldStore>> RocksWorldStore::open(const fs::path& d
     recovery_warning = std::move(w).value();
   }
   rocksdb::DB* raw = nullptr;
-  const rocksdb::Status s = rocksdb::DB::Open(options, db_dir.string(), &raw);
+  const rocksdb::Status s = rocksdb::DB::Open(rw_options(db_dir, create), db_dir.string(), &raw);
   if (!s.ok()) {
     if (s.IsIOError() && s.ToString().find("lock") != std::string::npos)
       return Error{"database " + db_dir.string() + " is locked by another process (" + s.ToString() + ")"};
@@ -485,7 +536,7 @@ Status RocksWorldStore::reopen() {
     m_db.reset();
   }
   rocksdb::DB* raw = nullptr;
-  const rocksdb::Status s = rocksdb::DB::Open(make_options(false), m_db_dir.string(), &raw);
+  const rocksdb::Status s = rocksdb::DB::Open(rw_options(m_db_dir, false), m_db_dir.string(), &raw);
   if (!s.ok()) {
     m_reopen_error = "cannot reopen database " + m_db_dir.string() + " after a failed write: " + s.ToString();
     return Error{m_reopen_error};
