@@ -297,27 +297,40 @@ class FileSizeLimit {
   sighandler_t m_old_handler;
 };
 
+/// A new RocksWorldStore in tmp/db (its kept-aside folder tmp/corrupt); null after a test failure.
+std::unique_ptr<RocksWorldStore> new_rocks_store(const testing::TempDir& tmp) {
+  auto opened = RocksWorldStore::open(tmp.path() / "db", tmp.path() / "corrupt", true);
+  EXPECT_TRUE(opened.ok()) << message(opened.error());
+  return opened.ok() ? std::move(opened).value() : nullptr;
+}
+
+/// The size of the largest file in `dir` that `pick` selects, and of the largest other file.
+std::pair<uintmax_t, uintmax_t> largest_files(const std::filesystem::path& dir,
+                                              const std::function<bool(const std::filesystem::path&)>& pick) {
+  std::pair<uintmax_t, uintmax_t> out{0, 0};
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    uintmax_t& m = pick(e.path()) ? out.first : out.second;
+    m = std::max(m, std::filesystem::file_size(e.path()));
+  }
+  return out;
+}
+
 // RocksDB refuses every write after one failed (its background error, which DB::Resume does not clear for a WAL
 // write in 7.8): the store reopens the database before the next write, so a retry succeeds once the disk has room,
 // and a reopen that fails too (recovery needs room as well) is an error for reads and writes until one succeeds.
 // The WAL is made the largest file first, so the limit makes only WAL appends fail (RocksDB's info LOG stays below
 // it: Debian's RocksDB asserts when its info logger fails twice).
 TEST(WriteFailure, OnTheRealStoreAFailedWriteIsRetriedOnAReopenedDatabase) {
-  namespace fs = std::filesystem;
   testing::TempDir tmp;
-  const fs::path db = tmp.path() / "db";
-  auto opened = RocksWorldStore::open(db, tmp.path() / "corrupt", true);
-  ASSERT_TRUE(opened.ok()) << message(opened.error());
-  RocksWorldStore& store = **opened;
+  const std::filesystem::path db = tmp.path() / "db";
+  auto opened = new_rocks_store(tmp);
+  ASSERT_TRUE(opened);
+  RocksWorldStore& store = *opened;
   const RecordKey big{RecordKind::kJournal, SectionPos{0, 1, 0}}, small{RecordKind::kJournal, SectionPos{0, 2, 0}};
   std::string padding(256 * 1024, '\0');
   for (size_t i = 0; i < padding.size(); ++i) padding[i] = static_cast<char>(mix64(i) & 0xFF);  // incompressible
   ASSERT_TRUE(store.write(std::vector<WriteOp>{{big, padding}}, false).ok());
-  uintmax_t wal = 0, largest_other = 0;
-  for (const auto& e : fs::directory_iterator(db)) {
-    const uintmax_t size = fs::file_size(e.path());
-    (e.path().extension() == ".log" ? wal : largest_other) = std::max(e.path().extension() == ".log" ? wal : largest_other, size);
-  }
+  const auto [wal, largest_other] = largest_files(db, [](const auto& p) { return p.extension() == ".log"; });
   ASSERT_GT(wal, largest_other + 64 * 1024);
   {
     FileSizeLimit full(static_cast<rlim_t>(wal + 16));  // the next WAL append does not fit
@@ -351,16 +364,11 @@ TEST(WriteFailure, OnTheRealStoreAFailedWriteIsRetriedOnAReopenedDatabase) {
 // second failure (an assertion in Debian's build), which would lose every edit not yet written. Here only the LOG is
 // over the limit, and a write and a flush (which log several lines each) must go on as if nothing happened.
 TEST(WriteFailure, ADiskTooFullForTheInfoLogDoesNotStopTheStore) {
-  namespace fs = std::filesystem;
   testing::TempDir tmp;
-  const fs::path db = tmp.path() / "db";
-  auto opened = RocksWorldStore::open(db, tmp.path() / "corrupt", true);
-  ASSERT_TRUE(opened.ok()) << message(opened.error());
-  RocksWorldStore& store = **opened;
-  uintmax_t log = 0, largest_other = 0;
-  for (const auto& e : fs::directory_iterator(db))
-    (e.path().filename() == "LOG" ? log : largest_other) = std::max(e.path().filename() == "LOG" ? log : largest_other,
-                                                                    fs::file_size(e.path()));
+  auto opened = new_rocks_store(tmp);
+  ASSERT_TRUE(opened);
+  RocksWorldStore& store = *opened;
+  const auto [log, largest_other] = largest_files(tmp.path() / "db", [](const auto& p) { return p.filename() == "LOG"; });
   ASSERT_GT(log, largest_other + 4096);
   const RecordKey k{RecordKind::kJournal, SectionPos{5, 1, 5}};
   {
