@@ -198,10 +198,11 @@ class QuietLogger final : public rocksdb::Logger {
   void Logv(const char*, va_list) override {}
 };
 
-/// RocksDB's info log, db/LOG (a debugging aid: flushes, compactions, errors), one line per message written with one
-/// append-mode write(2), errors ignored, at most 64 MiB per session. RocksDB's own file logger aborts the process
-/// when an append fails twice (an assertion in Debian's librocksdb 7.8), as on a full disk, where the failed write
-/// itself must be what the user hears about. The previous session's LOG is kept as LOG.old.
+/// RocksDB's info log, db/LOG (a debugging aid: flushes, compactions, errors). RocksDB's own file logger aborts the
+/// process when an append fails twice (an assertion in Debian's librocksdb 7.8), as on a full disk, where the failed
+/// write itself must be what the user hears about; this one ignores failed appends. Like RocksDB's, it buffers lines
+/// and writes them out when RocksDB flushes it (the end of an open, a close), when 5 s have passed since the last
+/// write-out, and past 64 KiB; at most 64 MiB per session. The previous session's LOG is kept as LOG.old.
 class InfoLogger final : public rocksdb::Logger {
  public:
   explicit InfoLogger(const fs::path& db_dir) {
@@ -210,11 +211,11 @@ class InfoLogger final : public rocksdb::Logger {
     m_fd = ::open((db_dir / "LOG").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   }
   ~InfoLogger() override {
+    Flush();
     if (m_fd >= 0) ::close(m_fd);
   }
   using rocksdb::Logger::Logv;
   void Logv(const char* format, va_list ap) override {
-    if (m_fd < 0 || m_bytes > (size_t{64} << 20)) return;
     char line[4096];
     const auto now = std::chrono::system_clock::now();
     const std::time_t t = std::chrono::system_clock::to_time_t(now);
@@ -226,12 +227,27 @@ class InfoLogger final : public rocksdb::Logger {
     const int body = std::vsnprintf(line + n, sizeof line - n - 1, format, ap);
     n = body < 0 ? n : std::min(sizeof line - 2, n + static_cast<size_t>(body));
     if (line[n - 1] != '\n') line[n++] = '\n';  // some messages bring their own
-    if (::write(m_fd, line, n) > 0) m_bytes += n;
+    std::lock_guard lock(m_mu);
+    if (m_written + m_buffer.size() > (size_t{64} << 20)) return;
+    m_buffer.append(line, n);
+    if (m_buffer.size() > (size_t{64} << 10) || now - m_last_out >= std::chrono::seconds(5)) write_out();
+  }
+  void Flush() override {
+    std::lock_guard lock(m_mu);
+    write_out();
   }
 
  private:
+  void write_out() {  // under m_mu
+    if (m_fd >= 0 && !m_buffer.empty() && ::write(m_fd, m_buffer.data(), m_buffer.size()) > 0) m_written += m_buffer.size();
+    m_buffer.clear();  // a failed append is dropped, never retried
+    m_last_out = std::chrono::system_clock::now();
+  }
+  std::mutex m_mu;
+  std::string m_buffer;
+  std::chrono::system_clock::time_point m_last_out = std::chrono::system_clock::now();
   int m_fd = -1;
-  size_t m_bytes = 0;
+  size_t m_written = 0;
 };
 
 /// Options for opening the database read-write: make_options with the InfoLogger on db_dir/LOG (the folder is made

@@ -20,7 +20,8 @@
 // write error in 7.8), so the next write first closes and reopens the database (recovering its WAL: every write
 // committed before is there, which the write count confirms) and then tries the batch again.
 // Info log: db/LOG is written by our own logger, which ignores failed appends (RocksDB's file logger aborts the process
-// in Debian's build when its LOG cannot be appended twice, as on a full disk); the previous session's is LOG.old.
+// in Debian's build when its LOG cannot be appended twice, as on a full disk) and, like RocksDB's, buffers lines until
+// RocksDB flushes it or 5 s pass; the previous session's is LOG.old.
 // Table options: values are zstd frames already, so RocksDB's own compression is off; a fixed 17-byte prefix
 // extractor (kind + column) with a Bloom filter makes "this column has no records" cheap.
 // Threads: RocksDB's DB is thread-safe; so is this class (reads share a lock that a reopen takes alone; writes are
