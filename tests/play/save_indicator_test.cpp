@@ -36,6 +36,8 @@ class GatedStore final : public store::WorldStore {
   Result<std::string> keep_aside(const store::RecordKey& key, std::string_view value) override {
     return m_inner.keep_aside(key, value);
   }
+  Result<std::optional<std::string>> get_meta_record() override { return m_inner.get_meta_record(); }
+  Status put_meta_record(std::string_view value, bool sync) override { return m_inner.put_meta_record(value, sync); }
   void set_open(bool open) {
     {
       std::lock_guard lock(m_mu);
