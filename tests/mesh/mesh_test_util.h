@@ -12,6 +12,7 @@
 
 #include "voxen/core/hash.h"
 #include "voxen/gen/generator.h"
+#include "voxen/import/vox_place.h"
 #include "voxen/light/light.h"
 #include "voxen/mesh/baked.h"
 #include "voxen/mesh/faces.h"
@@ -62,20 +63,22 @@ inline ::testing::AssertionResult same_faces(const std::vector<FaceRecord>& fast
 }
 
 /// Meshes `in` with the fast mesher culled and greedy, and requires both, split back into unit faces, to equal the
-/// reference mesher's faces exactly. Returns the number of unit faces.
-inline size_t expect_matches_reference(const SectionInput& in, const std::string& what) {
+/// reference mesher's faces exactly. Returns the number of unit faces. The registry and its baked table are the
+/// shipped ones unless given.
+inline size_t expect_matches_reference(const SectionInput& in, const std::string& what,
+                                       const BlockRegistry& reg = registry(), const BakedBlocks& blocks = baked()) {
   MeshScratch scratch;
   SectionMesh culled, greedy;
-  mesh_section(baked(), in, MeshOptions{false, true}, scratch, culled);
-  mesh_section(baked(), in, MeshOptions{true, true}, scratch, greedy);
-  const std::vector<FaceRecord> ref = reference_mesh(registry(), in);
+  mesh_section(blocks, in, MeshOptions{false, true}, scratch, culled);
+  mesh_section(blocks, in, MeshOptions{true, true}, scratch, greedy);
+  const std::vector<FaceRecord> ref = reference_mesh(reg, in);
   EXPECT_TRUE(same_faces(unit_faces(culled), ref)) << what << " (culled)";
   EXPECT_TRUE(same_faces(unit_faces(greedy), ref)) << what << " (greedy)";
   EXPECT_LE(greedy.quad_count(), culled.quad_count()) << what;
   EXPECT_EQ(unit_face_count(greedy), ref.size()) << what;
   // Merging without the lighting rule covers the same faces with no more quads.
   SectionMesh loose;
-  mesh_section(baked(), in, MeshOptions{true, false}, scratch, loose);
+  mesh_section(blocks, in, MeshOptions{true, false}, scratch, loose);
   EXPECT_EQ(unit_face_count(loose), ref.size()) << what << " (no lighting rule)";
   EXPECT_LE(loose.quad_count(), greedy.quad_count()) << what;
   return ref.size();
@@ -102,6 +105,35 @@ inline std::vector<Cell> palette_of_everything() {
     out.push_back(cell_of("lava", state::make_fluid(l, false)));
   }
   return out;
+}
+
+/// The shipped registry with translucent colours added as a .vox import adds them (import::vox_block_def, glass
+/// material: translucent cubes with ids past the shipped ones), and its baked table.
+struct ImportedGlass {
+  BlockRegistry registry;
+  std::unique_ptr<BakedBlocks> baked;
+  std::vector<uint16_t> ids;  // the added blocks, in id order
+};
+inline const ImportedGlass& imported_glass() {
+  static const ImportedGlass g = [] {
+    ImportedGlass out;
+    out.registry = registry();
+    import::VoxMaterial glass;
+    glass.present = true;
+    glass.type = import::VoxMaterialType::kGlass;
+    glass.trans = 0.4f;
+    for (const import::VoxRgba c : {import::VoxRgba{200, 40, 40, 255}, import::VoxRgba{40, 200, 40, 255},
+                                    import::VoxRgba{40, 40, 200, 255}}) {
+      auto id = out.registry.add(import::vox_block_def(c, glass));
+      if (!id) std::abort();
+      out.ids.push_back(id.value());
+    }
+    auto b = BakedBlocks::bake(out.registry);
+    if (!b) std::abort();
+    out.baked = std::make_unique<BakedBlocks>(std::move(b).value());
+    return out;
+  }();
+  return g;
 }
 
 /// A random padded volume: each cell air with probability 1 - density, else a random entry of `palette`; cells are

@@ -29,8 +29,9 @@ TEST(MeshOracle, RandomNoiseVolumesOfEveryBlockKind) {
 }
 
 // Fluids of both kinds at every level packed among every shape, state and see-through cube, so fluid sides with
-// level and sloping surfaces meet every kind of neighbour side (docs/ARCHITECTURE.md, Fluids): the fast mesher
-// equals the reference, and no fluid face shares any area of its plane with another face.
+// level and sloping surfaces meet every kind of neighbour side and each other (docs/ARCHITECTURE.md, Fluids): the
+// fast mesher equals the reference, and no fluid face shares any area of its plane with another face (another
+// fluid's included), nor two translucent faces.
 TEST(MeshOracle, FluidsAmongEveryShapeShareNoPlaneArea) {
   std::vector<Cell> palette = palette_of_everything();
   const size_t kinds = palette.size();
@@ -47,11 +48,46 @@ TEST(MeshOracle, FluidsAmongEveryShapeShareNoPlaneArea) {
         SectionMesh mesh;
         mesh_section(baked(), in, {greedy, true}, scratch, mesh);
         const auto faces = plane_faces(mesh);
-        EXPECT_TRUE(no_fluid_face_overlaps(faces)) << what << (greedy ? " (greedy)" : " (culled)");
+        EXPECT_TRUE(no_shared_plane_area(faces)) << what << (greedy ? " (greedy)" : " (culled)");
         for (const auto& f : faces) fluid_faces += f.fluid;
       }
     }
   EXPECT_GT(fluid_faces, 5000u);
+}
+
+// See-through blocks of many ids packed together: glass, ice, imported translucent colours (ids of their own past
+// the shipped blocks), water and lava at every level, among leaves, stone, slabs and stairs (docs/ARCHITECTURE.md,
+// Faces and culling): the fast mesher equals the reference, and no two translucent faces, nor a fluid face and any
+// other, share area of their plane.
+TEST(MeshOracle, TranslucentBlocksOfManyIdsShareNoPlaneArea) {
+  const ImportedGlass& g = imported_glass();
+  std::vector<Cell> palette;
+  for (const char* n : {"glass", "ice", "oak_leaves", "stone"}) palette.push_back(Cell{g.registry.id(n), 0});
+  for (uint16_t id : g.ids) palette.insert(palette.end(), 2, Cell{id, 0});
+  for (uint8_t st : {0, 5, 2, 7}) {  // facing bits and the half bit
+    palette.push_back(Cell{g.registry.id("stone_slab"), static_cast<uint8_t>(st & state::kHalfBit)});
+    palette.push_back(Cell{g.registry.id("stone_stairs"), st});
+  }
+  for (int l = 0; l < 8; l += 3) {
+    palette.push_back(Cell{g.registry.id("water"), state::make_fluid(l, l == 6)});
+    palette.push_back(Cell{g.registry.id("lava"), state::make_fluid(l, l == 3)});
+  }
+  size_t translucent_faces = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed)
+    for (int grain : {1, 2}) {
+      const SectionInput in = noise_input(seed * 977 + grain, 0.7, grain, palette);
+      const std::string what = "translucent ids, seed " + std::to_string(seed) + " grain " + std::to_string(grain);
+      expect_matches_reference(in, what, g.registry, *g.baked);
+      for (bool greedy : {false, true}) {
+        MeshScratch scratch;
+        SectionMesh mesh;
+        mesh_section(*g.baked, in, {greedy, true}, scratch, mesh);
+        const auto faces = plane_faces(mesh);
+        EXPECT_TRUE(no_shared_plane_area(faces)) << what << (greedy ? " (greedy)" : " (culled)");
+        translucent_faces += mesh.translucent.size();
+      }
+    }
+  EXPECT_GT(translucent_faces, 5000u);
 }
 
 TEST(MeshOracle, NoiseOfCubesOnlyMergesAndMatches) {

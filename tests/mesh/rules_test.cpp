@@ -219,31 +219,87 @@ TEST(MeshRules, MergedQuadsTileTexturesByTypeAndNeverMixTextures) {
   }
 }
 
-TEST(MeshRules, TranslucentOfOneKindHidesItselfCutoutNeverHides) {
+// Translucent cubes against translucent cubes keep exactly one face on the plane between them: none between two of
+// one id, the face of the higher-ranked block (shapes.h seam_rank: the higher id) between two different ones,
+// whichever side it is on; cutout cubes (leaves) always draw theirs.
+TEST(MeshRules, TranslucentNeighboursKeepOneFaceCutoutNeverHides) {
   SectionInput in = sky_input();
   in.set(4, 4, 4, cell_of("glass"));
   in.set(5, 4, 4, cell_of("glass"));
   in.set(4, 4, 8, cell_of("glass"));
   in.set(5, 4, 8, cell_of("ice"));
+  in.set(4, 4, 10, cell_of("ice"));
+  in.set(5, 4, 10, cell_of("glass"));
   in.set(4, 4, 12, cell_of("oak_leaves"));
   in.set(5, 4, 12, cell_of("oak_leaves"));
   const auto r = mesh_records(in, {false, true});
-  const auto count_at = [&](int face, int x2, int z2) {
-    int n = 0;
+  const auto at = [&](int face, int x2, int z2) {
+    std::vector<FaceRecord> out;
     for (const auto& f : r)
-      if (f.f.face == face && f.f.x == x2 && f.f.z == z2) ++n;
-    return n;
+      if (f.f.face == face && f.f.x == x2 && f.f.z == z2) out.push_back(f);
+    return out;
   };
-  EXPECT_EQ(count_at(kFacePosX, 10, 8), 0);   // glass | glass
-  EXPECT_EQ(count_at(kFaceNegX, 10, 8), 0);
-  EXPECT_EQ(count_at(kFacePosX, 10, 16), 1);  // glass | ice: both drawn
-  EXPECT_EQ(count_at(kFaceNegX, 10, 16), 1);
-  EXPECT_EQ(count_at(kFacePosX, 10, 24), 1);  // leaves | leaves: both drawn
-  EXPECT_EQ(count_at(kFaceNegX, 10, 24), 1);
+  const auto& reg = registry();
+  ASSERT_GT(reg.id("glass"), reg.id("ice"));
+  const int glass_tex = reg[reg.id("glass")].face_texture_index[0];
+  EXPECT_EQ(at(kFacePosX, 10, 8).size(), 0u);  // glass | glass
+  EXPECT_EQ(at(kFaceNegX, 10, 8).size(), 0u);
+  ASSERT_EQ(at(kFacePosX, 10, 16).size(), 1u);  // glass | ice: the glass's face only
+  EXPECT_EQ(at(kFacePosX, 10, 16)[0].f.texture, glass_tex);
+  EXPECT_EQ(at(kFaceNegX, 10, 16).size(), 0u);
+  EXPECT_EQ(at(kFacePosX, 10, 20).size(), 0u);  // ice | glass: the glass's face only
+  ASSERT_EQ(at(kFaceNegX, 10, 20).size(), 1u);
+  EXPECT_EQ(at(kFaceNegX, 10, 20)[0].f.texture, glass_tex);
+  EXPECT_EQ(at(kFacePosX, 10, 24).size(), 1u);  // leaves | leaves: both drawn
+  EXPECT_EQ(at(kFaceNegX, 10, 24).size(), 1u);
   for (const auto& f : r) {
     const bool leaves = f.f.z >= 24 && f.f.z <= 26;
     EXPECT_EQ(f.list, leaves ? kListCutout : kListTranslucent) << f.to_string();
   }
+}
+
+// Imported translucent colours (.vox glass: translucent cubes with ids of their own, after the shipped blocks)
+// against each other, against glass and ice and against themselves, on every side: one face per shared plane, the
+// higher id's; none between two cells of one colour; the fast mesher equals the reference.
+TEST(MeshRules, ImportedTranslucentColoursKeepTheHigherIdsFace) {
+  const ImportedGlass& g = imported_glass();
+  std::vector<uint16_t> ids = {g.registry.id("ice"), g.registry.id("glass")};
+  ids.insert(ids.end(), g.ids.begin(), g.ids.end());
+  int pairs = 0;
+  for (uint16_t a : ids)
+    for (uint16_t b : ids)
+      for (int face = 0; face < 6; ++face) {
+        const FaceAxes& fa = kFaceAxes[face];
+        SectionInput in = sky_input();
+        int pb[3] = {8, 8, 8};
+        pb[fa.axis] += fa.sign;
+        in.set(8, 8, 8, Cell{a, 0});
+        in.set(pb[0], pb[1], pb[2], Cell{b, 0});
+        const std::string what = g.registry[a].name + " against " + g.registry[b].name + " on face " +
+                                 std::to_string(face);
+        expect_matches_reference(in, what, g.registry, *g.baked);
+        MeshScratch scratch;
+        SectionMesh mesh;
+        mesh_section(*g.baked, in, {false, true}, scratch, mesh);
+        // The faces on the plane between the two cells: a's face toward b and b's face toward a.
+        int plane[3] = {16, 16, 16};
+        plane[fa.axis] += fa.sign > 0 ? 2 : 0;
+        std::vector<FaceRecord> on_plane;
+        for (const FaceRecord& rec : records(mesh))
+          if (kFaceAxes[rec.f.face].axis == fa.axis && rec.f.x == plane[0] && rec.f.y == plane[1] && rec.f.z == plane[2])
+            on_plane.push_back(rec);
+        if (a == b) {
+          EXPECT_TRUE(on_plane.empty()) << what;
+          continue;
+        }
+        ++pairs;
+        ASSERT_EQ(on_plane.size(), 1u) << what;
+        const uint16_t keeper = std::max(a, b);
+        EXPECT_EQ(on_plane[0].f.texture, g.registry[keeper].face_texture_index[0]) << what;
+        EXPECT_EQ(on_plane[0].f.face, keeper == a ? face : opposite_face(face)) << what;
+        EXPECT_EQ(on_plane[0].list, kListTranslucent) << what;
+      }
+  EXPECT_EQ(pairs, 5 * 4 * 6);
 }
 
 TEST(MeshRules, SlabsCoverWhatTheyFillAndShowTheirTopMidCell) {

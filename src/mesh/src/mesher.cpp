@@ -795,17 +795,20 @@ class Mesher {
 
   // --- general cells ----------------------------------------------------------------------------------------------
 
-  // Squares of this cell's side d hidden by its neighbour: what an opaque neighbour covers, or what a neighbour of
-  // the same id covers when this block is translucent.
+  // Squares of this cell's side d hidden by its neighbour: what an opaque neighbour covers, or, when this block is
+  // translucent, what a translucent neighbour ranking at least as high covers (shapes.h seam_rank: the same id or
+  // a higher one).
   uint8_t hidden_squares(int c, int d, uint16_t id, const BakedBlock& b) const {
     const int n = c + kStep[d];
     const uint8_t ncls = m_s.cls[n];
     if (ncls & kClassOccluder) return 0xF;
+    if (!(ncls & kClassCoverShape) && b.transparency != Transparency::kTranslucent) return 0;
     const uint32_t ncell = m_cells[n];
     const auto nid = static_cast<uint16_t>(ncell & 0xFFFF);
-    const bool same_translucent = b.transparency == Transparency::kTranslucent && nid == id;
-    if (!(ncls & kClassCoverShape) && !same_translucent) return 0;
     const BakedBlock& nb = m_blocks[nid];
+    if (!(ncls & kClassCoverShape) &&
+        (nb.transparency != Transparency::kTranslucent || seam_rank(nb.transparency, nid) < seam_rank(b.transparency, id)))
+      return 0;
     return side_cover(nb.shape, static_cast<uint8_t>((ncell >> 16) & nb.state_mask), opposite_face(d));
   }
 
@@ -986,28 +989,62 @@ class Mesher {
     }
   }
 
+  // Height (1/64) of fluid `id`'s surface at the vertical edge under top corner k of cell c, for a fluid that is
+  // not c's own (a neighbour's across one of c's sides, sharing the edge): the mean, rounded half up, of the surface
+  // heights of the cells of that fluid among the four around the edge (fluid_corner_heights' rule).
+  int fluid_edge_height(int c, int k, uint16_t id, const BakedBlock& b) const {
+    const int su = kCornerSign[k][0], sz = kCornerSign[k][1] * kPadded;
+    int sum = 0, n = 0;
+    for (const int i : {c, c + su, c + sz, c + su + sz})
+      if ((m_cells[i] & 0xFFFF) == id) {
+        sum += fluid_surface(i, id, b);
+        ++n;
+      }
+    return (sum + n / 2) / n;
+  }
+
   // A fluid cell's face d: the top unless the same fluid lies above; no side or bottom against the same fluid or
-  // an occluder; elsewhere the bottom and sides only where the neighbour's face on that plane does not lie.
+  // an occluder; elsewhere the bottom and sides only where the neighbour's face on that plane does not lie, and a
+  // side against a different fluid that ranks higher only above that fluid's surface.
   void fluid_face(int c, int x, int y, int z, uint16_t id, uint8_t state, const BakedBlock& b) {
     const int d = m_d;
     const int n = c + kStep[d];
     const bool full = (m_cells[c + kPaddedArea] & 0xFFFF) == id;
     int nshape = 0, nstate = 0;
     uint8_t cover = 0;
+    bool under_fluid = false;  // the neighbour is a different fluid that ranks higher (shapes.h seam_rank)
     if (d == kFacePosY) {
       if (full) return;
     } else {
       if ((m_cells[n] & 0xFFFF) == id || (m_s.cls[n] & kClassOccluder)) return;
       const uint32_t ncell = m_cells[n];
-      const BakedBlock& nb = m_blocks[static_cast<uint16_t>(ncell & 0xFFFF)];
+      const auto nid = static_cast<uint16_t>(ncell & 0xFFFF);
+      const BakedBlock& nb = m_blocks[nid];
       nshape = static_cast<int>(nb.shape);
       nstate = static_cast<int>((ncell >> 16) & nb.state_mask & 7);
       cover = m_t.cover[nshape][nstate][opposite_face(d)];
       if (cover == 0xF) return;  // glass, leaves, a slope's back: the neighbour's face covers the whole side
+      // (Not below: a fluid's top never reaches its cell's top plane, so the one below shares no plane with it.)
+      under_fluid = d != kFaceNegY && nb.shape == Shape::kFluid &&
+                    seam_rank(nb.transparency, nid) > seam_rank(b.transparency, id);
     }
     int h[4];
     fluid_corner_heights(c, id, b, h);
     const int flow = state::fluid_falling(state) ? kFlowFalling : fluid_flow_from_heights(h);
+    // Side corners 3 and 2 are the top corners at the side's U-low and U-high ends (quad.h corner order).
+    static constexpr int kTop[6][2] = {{1, 2}, {0, 3}, {0, 0}, {0, 0}, {3, 2}, {0, 1}};
+    const int top_lo = full ? kFluidFull : h[kTop[d][0]], top_hi = full ? kFluidFull : h[kTop[d][1]];
+    int floor_lo = 0, floor_hi = 0;
+    if (under_fluid) {
+      // The other fluid's side stays whole; this side is drawn only above its top edge, the other fluid's surface
+      // over the same two vertical edges (full when that fluid lies above its cell too).
+      const auto nid = static_cast<uint16_t>(m_cells[n] & 0xFFFF);
+      const BakedBlock& nb = m_blocks[nid];
+      const bool nfull = (m_cells[n + kPaddedArea] & 0xFFFF) == nid;
+      floor_lo = nfull ? kFluidFull : fluid_edge_height(c, kTop[d][0], nid, nb);
+      floor_hi = nfull ? kFluidFull : fluid_edge_height(c, kTop[d][1], nid, nb);
+      if (floor_lo >= top_lo && floor_hi >= top_hi) return;
+    }
     const Corners cr = face_corners(c, d, x, y, z);
     const int tex = m_blocks.texture(id, state, d);
     if (d == kFacePosY) {
@@ -1021,13 +1058,13 @@ class Mesher {
       square_pieces(x, y, z, 0, static_cast<uint8_t>(0xF & ~cover), cr, tex, b.list, flow);
       return;
     }
-    // Side corners 3 and 2 are the top corners at the side's U-low and U-high ends (quad.h corner order).
-    static constexpr int kTop[6][2] = {{1, 2}, {0, 3}, {0, 0}, {0, 0}, {3, 2}, {0, 1}};
-    const int top_lo = full ? kFluidFull : h[kTop[d][0]], top_hi = full ? kFluidFull : h[kTop[d][1]];
     if (cover == 0) {
-      // Nothing on the plane (air, a plant, another fluid, a slope's open front): the whole side under the
-      // surface, plain when full.
-      const uint8_t height[4] = {0, 0, static_cast<uint8_t>(full ? 0 : top_hi), static_cast<uint8_t>(full ? 0 : top_lo)};
+      // Nothing on the plane (air, a plant, a slope's open front), or a different fluid: the whole side under the
+      // surface, plain when full; above the other fluid's surface when that fluid ranks higher (both edges are
+      // straight across the side: one piece, its end pulled in where the two surfaces cross).
+      const uint8_t height[4] = {static_cast<uint8_t>(floor_lo), static_cast<uint8_t>(floor_hi),
+                                 static_cast<uint8_t>(full && !under_fluid ? 0 : top_hi),
+                                 static_cast<uint8_t>(full && !under_fluid ? 0 : top_lo)};
       full_face(d, x, y, z, 0, cr, tex, b.list, flow, height, false);
       return;
     }

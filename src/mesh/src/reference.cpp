@@ -78,14 +78,17 @@ class Reference {
   }
 
   // Squares of side `face` of cell p that its neighbour hides: an opaque neighbour hides what its geometry covers
-  // of the touching side; a translucent block is also hidden where a neighbour of the same id covers it. Cutout
-  // and fluid neighbours hide nothing.
+  // of the touching side; a translucent block is also hidden where a translucent neighbour that ranks at least as
+  // high (seam_rank: the same id, or a higher one) covers it, so of two translucent faces on one plane one stays.
+  // Cutout and fluid neighbours hide nothing.
   int hidden(P3 p, int face) const {
     const Cell me = cell(p), n = cell(p + normal(face));
     const Shape ns = shape(n);
     const int cover = side_cover(ns, state(n), opposite_face(face));
     if (def(n).transparency == Transparency::kOpaque && ns != Shape::kFluid && ns != Shape::kNone) return cover;
-    if (def(me).transparency == Transparency::kTranslucent && n.id == me.id) return cover;
+    if (def(me).transparency == Transparency::kTranslucent && def(n).transparency == Transparency::kTranslucent &&
+        seam_rank(def(n).transparency, n.id) >= seam_rank(def(me).transparency, me.id))
+      return cover;
     return 0;
   }
 
@@ -350,6 +353,41 @@ class Reference {
     return fluid_level_height(state::fluid_level(state(c)));
   }
 
+  // (x, z) side of a cell's top corner k (quad.h +Y corner order).
+  static constexpr int kTopSign[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+
+  // Height (1/64 block) of fluid `id`'s surface at the vertical edge under top corner k of cell p: the mean, rounded
+  // half up, of the surface heights of the cells of that fluid among the four around the edge. The fluid is p's
+  // own or that of a neighbour sharing the edge, so at least one cell counts.
+  int edge_height(P3 p, int k, uint16_t id) const {
+    const P3 su{kTopSign[k][0], 0, 0}, sz{0, 0, kTopSign[k][1]};
+    int sum = 0, n = 0;
+    for (const P3 q : {p, p + su, p + sz, p + su + sz})
+      if (cell(q).id == id) {
+        sum += surface(q);
+        ++n;
+      }
+    return (sum + n / 2) / n;
+  }
+
+  // The top edge of the side that fluid cell `owner` (p, or p's neighbour across side `face`) has on the plane of
+  // side `face` of p: its heights at the side's U-low and U-high ends (the two vertical edges both cells share),
+  // 1/64 block; full (64) when the owner has its own fluid above.
+  std::array<int, 2> side_top(P3 p, int face, P3 owner) const {
+    const uint16_t id = cell(owner).id;
+    if (cell(owner + P3{0, 1, 0}).id == id) return {kFluidFull, kFluidFull};
+    const FaceAxes& fa = kFaceAxes[face];
+    std::array<int, 2> top{};
+    for (int e = 0; e < 2; ++e) {
+      P3 at{0, 0, 0};
+      put(at, fa.axis, fa.sign);
+      put(at, fa.u, e == 0 ? -1 : 1);
+      for (int k = 0; k < 4; ++k)
+        if (kTopSign[k][0] == at.x && kTopSign[k][1] == at.z) top[static_cast<size_t>(e)] = edge_height(p, k, id);
+    }
+    return top;
+  }
+
   // A fluid cell: a top face unless the same fluid lies above (its corners at the mean surface height of the cells
   // of that fluid sharing each corner, its origin plane at the cell's bottom); no side or bottom face against the
   // same fluid; elsewhere the bottom and the sides are drawn only where the neighbour's own face on that plane does
@@ -359,16 +397,7 @@ class Reference {
     const Cell c = cell(p);
     const bool full = cell(p + P3{0, 1, 0}).id == c.id;
     std::array<int, 4> h{};
-    static constexpr int kSign[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};  // (x, z) side of top corner k
-    for (int k = 0; k < 4; ++k) {
-      int sum = 0, n = 0;
-      for (const P3 q : {p, p + P3{kSign[k][0], 0, 0}, p + P3{0, 0, kSign[k][1]}, p + P3{kSign[k][0], 0, kSign[k][1]}})
-        if (cell(q).id == c.id) {
-          sum += surface(q);
-          ++n;
-        }
-      h[static_cast<size_t>(k)] = (sum + n / 2) / n;
-    }
+    for (int k = 0; k < 4; ++k) h[static_cast<size_t>(k)] = edge_height(p, k, c.id);
     const int flow = state::fluid_falling(state(c)) ? kFlowFalling : fluid_flow_from_heights(h.data());
 
     for (int face = 0; face < 6; ++face) {
@@ -395,19 +424,7 @@ class Reference {
         fluid_bottom(p, flow);
         continue;
       }
-      // The surface heights over this side's two ends (U low and U high): those of the top corners there.
-      int top[2] = {kFluidFull, kFluidFull};
-      if (!full) {
-        const FaceAxes& fa = kFaceAxes[face];
-        for (int e = 0; e < 2; ++e) {
-          P3 at{0, 0, 0};
-          put(at, fa.axis, fa.sign);
-          put(at, fa.u, e == 0 ? -1 : 1);
-          for (int t = 0; t < 4; ++t)
-            if (kSign[t][0] == at.x && kSign[t][1] == at.z) top[e] = h[static_cast<size_t>(t)];
-        }
-      }
-      fluid_side(p, face, top, flow);
+      fluid_side(p, face, side_top(p, face, p), flow);
     }
   }
 
@@ -422,22 +439,28 @@ class Reference {
   }
 
   // A fluid's side: the part of its rectangle under the surface (`top`: surface heights at the side's U-low and
-  // U-high ends, 1/64 block) that lies inside the band the neighbour's touching side leaves open (shapes.h
-  // side_band), so a fluid face never lies over the neighbour's face on that plane; the neighbour's face stays.
+  // U-high ends, 1/64 block) that lies inside the band the neighbour's touching side leaves open, so a fluid face
+  // never lies over the neighbour's face on that plane; the neighbour's face stays. The band: what the neighbour's
+  // geometry leaves open (shapes.h side_band), or, for a different fluid that ranks higher (shapes.h seam_rank),
+  // everything above that fluid's own side (whose top edge is its surface over the same two vertical edges).
   // Per half-block column, the piece runs from the band's floor up to the lower of the surface and the band's
   // ceiling, both taken at the column's two ends (the piece's corner heights). The two columns make one piece when
   // both lines continue straight across the side, else one piece each, the surface at the side's middle then
   // rounded down to 1/64. A piece whose floor rises above its top at one end ends where the two lines cross
   // (quad.h). Heights (0, 0, 64, 64), a full side, are written as a plain rectangle.
-  void fluid_side(P3 p, int face, const int top[2], int flow) {
-    const Cell n = cell(p + normal(face));
-    // Twice the floor and top heights of each column at its two ends (the surface's middle is then exact).
+  void fluid_side(P3 p, int face, std::array<int, 2> top, int flow) {
+    const Cell me = cell(p), n = cell(p + normal(face));
+    // Twice the floor and top heights of each column at its two ends (a surface's middle is then exact).
     int floor2[2][2], top2[2][2];
     const int surface2[3] = {2 * top[0], top[0] + top[1], 2 * top[1]};  // at U = 0, 1 and 2 half-blocks
+    const bool under_fluid =
+        shape(n) == Shape::kFluid && seam_rank(def(n).transparency, n.id) > seam_rank(def(me).transparency, me.id);
+    const std::array<int, 2> other = under_fluid ? side_top(p, face, p + normal(face)) : std::array<int, 2>{};
+    const int other2[3] = {2 * other[0], other[0] + other[1], 2 * other[1]};
     for (int col = 0; col < 2; ++col) {
       const SideBand band = side_band(shape(n), state(n), opposite_face(face), col);
       for (int e = 0; e < 2; ++e) {
-        floor2[col][e] = 2 * band.floor[e];
+        floor2[col][e] = under_fluid ? other2[col + e] : 2 * band.floor[e];
         top2[col][e] = std::min(surface2[col + e], 2 * band.ceiling[e]);
       }
     }

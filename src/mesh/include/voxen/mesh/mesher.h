@@ -4,10 +4,12 @@
 // What it emits (the full rules are in docs/ARCHITECTURE.md, Meshing; the reference mesher, reference.h, states
 // each one as plain code and the tests require this mesher to equal it face for face):
 //   - faces between a drawn cell and a neighbour that does not hide them: opaque blocks hide what they cover of a
-//     side (a full cube all of it, a slab or stair the half-block squares it fills), translucent blocks of the same
-//     id hide each other, cutout blocks never hide anything, fluids are hidden by their own kind; a fluid's side
-//     and bottom are drawn only where the neighbour's face on that plane does not lie (any block with geometry
-//     there: glass, leaves, slabs, stairs, slopes), the neighbour's face staying;
+//     side (a full cube all of it, a slab or stair the half-block squares it fills), of two translucent blocks the
+//     one ranking lower (shapes.h seam_rank: the lower id; same id: both) is hidden where the other covers it,
+//     cutout blocks never hide anything, fluids are hidden by their own kind; a fluid's side and bottom are drawn
+//     only where the neighbour's face on that plane does not lie (any block with geometry there: glass, leaves,
+//     slabs, stairs, slopes), the neighbour's face staying; against a different fluid ranking higher (lava beside
+//     water), a fluid's side is drawn only above that fluid's surface;
 //   - per corner: ambient occlusion (classic 0-3 rule from the two side cells and the diagonal in the layer in
 //     front of the face: 0fps, "Ambient occlusion for Minecraft-like worlds", 2013) and smooth light (the integer
 //     mean, per channel, of the up-to-four cells around the corner in that layer that are not opaque cubes, the

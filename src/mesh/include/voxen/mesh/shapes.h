@@ -153,7 +153,8 @@ constexpr uint8_t side_cover(Shape shape, uint8_t state, int face) {
 ///   - crosses, fluids and air leave the side open (0..64).
 /// Transparency does not matter: this is geometry (glass and leaves close a side as stone does).
 /// Used by fluids, whose side faces are drawn only inside this band of the neighbour's touching side (docs/
-/// ARCHITECTURE.md, Fluids).
+/// ARCHITECTURE.md, Fluids). A different fluid that ranks higher (seam_rank) closes the side up to its surface
+/// instead; that floor depends on the cells around it, not on shape and state, so the meshers compute it.
 struct SideBand {
   int floor[2] = {0, 0};
   int ceiling[2] = {64, 64};
@@ -183,6 +184,17 @@ constexpr SideBand side_band(Shape shape, uint8_t state, int face, int column) {
   if ((cover >> column) & 1) band.floor[0] = band.floor[1] = 32;
   if ((cover >> (column | 2)) & 1) band.ceiling[0] = band.ceiling[1] = 32;
   return band;
+}
+
+/// The rank that decides which of two blocks keeps its face on the plane between them when neither hides the
+/// other by the opaque rule (docs/ARCHITECTURE.md, Faces and culling; Fluids): a block of opaque material ranks
+/// above a see-through one, then the higher block id ranks higher. It depends on nothing but the two cells' blocks.
+///   - two translucent blocks: a side is hidden where the neighbour covers it when the neighbour ranks at least as
+///     high (same id: both hidden, glass against glass; glass 29 against ice 10: the ice's face goes);
+///   - two different fluids: the lower-ranked one's side is drawn only above the other's surface (lava, opaque,
+///     against water: the lava's side stays whole, so the water is never seen through into the lava's cell).
+constexpr uint32_t seam_rank(Transparency transparency, uint16_t id) {
+  return (transparency == Transparency::kOpaque ? uint32_t{1} << 16 : 0u) | id;
 }
 
 /// Fluid surface height (1/64 block, above the cell's bottom) of a fluid cell by its level (state::fluid_level,
