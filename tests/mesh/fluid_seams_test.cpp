@@ -222,6 +222,18 @@ TEST(FluidSeams, WaterBesideLavaAcrossAColumnBorder) {
   check_water_beside_lava(15);
 }
 
+// The faces of `in` (culled) as polygons, after requiring the fast mesher to equal the reference on it and no two
+// of its faces to share plane area against the seam rule (face_polygons.h seam_rule_pair).
+std::vector<PlaneFace> checked_faces(const SectionInput& in, const std::string& what) {
+  expect_matches_reference(in, what);
+  MeshScratch scratch;
+  SectionMesh mesh;
+  mesh_section(baked(), in, {false, true}, scratch, mesh);
+  std::vector<PlaneFace> faces = plane_faces(mesh);
+  EXPECT_TRUE(no_shared_plane_area(faces)) << what;
+  return faces;
+}
+
 // The area (1/4096 block^2) of the part of a fluid side under the surface (heights t_lo, t_hi at its U ends, 1/64)
 // that `band` (the neighbour's open band per column) leaves open: the integral over U of the open height, exact
 // for the piecewise-linear lines (each half-block column is split where a line crosses another).
@@ -282,12 +294,7 @@ TEST(FluidSeams, EveryFluidAgainstEveryNeighbourCoversOnlyWhatIsOpen) {
                                    std::to_string(n.state);
           SCOPED_TRACE(what);
           ++cases;
-          expect_matches_reference(in, what);
-          MeshScratch scratch;
-          SectionMesh mesh;
-          mesh_section(baked(), in, {false, true}, scratch, mesh);
-          const auto faces = plane_faces(mesh);
-          ASSERT_TRUE(no_shared_plane_area(faces));
+          const auto faces = checked_faces(in, what);
           // The plane between the two cells, and the areas on it of the fluid's faces and the neighbour's.
           const double level = (fa.sign > 0 ? 9.0 : 8.0) * 64;
           double fluid_area = 0, other_area = 0;
@@ -405,12 +412,7 @@ TEST(FluidSeams, TwoDifferentFluidsDrawTheirInterfaceOnce) {
                                    " variant " + std::to_string(vb) + " on face " + std::to_string(face);
           SCOPED_TRACE(what);
           ++cases;
-          expect_matches_reference(in, what);
-          MeshScratch scratch;
-          SectionMesh mesh;
-          mesh_section(baked(), in, {false, true}, scratch, mesh);
-          const auto faces = plane_faces(mesh);
-          ASSERT_TRUE(no_shared_plane_area(faces));
+          const auto faces = checked_faces(in, what);
           const double level = (fa.sign > 0 ? 9.0 : 8.0) * 64;
           const auto cell_side = rect(8, 8, 9, 9);
           double area_first = 0, area_second = 0, area_other = 0;

@@ -253,33 +253,22 @@ TEST_F(Scene, FluidSeamsHoldStillWhenTheCameraMovesByATenThousandthOfABlock) {
     seams.push_back({"leaves, from the east", {x0 + 2, 65, 8}, -90.0, -35.0, {x0, 64, 8}, {x0, 65, 9}});
     seams.push_back({"glass, from the west", {x0 - 2, 65, 8}, 90.0, -35.0, {x0 + 1, 64, 8}, {x0 + 1, 65, 9}});
   }
-  // Water with a stone slope east of it (back to the north: its west side is a triangle), stone below: a source
-  // beside an upright and an upside-down slope, and a thin sheet (level 6, 14/64 block) beside an upright one, whose
-  // side piece is the small triangle up to where its surface meets the slope's hypotenuse (a pulled-in end).
-  const struct {
-    int64_t z;
-    const char* water;
-    const char* slope;
-    const char* what;
-  } slopes[] = {{14, "water", "stone_slope", "source beside an upright slope, from the west"},
-                {18, "water", "stone_slope:4", "source beside an upside-down slope, from the west"},
-                {22, "water:6", "stone_slope", "thin water beside an upright slope, from the west"}};
-  for (const auto& s : slopes) {
-    cells.push_back({{8, 64, s.z}, s.water});
-    cells.push_back({{9, 64, s.z}, s.slope});
-    cells.push_back({{8, 63, s.z}, "stone"});
-    seams.push_back({s.what, {6, 65, s.z}, 90.0, -35.0, {9, 64, s.z}, {9, 65, s.z + 1}});
-  }
-  // Two different fluids and two different translucent cubes side by side (stone below), seen from the west
-  // through the western cell: a water source beside level-3 lava (the lava's face up to its surface, the water's
-  // above it), level-3 water beside a lava source (the lava's face alone), glass beside ice and ice beside glass
-  // (the glass's face alone, its id being higher).
+  // Pairs of cells along x (x 8 and 9), stone below, each seam seen from the west through the western cell. Water
+  // with a stone slope east of it (back to the north: its west side is a triangle): a source beside an upright and
+  // an upside-down slope, and a thin sheet (level 6, 14/64 block) beside an upright one, whose side piece is the
+  // small triangle up to where its surface meets the slope's hypotenuse (a pulled-in end). Two different fluids and
+  // two different translucent cubes: a water source beside level-3 lava (the lava's face up to its surface, the
+  // water's above it), level-3 water beside a lava source (the lava's face alone), glass beside ice and ice beside
+  // glass (the glass's face alone, its id being higher).
   const struct {
     int64_t z;
     const char* west;
     const char* east;
     const char* what;
-  } pairs[] = {{26, "water", "lava:3", "water source beside low lava, from the west"},
+  } pairs[] = {{14, "water", "stone_slope", "source beside an upright slope, from the west"},
+               {18, "water", "stone_slope:4", "source beside an upside-down slope, from the west"},
+               {22, "water:6", "stone_slope", "thin water beside an upright slope, from the west"},
+               {26, "water", "lava:3", "water source beside low lava, from the west"},
                {30, "water:3", "lava", "low water beside a lava source, from the west"},
                {34, "glass", "ice", "glass beside ice, from the west"},
                {38, "ice", "glass", "ice beside glass, from the west"}};
