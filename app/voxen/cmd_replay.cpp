@@ -89,6 +89,7 @@ int run_replay(const ReplayOptions& o) {
     j["edits_refused"] = r.edits_refused;
     j["world_hash"] = hex64(wh);
     j["final_frame_hash"] = hex64(ih);
+    j["gl_renderer"] = (*session)->platform().gl_info().renderer;
     j["feet"] = feet_text(game.player());
     j["screenshots"] = shots;
     j["failures"] = r.failures;

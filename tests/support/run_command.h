@@ -31,15 +31,18 @@ inline std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-/// Runs `VOXEN_BINARY args...` through /bin/sh with stdout and stderr captured to temporary files.
-inline CommandResult run_voxen(const std::vector<std::string>& args, const std::string& env = "") {
+/// Runs `VOXEN_BINARY args...` through /bin/sh with stdout and stderr captured to temporary files; `env` is
+/// prefixed to the command line (VAR=value ...); with `cwd` the command runs in that directory.
+inline CommandResult run_voxen(const std::vector<std::string>& args, const std::string& env = "",
+                               const std::string& cwd = "") {
   char out_path[] = "/tmp/voxen_test_out_XXXXXX";
   char err_path[] = "/tmp/voxen_test_err_XXXXXX";
   const int fo = mkstemp(out_path);
   const int fe = mkstemp(err_path);
   close(fo);
   close(fe);
-  std::string cmd = env.empty() ? "" : env + " ";
+  std::string cmd = cwd.empty() ? "" : "cd " + shell_quote(cwd) + " && ";
+  if (!env.empty()) cmd.append(env).append(" ");
   cmd += shell_quote(VOXEN_BINARY);
   // Appended piece by piece: GCC 12 reports a false -Wrestrict for `"literal" + std::string` when inlined.
   for (const auto& a : args) cmd.append(" ").append(shell_quote(a));
