@@ -20,34 +20,86 @@ std::optional<int64_t> parse_int64(std::string_view s) {
   return v;
 }
 
-std::vector<int64_t> parse_ints(std::string_view text, size_t count, const std::string& arg) {
+Result<std::vector<int64_t>> parse_ints(std::string_view text, size_t count) {
+  auto malformed = [&] {
+    return Error{"malformed coordinate '" + std::string(text) + "' (expected " + std::to_string(count) +
+                 " comma-separated integers)"};
+  };
   std::vector<int64_t> out;
   size_t start = 0;
   while (true) {
     const size_t comma = text.find(',', start);
-    const std::string_view part = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    auto v = parse_int64(part);
-    if (!v) throw UsageError(arg, "malformed coordinate '" + std::string(text) + "' (expected " + std::to_string(count) + " comma-separated integers)");
+    auto v = parse_int64(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (!v) return malformed();
     out.push_back(*v);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
-  if (out.size() != count)
-    throw UsageError(arg, "malformed coordinate '" + std::string(text) + "' (expected " + std::to_string(count) + " comma-separated integers)");
+  if (out.size() != count) return malformed();
   return out;
 }
 
-BlockPos parse_block_pos(std::string_view text, const std::string& arg) {
-  auto v = parse_ints(text, 3, arg);
-  if (!y_in_range(v[1]))
-    throw UsageError(arg, "y " + std::to_string(v[1]) + " is outside the world (" + std::to_string(kMinY) + ".." + std::to_string(kMaxY) + ")");
-  return {v[0], v[1], v[2]};
+Result<BlockPos> parse_block_pos(std::string_view text) {
+  auto v = parse_ints(text, 3);
+  if (!v) return v.error();
+  if (!y_in_range((*v)[1]))
+    return Error{"y " + std::to_string((*v)[1]) + " is outside the world (" + std::to_string(kMinY) + ".." +
+                 std::to_string(kMaxY) + ")"};
+  return BlockPos{(*v)[0], (*v)[1], (*v)[2]};
 }
 
-int checked_threads(int threads, const std::string& arg) {
-  if (threads < 0 || threads > kMaxThreads)
-    throw UsageError(arg, "must be 0 (the default count) to " + std::to_string(kMaxThreads) + ", got " + std::to_string(threads));
-  return threads;
+Result<FrameSize> parse_frame_size(std::string_view text) {
+  const size_t x = text.find('x');
+  auto w = x == std::string_view::npos ? std::nullopt : parse_int64(text.substr(0, x));
+  auto h = x == std::string_view::npos ? std::nullopt : parse_int64(text.substr(x + 1));
+  if (!w || !h || *w < 16 || *h < 16 || *w > 8192 || *h > 8192)
+    return Error{"malformed or out of range '" + std::string(text) + "' (expected WxH, each 16..8192)"};
+  return FrameSize{static_cast<int>(*w), static_cast<int>(*h)};
+}
+
+CLI::Option* add_threads_option(CLI::App& cmd, int& threads, const std::string& help) {
+  return cmd.add_option("--threads", threads, help)->check(CLI::Range(0, kMaxThreads));
+}
+
+CLI::Option* add_frame_size_option(CLI::App& cmd, FrameSize& size, const std::string& help) {
+  return cmd
+      .add_option_function<std::string>(
+          "--size", [&size](const std::string& text) { size = *parse_frame_size(text); }, help)
+      ->check(parse_check(&parse_frame_size, "WxH"))
+      ->default_str(std::to_string(size.width) + "x" + std::to_string(size.height));
+}
+
+CLI::Option* add_block_pos_option(CLI::App& cmd, const std::string& name, BlockPos& pos, const std::string& help) {
+  return cmd
+      .add_option_function<std::string>(
+          name, [&pos](const std::string& text) { pos = *parse_block_pos(text); }, help)
+      ->check(parse_check(&parse_block_pos, "X,Y,Z"));
+}
+
+CLI::Option* add_block_pos_list_option(CLI::App& cmd, const std::string& name, std::vector<BlockPos>& out,
+                                       const std::string& help) {
+  return cmd
+      .add_option_function<std::vector<std::string>>(
+          name,
+          [&out](const std::vector<std::string>& texts) {
+            for (const auto& t : texts) out.push_back(*parse_block_pos(t));
+          },
+          help)
+      ->check(parse_check(&parse_block_pos, "X,Y,Z"));
+}
+
+CLI::Option* add_int_pair_option(CLI::App& cmd, const std::string& name, std::array<int64_t, 2>& out,
+                                  const std::string& help) {
+  auto parse_pair = +[](std::string_view text) { return parse_ints(text, 2); };
+  return cmd
+      .add_option_function<std::string>(
+          name,
+          [&out, parse_pair](const std::string& text) {
+            const auto v = *parse_pair(text);
+            out = {v[0], v[1]};
+          },
+          help)
+      ->check(parse_check(parse_pair, "A,B"));
 }
 
 namespace {

@@ -30,16 +30,15 @@ struct ExportOptions {
   WorldFlags world;
   WorldDirFlag world_dir;
   EditFlag edits;
-  std::string from;
-  std::string to;
+  BlockPos from;
+  BlockPos to;
   std::string out;
   int threads = 0;
   bool json = false;
 };
 
 int run_export(const ExportOptions& o) {
-  const BlockPos a = parse_block_pos(o.from, "--from");
-  const BlockPos b = parse_block_pos(o.to, "--to");
+  const BlockPos a = o.from, b = o.to;
   const BlockPos lo{std::min(a.x, b.x), std::min(a.y, b.y), std::min(a.z, b.z)};
   const BlockPos hi{std::max(a.x, b.x), std::max(a.y, b.y), std::max(a.z, b.z)};
   // Extents in unsigned arithmetic: hi - lo of two int64 corners (as far apart as -2^63 and 2^63-1) overflows
@@ -53,7 +52,6 @@ int run_export(const ExportOptions& o) {
     throw UsageError("--to", "the region may span at most " + std::to_string(kMaxExtent) + " blocks along x and z (got " +
                                  blocks(span_x) + " x " + blocks(span_z) + ")");
   if (o.out.empty()) throw UsageError("--out", "required: the .vox file to write");
-  checked_threads(o.threads);
 
   const BlockRegistry reg = load_registry();
   const std::vector<EditSpec> edits = o.edits.parse(reg);
@@ -112,10 +110,10 @@ void add_export_vox_command(CLI::App& app, RunFn& run) {
   o->world.add_to(*cmd);
   o->world_dir.add_to(*cmd);
   o->edits.add_to(*cmd);
-  cmd->add_option("--from", o->from, "one corner X,Y,Z of the region (world blocks, inclusive)")->required();
-  cmd->add_option("--to", o->to, "the opposite corner X,Y,Z (inclusive; at most 1024 blocks along x and z)")->required();
+  add_block_pos_option(*cmd, "--from", o->from, "one corner X,Y,Z of the region (world blocks, inclusive)")->required();
+  add_block_pos_option(*cmd, "--to", o->to, "the opposite corner X,Y,Z (inclusive; at most 1024 blocks along x and z)")->required();
   cmd->add_option("--out", o->out, "the .vox file to write")->required();
-  cmd->add_option("--threads", o->threads, "worker threads for generation (default: cores - 1, at least 1)");
+  add_threads_option(*cmd, o->threads, "worker threads for generation (default: cores - 1, at least 1)");
   cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->callback([o, &run] { run = [o] { return run_export(*o); }; });
 }

@@ -31,7 +31,7 @@ struct FuzzOptions {
   std::string out_dir = ".";
   std::string generator = "default";
   int render_distance = 3;
-  std::string size = "96x54";
+  FrameSize size{96, 54};
   int render_every = 1;
   int threads = 0;
   bool keep = false;
@@ -41,13 +41,12 @@ int run_fuzz(const FuzzOptions& o) {
   play::RecordingHeader h;
   h.seed = o.seed;
   h.generator = o.generator;
-  parse_frame_size(o.size, "--size", h.width, h.height);
-  check_render_distance(o.render_distance, "--render-distance");
+  h.width = o.size.width;
+  h.height = o.size.height;
   h.render_distance = o.render_distance;
   if (o.frames < 1 || o.frames > play::kMaxRecordingFrames)
     throw UsageError("--frames", "must be 1.." + std::to_string(play::kMaxRecordingFrames));
   if (o.render_every < 1) throw UsageError("--render-every", "must be 1 or more");
-  checked_threads(o.threads);
   WorldFlags wf;
   wf.seed = o.seed;
   wf.generator = o.generator;
@@ -114,10 +113,10 @@ void add_fuzz_play_command(CLI::App& app, RunFn& run) {
   cmd->add_flag("--headless", o->headless, "no window: render offscreen with EGL");
   cmd->add_option("--out-dir", o->out_dir, "where the recording goes (fuzz-SEED.rec; default .)");
   cmd->add_option("--generator", o->generator, "world generator: default or flat (default: default)");
-  cmd->add_option("--render-distance", o->render_distance, "columns, 1..64 (default 3)");
-  cmd->add_option("--size", o->size, "frame size WxH (default 96x54)");
+  cmd->add_option("--render-distance", o->render_distance, "columns, 1..64 (default 3)")->check(CLI::Range(1, 64));
+  add_frame_size_option(*cmd, o->size, "frame size WxH (default 96x54)");
   cmd->add_option("--render-every", o->render_every, "draw every K-th frame (invariants are checked every frame; default 1)");
-  cmd->add_option("--threads", o->threads, "worker threads (results do not depend on it)");
+  add_threads_option(*cmd, o->threads, "worker threads (results do not depend on it)");
   cmd->add_flag("--keep", o->keep, "keep the recording after a clean run");
   cmd->callback([o, &run] { run = [o] { return run_fuzz(*o); }; });
 }

@@ -20,7 +20,7 @@ namespace {
 
 struct GenOptions {
   WorldFlags world;
-  std::string center = "0,0";
+  std::array<int64_t, 2> center{0, 0};
   int64_t radius = 4;
   int threads = 0;
   bool json = false;
@@ -28,10 +28,9 @@ struct GenOptions {
 };
 
 int run_gen(const GenOptions& o) {
-  const auto c = parse_ints(o.center, 2, "--center");
+  const auto& c = o.center;
   if (o.radius < 0) throw UsageError("--radius", "must be 0 or more (got " + std::to_string(o.radius) + ")");
   if (o.radius > 256) throw UsageError("--radius", "must be at most 256 (got " + std::to_string(o.radius) + ")");
-  checked_threads(o.threads);
 
   const BlockRegistry reg = load_registry();
   const auto generator = make_generator_or_throw(o.world, reg);
@@ -108,9 +107,9 @@ void add_gen_command(CLI::App& app, RunFn& run) {
   auto o = std::make_shared<GenOptions>();
   CLI::App* cmd = app.add_subcommand("gen", "generate the columns around a point and report speed, hash and blocks");
   o->world.add_to(*cmd);
-  cmd->add_option("--center", o->center, "world block X,Z at the centre (default 0,0)");
+  add_int_pair_option(*cmd, "--center", o->center, "world block X,Z at the centre (default 0,0)");
   cmd->add_option("--radius", o->radius, "columns out from the centre column: (2R+1)^2 columns (default 4)");
-  cmd->add_option("--threads", o->threads, "worker threads (default: cores - 1, at least 1)");
+  add_threads_option(*cmd, o->threads, "worker threads (default: cores - 1, at least 1)");
   cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->add_flag("--light", o->light, "also light the columns and include their light in the hash");
   cmd->callback([o, &run] { run = [o] { return run_gen(*o); }; });

@@ -33,7 +33,7 @@ namespace {
 struct MemOptions {
   WorldFlags world;
   WorldDirFlag world_dir;
-  std::string center = "0,0";
+  std::array<int64_t, 2> center{0, 0};
   int64_t render_distance = 8;
   int64_t unpacked_radius = 2;
   int threads = 0;
@@ -56,11 +56,8 @@ struct ColumnMeshes {
 };
 
 int run_mem(const MemOptions& o) {
-  const auto c = parse_ints(o.center, 2, "--center");
-  if (o.render_distance < 0 || o.render_distance > 256)
-    throw UsageError("--render-distance", "must be 0..256 (got " + std::to_string(o.render_distance) + ")");
+  const auto& c = o.center;
   if (o.unpacked_radius < -1) throw UsageError("--unpacked-radius", "must be -1 (pack everything) or more");
-  checked_threads(o.threads);
 
   const BlockRegistry reg = load_registry();
   auto baked = mesh::BakedBlocks::bake(reg);
@@ -169,11 +166,12 @@ void add_mem_command(CLI::App& app, RunFn& run) {
   CLI::App* cmd = app.add_subcommand("mem", "load, light and mesh the area of a render distance and print resident bytes of cells, light and meshes");
   o->world.add_to(*cmd);
   o->world_dir.add_to(*cmd);
-  cmd->add_option("--render-distance", o->render_distance, "R: the (2R+1)^2 columns around the centre (default 8)");
-  cmd->add_option("--center", o->center, "X,Z world block at the centre (default 0,0)");
+  cmd->add_option("--render-distance", o->render_distance, "R: the (2R+1)^2 columns around the centre (default 8)")
+      ->check(CLI::Range(0, 256));
+  add_int_pair_option(*cmd, "--center", o->center, "X,Z world block at the centre (default 0,0)");
   cmd->add_option("--unpacked-radius", o->unpacked_radius,
                   "columns within this many columns of the centre stay unpacked (default 2; -1 packs all)");
-  cmd->add_option("--threads", o->threads, "worker threads (default: cores - 1, at least 1)");
+  add_threads_option(*cmd, o->threads, "worker threads (default: cores - 1, at least 1)");
   cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->callback([o, &run] { run = [o] { return run_mem(*o); }; });
 }

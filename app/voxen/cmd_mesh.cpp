@@ -31,7 +31,7 @@ struct MeshCmdOptions {
   WorldFlags world;
   WorldDirFlag world_dir;
   EditFlag edits;
-  std::string center = "0,0";
+  std::array<int64_t, 2> center{0, 0};
   int64_t radius = 2;
   int threads = 0;
   bool json = false;
@@ -93,10 +93,9 @@ uint64_t count_voxels(const BlockRegistry& reg, const World& world, const std::v
 }
 
 int run_mesh(const MeshCmdOptions& o) {
-  const auto c = parse_ints(o.center, 2, "--center");
+  const auto& c = o.center;
   if (o.radius < 0) throw UsageError("--radius", "must be 0 or more (got " + std::to_string(o.radius) + ")");
   if (o.radius > 32) throw UsageError("--radius", "must be at most 32 (got " + std::to_string(o.radius) + ")");
-  checked_threads(o.threads);
 
   const BlockRegistry reg = load_registry();
   const std::vector<EditSpec> edits = o.edits.parse(reg);
@@ -175,9 +174,9 @@ void add_mesh_command(CLI::App& app, RunFn& run) {
   o->world.add_to(*cmd);
   o->world_dir.add_to(*cmd);
   o->edits.add_to(*cmd);
-  cmd->add_option("--center", o->center, "world block X,Z at the centre (default 0,0)");
+  add_int_pair_option(*cmd, "--center", o->center, "world block X,Z at the centre (default 0,0)");
   cmd->add_option("--radius", o->radius, "columns out from the centre column: (2R+1)^2 columns meshed (default 2)");
-  cmd->add_option("--threads", o->threads, "worker threads (default: cores - 1, at least 1)");
+  add_threads_option(*cmd, o->threads, "worker threads (default: cores - 1, at least 1)");
   cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->callback([o, &run] { run = [o] { return run_mesh(*o); }; });
 }

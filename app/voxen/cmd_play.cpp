@@ -41,12 +41,12 @@ struct PlayOptions {
   WorldFlags world;
   WorldDirFlag world_dir;
   int render_distance = 8;
-  std::string size = "1280x720";
+  FrameSize size{1280, 720};
   double fps = 0;
   double fov = 70;
   std::string record;
   int threads = 0;
-  std::string spawn;
+  std::array<int64_t, 2> spawn{0, 0};
   uint64_t frames = 0;           // quit after this many frames (0: when the window closes)
   std::string final_screenshot;  // PNG of the last frame, written on exit
   std::string minimised_frames;  // "A,B": frames A..B-1 run as if minimised (a test hook)
@@ -56,27 +56,22 @@ int run_play(const PlayOptions& o) {
   play::RecordingHeader h;
   h.seed = o.world.seed;
   h.generator = o.world.generator;
-  parse_frame_size(o.size, "--size", h.width, h.height);
-  check_render_distance(o.render_distance, "--render-distance");
+  h.width = o.size.width;
+  h.height = o.size.height;
   h.render_distance = o.render_distance;
   if (!(o.fov >= 10 && o.fov <= 150)) throw UsageError("--fov", "must be 10..150 degrees");
-  checked_threads(o.threads);
   if (o.fps < 0 || o.fps > 1000) throw UsageError("--fps", "must be 0 (the monitor's rate) .. 1000");
   int64_t min_from = -1, min_to = -1;  // frames [min_from, min_to) reported minimised
   if (!o.minimised_frames.empty()) {
-    const auto v = parse_ints(o.minimised_frames, 2, "--minimised-frames");
-    if (v[0] < 0 || v[1] < v[0])
+    const auto v = parse_ints(o.minimised_frames, 2);
+    if (!v) throw UsageError("--minimised-frames", v.error().message);
+    if ((*v)[0] < 0 || (*v)[1] < (*v)[0])
       throw UsageError("--minimised-frames", "'" + o.minimised_frames + "' must be A,B with 0 <= A <= B (frames A to B - 1)");
-    min_from = v[0];
-    min_to = v[1];
+    min_from = (*v)[0];
+    min_to = (*v)[1];
   }
   h.fov = o.fov;
-  int64_t sx = 0, sz = 0;
-  if (!o.spawn.empty()) {
-    const auto v = parse_ints(o.spawn, 2, "--spawn");
-    sx = v[0];
-    sz = v[1];
-  }
+  const int64_t sx = o.spawn[0], sz = o.spawn[1];
   const BlockRegistry reg = load_registry();
   // The world: generated only, or a saved one (--world) whose seed and generator win over the flags.
   CommandWorld cw(o.world_dir, o.world, reg);
@@ -215,13 +210,13 @@ void add_play_command(CLI::App& app, RunFn& run) {
   CLI::App* cmd = app.add_subcommand("play", "walk, fly, dig and build in a window");
   o->world.add_to(*cmd);
   o->world_dir.add_to(*cmd);
-  cmd->add_option("--render-distance", o->render_distance, "columns drawn around the player, 1..64 (default 8)");
-  cmd->add_option("--size", o->size, "window size WxH (default 1280x720)");
+  cmd->add_option("--render-distance", o->render_distance, "columns drawn around the player, 1..64 (default 8)")->check(CLI::Range(1, 64));
+  add_frame_size_option(*cmd, o->size, "window size WxH (default 1280x720)");
   cmd->add_option("--fps", o->fps, "frame rate to pace to (default: the monitor's)");
   cmd->add_option("--fov", o->fov, "vertical field of view in degrees (default 70)");
   cmd->add_option("--record", o->record, "write every input event to this file (voxen replay plays it back)");
-  cmd->add_option("--threads", o->threads, "worker threads (default: cores - 1)");
-  cmd->add_option("--spawn", o->spawn, "X,Z near which to start (default 0,0)");
+  add_threads_option(*cmd, o->threads, "worker threads (default: cores - 1)");
+  add_int_pair_option(*cmd, "--spawn", o->spawn, "X,Z near which to start (default 0,0)");
   cmd->add_option("--frames", o->frames, "quit after this many frames (default 0: when the window is closed)");
   cmd->add_option("--final-screenshot", o->final_screenshot, "write the last frame as this PNG on exit");
   cmd->add_option("--minimised-frames", o->minimised_frames,

@@ -27,19 +27,16 @@ struct ProbeOptions {
   WorldFlags world;
   WorldDirFlag world_dir;
   EditFlag edits;
-  std::vector<std::string> at;
+  std::vector<BlockPos> at;
   int threads = 0;
   bool json = false;
 };
 
 int run_probe(const ProbeOptions& o) {
   if (o.at.empty()) throw UsageError("--at", "at least one --at X,Y,Z is required");
-  const int threads = checked_threads(o.threads);
   const BlockRegistry reg = load_registry();
 
   const std::vector<EditSpec> edits = o.edits.parse(reg);
-  std::vector<BlockPos> probes;
-  for (const auto& a : o.at) probes.push_back(parse_block_pos(a, "--at"));
 
   CommandWorld cw(o.world_dir, o.world, reg);  // --world DIR: saved world (journal applied, edits saved)
   cw.add_edits(edits);
@@ -52,11 +49,11 @@ int run_probe(const ProbeOptions& o) {
       for (int dz = -1; dz <= 1; ++dz) needed.insert({c.x + dx, c.z + dz});
   };
   for (const auto& e : edits) need(e.pos);
-  for (const auto& p : probes) need(p);
+  for (const auto& p : o.at) need(p);
   const std::vector<ColumnPos> positions(needed.begin(), needed.end());
 
-  JobPool pool(threads);
-  cw.load(positions, &pool, probes[0].x, probes[0].z);  // the edits are placed as their columns load
+  JobPool pool(o.threads);
+  cw.load(positions, &pool, o.at[0].x, o.at[0].z);  // the edits are placed as their columns load
   World& world = cw.world();
   // Light every column (local part on the pool, stitched in sorted order): each probed column has its 8
   // neighbours loaded, so its light is final.
@@ -65,7 +62,7 @@ int run_probe(const ProbeOptions& o) {
 
   std::string text;
   nlohmann::json cells = nlohmann::json::array();
-  for (const auto& p : probes) {
+  for (const auto& p : o.at) {
     const Cell c = world.get(p);
     const BlockDef& def = reg[c.id];
     const Light l = world.light(p);
@@ -96,8 +93,8 @@ void add_probe_command(CLI::App& app, RunFn& run) {
   o->world.add_to(*cmd);
   o->world_dir.add_to(*cmd);
   o->edits.add_to(*cmd);
-  cmd->add_option("--at", o->at, "X,Y,Z world block to print (repeatable)");
-  cmd->add_option("--threads", o->threads, "worker threads, 0 to 256 (default 0: cores - 1, at least 1)");
+  add_block_pos_list_option(*cmd, "--at", o->at, "X,Y,Z world block to print (repeatable)");
+  add_threads_option(*cmd, o->threads, "worker threads, 0 to 256 (default 0: cores - 1, at least 1)");
   cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->callback([o, &run] { run = [o] { return run_probe(*o); }; });
 }

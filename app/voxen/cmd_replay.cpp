@@ -32,7 +32,6 @@ struct ReplayOptions {
 
 int run_replay(const ReplayOptions& o) {
   if (o.render_every < 1) throw UsageError("--render-every", "must be 1 or more");
-  checked_threads(o.threads);
   auto rec = play::read_recording(o.file);
   if (!rec) throw RunError(rec.error().to_string());
   if (!o.out_dir.empty()) ensure_dir(o.out_dir, "--out-dir");
@@ -122,7 +121,7 @@ void add_replay_command(CLI::App& app, RunFn& run) {
   cmd->add_option("file", o->file, "the recording (voxen play --record, voxen fuzz-play)")->required();
   cmd->add_flag("--headless", o->headless, "no window: render offscreen with EGL");
   cmd->add_option("--out-dir", o->out_dir, "write F2 screenshots (shot-FRAME.png) and the last frame (final.png) here");
-  cmd->add_option("--threads", o->threads, "worker threads (results do not depend on it; default: cores - 1)");
+  add_threads_option(*cmd, o->threads, "worker threads (results do not depend on it; default: cores - 1)");
   cmd->add_option("--render-every", o->render_every, "draw every K-th frame only (the last is always drawn; default 1)");
   cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->callback([o, &run] { run = [o] { return run_replay(*o); }; });

@@ -48,7 +48,7 @@ struct ShotOptions {
   bool verify_light = false;
   std::string pos;
   std::string look = "0,0";
-  std::string size = "1280x720";
+  FrameSize size{1280, 720};
   double fov = 70.0;
   int render_distance = 12;
   std::string render_path = "mdi";
@@ -167,22 +167,11 @@ int run_shot(const ShotOptions& o) {
   if (!std::isfinite(yaw)) throw UsageError("--look", "yaw must be a finite number of degrees (got '" + o.look + "')");
   if (!std::isfinite(pitch) || pitch < -90.0 || pitch > 90.0)
     throw UsageError("--look", "pitch must be within -90..90 degrees (got '" + o.look + "')");
-  int width = 0, height = 0;
-  {
-    const auto wh = split(o.size, 'x');
-    auto w = wh.size() == 2 ? parse_int64(wh[0]) : std::nullopt;
-    auto h = wh.size() == 2 ? parse_int64(wh[1]) : std::nullopt;
-    if (!w || !h || *w < 16 || *h < 16 || *w > 8192 || *h > 8192)
-      throw UsageError("--size", "malformed or out of range '" + o.size + "' (expected WxH, each 16..8192)");
-    width = static_cast<int>(*w);
-    height = static_cast<int>(*h);
-  }
+  const int width = o.size.width, height = o.size.height;
   if (!(o.fov >= 10.0 && o.fov <= 150.0)) throw UsageError("--fov", "must be 10..150 degrees");
-  if (o.render_distance < 1 || o.render_distance > 64) throw UsageError("--render-distance", "must be 1..64 columns");
   render::RenderPath path;
   if (!render::parse_render_path(o.render_path, path)) throw UsageError("--render-path", "must be mdi or per-chunk (got '" + o.render_path + "')");
   if (!(o.time_of_day >= 0.0 && o.time_of_day <= 24.0)) throw UsageError("--time-of-day", "must be 0..24 hours");
-  checked_threads(o.threads);
   if (o.arena_limit_given && (o.arena_limit_mib < 1 || o.arena_limit_mib > 65536))
     throw UsageError("--arena-limit-mib", "must be 1..65536 MiB (got " + std::to_string(o.arena_limit_mib) + ")");
   render::PlatformConfig pc;
@@ -368,9 +357,9 @@ void add_shot_command(CLI::App& app, RunFn& run) {
                 "fail with exit 1 naming the first differing cell");
   cmd->add_option("--pos", o->pos, "eye position X,Y,Z in world blocks (Y may be 'surface': 2 blocks above the ground)")->required();
   cmd->add_option("--look", o->look, "YAW,PITCH in degrees: yaw 0 north (-Z), 90 east (+X); pitch + looks up (default 0,0)");
-  cmd->add_option("--size", o->size, "picture size WxH in pixels (default 1280x720)");
+  add_frame_size_option(*cmd, o->size, "picture size WxH in pixels (default 1280x720)");
   cmd->add_option("--fov", o->fov, "vertical field of view in degrees (default 70)");
-  cmd->add_option("--render-distance", o->render_distance, "columns drawn around the eye, 1..64 (default 12)");
+  cmd->add_option("--render-distance", o->render_distance, "columns drawn around the eye, 1..64 (default 12)")->check(CLI::Range(1, 64));
   cmd->add_option("--render-path", o->render_path, "mdi (one multi-draw-indirect per pass) or per-chunk (default mdi)");
   cmd->add_option("--time-of-day", o->time_of_day, "hours 0..24: sun position and sky (default 10)");
   cmd->add_option("--anim-time", o->anim_time, "animation clock in seconds: flowing water scrolls (default 0)");
@@ -380,7 +369,7 @@ void add_shot_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--gl-version", o->gl_version,
                   "request only this OpenGL core version, e.g. 4.5, and fail if it cannot be made; a driver may give a "
                   "later compatible version, which is then used and reported (default: best of 4.5, 4.3, 3.3)");
-  cmd->add_option("--threads", o->threads, "worker threads for generation, light and meshing (default: all cores)");
+  add_threads_option(*cmd, o->threads, "worker threads for generation, light and meshing (default: all cores)");
   cmd->add_option("--vox", o->vox, "a MagicaVoxel .vox scene to place in the world (centred on --vox-at)");
   cmd->add_option("--vox-at", o->vox_at, "X,Y,Z where the scene's bottom centre goes; Y may be 'surface' (default 0,surface,0)");
   cmd->add_flag("--vox-empty", o->vox_empty, "with --vox: no terrain, the scene alone in an empty world");

@@ -29,7 +29,7 @@ struct TourCliOptions {
   bool headless = false;
   uint64_t frames = 120;
   int render_distance = 6;
-  std::string size = "320x180";
+  FrameSize size{320, 180};
   int threads = 0;
   std::string segments;
   int holes_stride = 2;
@@ -44,12 +44,11 @@ int run_tour_cmd(const TourCliOptions& o) {
   play::RecordingHeader h;
   h.seed = o.world.seed;
   h.generator = o.world.generator;
-  parse_frame_size(o.size, "--size", h.width, h.height);
-  check_render_distance(o.render_distance, "--render-distance");
+  h.width = o.size.width;
+  h.height = o.size.height;
   h.render_distance = o.render_distance;
   if (o.frames < 1 || o.frames > 100000) throw UsageError("--frames", "must be 1..100000");
   if (o.holes_stride < 1 || o.holes_stride > 64) throw UsageError("--holes-stride", "must be 1..64");
-  checked_threads(o.threads);
   play::TourOptions to;
   to.frames = o.frames;
   to.holes_stride = o.holes_stride;
@@ -158,9 +157,9 @@ void add_tour_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--json", o->json, "write the report as JSON to this file");
   cmd->add_flag("--headless", o->headless, "no window: render offscreen with EGL");
   cmd->add_option("--frames", o->frames, "measured frames per segment (default 120)");
-  cmd->add_option("--render-distance", o->render_distance, "columns, 1..64 (default 6)");
-  cmd->add_option("--size", o->size, "frame size WxH (default 320x180)");
-  cmd->add_option("--threads", o->threads, "worker threads (default: cores - 1)");
+  cmd->add_option("--render-distance", o->render_distance, "columns, 1..64 (default 6)")->check(CLI::Range(1, 64));
+  add_frame_size_option(*cmd, o->size, "frame size WxH (default 320x180)");
+  add_threads_option(*cmd, o->threads, "worker threads (default: cores - 1)");
   cmd->add_option("--segments", o->segments, "comma-separated subset: spawn,walk,fly_low,jet,dig,place,cave");
   cmd->add_option("--holes-stride", o->holes_stride, "measure holes on every k-th pixel in x and y (default 2)");
   cmd->add_option("--hole-shots", o->hole_shots, "save each segment's first frame with holes near the player here (holes in red)");

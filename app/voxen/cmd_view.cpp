@@ -41,7 +41,7 @@ namespace {
 struct ViewOptions {
   std::string file;
   std::string out;
-  std::string size = "960x540";
+  FrameSize size{960, 540};
   std::string platform = "egl";
   int threads = 0;
   bool json = false;
@@ -119,17 +119,7 @@ std::vector<uint64_t> mesh_columns(const mesh::BakedBlocks& baked, const World& 
 
 int run_view(const ViewOptions& o) {
   Stopwatch total;
-  int width = 0, height = 0;
-  {
-    const size_t x = o.size.find('x');
-    auto w = x == std::string::npos ? std::nullopt : parse_int64(std::string_view(o.size).substr(0, x));
-    auto h = x == std::string::npos ? std::nullopt : parse_int64(std::string_view(o.size).substr(x + 1));
-    if (!w || !h || *w < 16 || *h < 16 || *w > 8192 || *h > 8192)
-      throw UsageError("--size", "malformed or out of range '" + o.size + "' (expected WxH, each 16..8192)");
-    width = static_cast<int>(*w);
-    height = static_cast<int>(*h);
-  }
-  checked_threads(o.threads);
+  const int width = o.size.width, height = o.size.height;
   if (o.out_given && o.out.empty()) throw UsageError("--out", "must name a PNG file (got an empty path)");
   const std::string out_path =
       o.out.empty() ? std::filesystem::path(o.file).stem().string() + ".png" : o.out;
@@ -363,10 +353,10 @@ void add_view_command(CLI::App& app, RunFn& run) {
   cmd->add_option("file", o->file, "the .vox file")->required();
   const CLI::Option* out_opt =
       cmd->add_option("--out", o->out, "PNG file to write (default: the .vox file's name with .png, here)");
-  cmd->add_option("--size", o->size, "picture size WxH in pixels (default 960x540)");
+  add_frame_size_option(*cmd, o->size, "picture size WxH in pixels (default 960x540)");
   cmd->add_option("--platform", o->platform, "egl (headless, default) or glfw (a hidden window: needs a display)")
       ->check(CLI::IsMember({"egl", "glfw"}));
-  cmd->add_option("--threads", o->threads, "worker threads for light and meshing (default: all cores)");
+  add_threads_option(*cmd, o->threads, "worker threads for light and meshing (default: all cores)");
   cmd->add_flag("--without-scene", o->without_scene,
                 "draw the ground alone with the same camera (the empty scene, for comparing pictures)");
   cmd->add_flag("--json", o->json, "print one JSON object");

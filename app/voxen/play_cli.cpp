@@ -9,20 +9,6 @@
 
 namespace voxen::app {
 
-void parse_frame_size(const std::string& text, const std::string& arg, int& width, int& height) {
-  const size_t x = text.find('x');
-  auto w = x == std::string::npos ? std::nullopt : parse_int64(std::string_view(text).substr(0, x));
-  auto h = x == std::string::npos ? std::nullopt : parse_int64(std::string_view(text).substr(x + 1));
-  if (!w || !h || *w < 16 || *h < 16 || *w > 8192 || *h > 8192)
-    throw UsageError(arg, "malformed or out of range '" + text + "' (expected WxH, each 16..8192)");
-  width = static_cast<int>(*w);
-  height = static_cast<int>(*h);
-}
-
-void check_render_distance(int columns, const std::string& arg) {
-  if (columns < 1 || columns > 64) throw UsageError(arg, "must be 1..64 columns (got " + std::to_string(columns) + ")");
-}
-
 uint64_t image_hash(const render::Image& image) {
   uint64_t h = hash2(0x696D616765ull, image.width, image.height);
   uint64_t word = 0;

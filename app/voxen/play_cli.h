@@ -11,10 +11,6 @@
 
 namespace voxen::app {
 
-/// Parses "WxH" (each 16..8192); throws UsageError naming `arg`.
-void parse_frame_size(const std::string& text, const std::string& arg, int& width, int& height);
-/// Checks a render distance (1..64 columns); throws UsageError naming `arg`.
-void check_render_distance(int columns, const std::string& arg);
 /// 64-bit hash of an image's size and pixels (to print and compare frames without files).
 uint64_t image_hash(const render::Image& image);
 /// Creates a directory (and parents) if missing; throws RunError naming it on failure.

@@ -30,10 +30,11 @@ std::vector<EditSpec> EditFlag::parse(const BlockRegistry& registry) const {
   for (const auto& e : values) {
     const auto eq = e.find('=');
     if (eq == std::string::npos) throw UsageError("--edit", "malformed edit '" + e + "' (expected X,Y,Z=NAME[:STATE])");
-    const BlockPos p = parse_block_pos(std::string_view(e).substr(0, eq), "--edit");
+    const auto p = parse_block_pos(std::string_view(e).substr(0, eq));
+    if (!p) throw UsageError("--edit", p.error().message);
     auto cell = registry.parse_cell(std::string_view(e).substr(eq + 1));
     if (!cell) throw UsageError("--edit", cell.error().message);
-    out.push_back({p, *cell});
+    out.push_back({*p, *cell});
   }
   return out;
 }
