@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "../../src/play/src/font.h"  // the HUD's glyphs (private to the play module)
+#include "voxen/render/bitmap_font.h"  // the HUD's glyphs (the overlay's font)
 #include "voxen/render/image.h"
 
 namespace voxen::play::testing {
@@ -14,6 +14,7 @@ namespace voxen::play::testing {
 /// pixel (3, 2) on (one HUD unit = 1 pixel below 360 pixels of height), matched against the font's glyphs.
 /// Characters that match no glyph read as '?'; trailing blanks are dropped.
 inline std::string read_status_line(const render::Image& img) {
+  namespace font = render::font;
   const std::vector<uint8_t> atlas = font::build_atlas();
   auto ink = [&](int x, int y) {
     if (x < 0 || y < 0 || x >= img.width || y >= img.height) return false;

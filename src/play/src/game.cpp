@@ -1,5 +1,3 @@
-#include <epoxy/gl.h>
-
 #include "voxen/play/game.h"
 
 #include <algorithm>
@@ -83,8 +81,8 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
   if (!renderer) return Error{"renderer: " + renderer.error().to_string()};
   g->m_renderer = std::move(*renderer);
   if (config.hud) {
-    auto hud = Hud::create();
-    if (!hud) return hud.error();
+    auto hud = render::Overlay::create();
+    if (!hud) return Error{"HUD: " + hud.error().to_string()};
     g->m_hud = std::move(*hud);
   }
   StreamConfig sc = config.stream;
@@ -246,8 +244,7 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render) {
   FrameReport rep;
   rep.frame = m_frame;
   const double t_frame = wall_ms();
-  while (glGetError() != GL_NO_ERROR) {
-  }
+  render::take_gl_error();  // start clean: the frame reports only the errors it raised
 
   // 1. Input: every event through the one handler.
   double t = wall_ms();
@@ -330,7 +327,7 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render) {
     if (m_config.measure_holes && m_heights) {
       t = wall_ms();
       const int w = m_platform.width(), h = m_platform.height();
-      const std::vector<float> depth = read_depth(m_platform.framebuffer(), w, h);
+      const std::vector<float> depth = m_renderer->read_depth();
       rep.holes = measure_holes(depth, w, h, cam, fp.fog_end, *m_heights, m_config.holes_stride, m_config.holes_near_blocks);
       rep.holes_ms = wall_ms() - t;
     }
@@ -341,9 +338,7 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render) {
     m_platform.present();
     rep.present_ms = wall_ms() - t;
   }
-  rep.gl_error = glGetError();
-  while (glGetError() != GL_NO_ERROR) {
-  }
+  rep.gl_error = render::take_gl_error();
 
   rep.frame_ms = wall_ms() - t_frame - rep.holes_ms;
   m_frame_times.push_back(rep.frame_ms);
@@ -420,7 +415,7 @@ void Game::draw_hud(FrameReport& rep) {
     c2.aspect = static_cast<double>(h.width) / std::max(1, h.height);
     h.view_projection = c2.view_projection();
   }
-  m_hud->draw(h, m_platform.framebuffer());
+  m_hud->draw(layout_hud(h), m_platform.framebuffer());
 }
 
 std::vector<std::string> Game::check_invariants() const {

@@ -1,5 +1,3 @@
-#include <epoxy/gl.h>
-
 #include "voxen/play/holes.h"
 
 #include <cmath>
@@ -41,14 +39,6 @@ int64_t HeightCache::top(int64_t x, int64_t z) { return entry(x, z).top[static_c
 bool HeightCache::ground(int64_t x, int64_t y, int64_t z) {
   if (!y_in_range(y)) return false;
   return m_registry[entry(x, z).column->get(local_of(x), y, local_of(z)).id].is_opaque_cube();
-}
-
-std::vector<float> read_depth(uint32_t framebuffer, int width, int height) {
-  std::vector<float> depth(static_cast<size_t>(width) * static_cast<size_t>(height));
-  glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer);
-  glPixelStorei(GL_PACK_ALIGNMENT, 4);
-  glReadPixels(0, 0, width, height, GL_DEPTH_COMPONENT, GL_FLOAT, depth.data());
-  return depth;
 }
 
 namespace {

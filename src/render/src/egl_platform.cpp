@@ -163,6 +163,13 @@ GlInfo query_gl_info() {
   return info;
 }
 
+uint32_t take_gl_error() {
+  const GLenum first = glGetError();
+  for (int i = 0; first != GL_NO_ERROR && i < 64 && glGetError() != GL_NO_ERROR; ++i) {
+  }
+  return first;
+}
+
 bool Platform::wait_events(double seconds) {
   if (seconds > 0.0) std::this_thread::sleep_for(std::chrono::duration<double>(std::min(seconds, 1.0)));
   return poll_events();

@@ -848,4 +848,12 @@ Image Renderer::read_pixels() const {
   return img;
 }
 
+std::vector<float> Renderer::read_depth() const {
+  std::vector<float> depth(static_cast<size_t>(m_platform.width()) * static_cast<size_t>(m_platform.height()));
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, m_platform.framebuffer());
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glReadPixels(0, 0, m_platform.width(), m_platform.height(), GL_DEPTH_COMPONENT, GL_FLOAT, depth.data());
+  return depth;
+}
+
 }  // namespace voxen::render

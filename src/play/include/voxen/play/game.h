@@ -47,6 +47,7 @@
 #include "voxen/play/player.h"
 #include "voxen/play/streamer.h"
 #include "voxen/render/image.h"
+#include "voxen/render/overlay.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
 #include "voxen/world/world.h"
@@ -94,7 +95,7 @@ struct FrameReport {
   int edits_refused = 0;
   int sections_remeshed = 0;
   bool frozen = false;      // the player was held still (its columns not loaded yet)
-  uint32_t gl_error = 0;    // the first glGetError code seen this frame (0: none)
+  uint32_t gl_error = 0;    // the first GL error code the frame raised (render::take_gl_error; 0: none)
   std::string stream_error; // a column backend's load/save error (the saved world cannot be read or written)
   bool screenshot = false;  // F2 asked for a screenshot of this frame
   HolesResult holes;
@@ -178,7 +179,7 @@ class Game {
   light::LightTable m_light;
   std::unique_ptr<mesh::BakedBlocks> m_baked;
   std::unique_ptr<render::Renderer> m_renderer;
-  std::unique_ptr<Hud> m_hud;
+  std::unique_ptr<render::Overlay> m_hud;  // draws the HUD's layout (hud.h); null when GameConfig::hud is off
   std::unique_ptr<ColumnStreamer> m_streamer;
   std::unique_ptr<HeightCache> m_heights;
   EditHook m_edit_hook;

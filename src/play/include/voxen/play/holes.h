@@ -23,7 +23,8 @@
 // a hole only when the rays one pixel to its left, right, top and bottom meet ground too (ground with a pixel's
 // margin all round); otherwise it is counted as an edge_pixel. Missing ground (an undrawn column, a section not yet
 // uploaded) is an area, so only its one-pixel rim goes uncounted.
-// Threads: the GL context's thread for read_depth; the rest is pure given the generator.
+// The depth values come from render::Renderer::read_depth (the GL lives in render); this file holds the measurement.
+// Threads: any; pure given the generator.
 #pragma once
 
 #include <array>
@@ -82,9 +83,8 @@ struct HolesResult {
   double fraction() const { return pixels ? static_cast<double>(hole_pixels) / static_cast<double>(pixels) : 0.0; }
 };
 
-/// Reads the depth buffer of `framebuffer` (width x height floats in [0, 1], row 0 at the bottom, GL's order).
-std::vector<float> read_depth(uint32_t framebuffer, int width, int height);
-
+/// `depth`: a frame's depth buffer as render::Renderer::read_depth gives it (width x height floats in [0, 1], row 0
+/// at the bottom, GL's order).
 /// Measures holes (see the file comment). `camera` must be the camera the frame was rendered with (its aspect is
 /// set from width / height); `radius_blocks` the render distance in blocks; `near_blocks` the distance under which
 /// holes are also counted in near_hole_pixels.

@@ -1,32 +1,35 @@
-// The HUD, drawn in GL over the rendered frame with its own quads (no CPU surfaces; the VoxelBlox seed's rule):
-// a crosshair, the hotbar (nine boxes in the blocks' colours, the selected one framed), a status line, the F3
-// debug overlay text (a 5 x 7 bitmap font built in code, font.h) and an outline of the targeted block.
+// The HUD's content and layout: a crosshair, the hotbar (nine boxes in the blocks' colours, the selected one
+// framed, numbered 1-9), a status line, the F3 debug overlay text and an outline of the targeted block. `layout_hud`
+// turns a HudFrame into an overlay list; render::Overlay (voxen/render/overlay.h) draws it over the frame, so this
+// module holds the game's UI rules and render holds every GL call (the VoxelBlox seed's rule: the HUD is GL quads
+// over the frame, no CPU surfaces).
 //
-// Every element is a quad (or, for the outline, a line) with a clip-space position computed on the CPU, a texture
-// coordinate into the font atlas (negative: plain colour) and a colour; one vertex buffer is streamed and drawn
-// with two calls per frame (lines, then quads). The outline is depth-tested against the terrain (so hidden edges
-// stay hidden) and writes no depth; the 2D parts ignore depth. Pixel sizes scale with the frame height (1 unit =
-// height / 360 pixels, at least 1), so a 320 x 180 test frame and a 1080p window show the same layout.
-// Threads: the GL context's thread.
+// Layout: pixel sizes scale with the frame height (1 unit = floor(height / 360) pixels, at least 1), so a 320 x 180
+// test frame and a 1080p window show the same layout. The status line and the overlay lines start 2 units from
+// the top left, one font line (8 units) + 1 unit apart, white text with a dark shadow 1 unit down and right, over
+// a translucent black box; the hotbar's boxes are 18 units with 2 between, 4 units above the bottom, centred; the
+// crosshair is a 10-unit plus, 1 unit thick, with a dark border, at the frame's centre. The outline is the targeted
+// box enlarged by 0.004 block each way, so the terrain's faces do not hide its edges (lines are depth-tested).
+// Threads: any (pure).
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <glm/glm.hpp>
 
-#include "voxen/core/error.h"
+#include "voxen/render/overlay.h"
 
 namespace voxen::play {
 
-/// What to draw this frame.
+/// What to show this frame.
 struct HudFrame {
   int width = 0, height = 0;                 // framebuffer pixels
-  std::array<uint32_t, 9> hotbar_colors{};   // 0xAARRGGBB per slot
+  std::array<uint32_t, 9> hotbar_colors{};   // 0xAARRGGBB per slot (drawn opaque)
   int slot = 0;                              // selected slot
   std::string status;                        // one line at the top left (always shown)
   std::vector<std::string> overlay;          // F3 lines under it (empty: overlay hidden)
@@ -37,25 +40,8 @@ struct HudFrame {
   glm::dmat4 view_projection{1.0};
 };
 
-class Hud {
- public:
-  /// Builds the program, the font texture and the buffers on the current context. Errors: shader compile/link
-  /// logs, GL errors.
-  static Result<std::unique_ptr<Hud>> create();
-  ~Hud();
-  Hud(const Hud&) = delete;
-  Hud& operator=(const Hud&) = delete;
-
-  /// Draws the HUD into `framebuffer` (the platform's draw target) over what is there.
-  void draw(const HudFrame& frame, uint32_t framebuffer);
-  /// Vertices drawn by the last draw() (for reports).
-  size_t last_vertex_count() const { return m_last_vertices; }
-
- private:
-  Hud() = default;
-  struct Gl;
-  std::unique_ptr<Gl> m_gl;
-  size_t m_last_vertices = 0;
-};
+/// The HUD of `frame` as overlay primitives for a frame.width x frame.height frame (the layout in the file
+/// comment): the outline's lines, then the crosshair, the hotbar and the text, in painter's order.
+render::OverlayList layout_hud(const HudFrame& frame);
 
 }  // namespace voxen::play

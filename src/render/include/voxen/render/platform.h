@@ -106,4 +106,10 @@ Result<std::unique_ptr<Platform>> make_platform(std::string_view name, const Pla
 /// Reads GL_VERSION numbers and the renderer strings of the current context.
 GlInfo query_gl_info();
 
+/// The current context's first recorded GL error (a GL_* error code; 0 = GL_NO_ERROR: none) since the last call,
+/// with the ones recorded after it cleared (glGetError until it says none, at most 64 times, so a lost context
+/// cannot hang the caller). Call it before a piece of work to start clean and after it to learn whether the work
+/// raised one (the game does, every frame).
+uint32_t take_gl_error();
+
 }  // namespace voxen::render

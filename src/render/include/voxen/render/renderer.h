@@ -136,6 +136,10 @@ class Renderer {
   FrameStats render(const FrameParams& params);
   /// Reads the platform framebuffer's pixels (RGBA8, top row first). Waits for the GPU.
   Image read_pixels() const;
+  /// Reads the platform framebuffer's depth buffer: width() x height() values in [0, 1] (window depth; 1.0 where
+  /// nothing was drawn, the sky writes none), row 0 at the BOTTOM (GL's order), x fastest. Waits for the GPU. The
+  /// platform's context must be current (it is after render(); unlike read_pixels, no make_current each frame).
+  std::vector<float> read_depth() const;
 
   /// The path in use (the one asked for, or per-chunk when the context cannot do MDI).
   RenderPath path() const { return m_path; }

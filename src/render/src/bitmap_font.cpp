@@ -1,9 +1,9 @@
-#include "font.h"
+#include "voxen/render/bitmap_font.h"
 
 #include <cctype>
 #include <string_view>
 
-namespace voxen::play::font {
+namespace voxen::render::font {
 namespace {
 
 struct Glyph {
@@ -99,4 +99,4 @@ std::vector<uint8_t> build_atlas() {
   return texels;
 }
 
-}  // namespace voxen::play::font
+}  // namespace voxen::render::font
