@@ -1,0 +1,4 @@
+// Included by the headers beside it, which stand in for OpenGL's on the play module's include path (searched
+// before /usr/include): play holds the game's rules and draws through voxen::render (Renderer, Overlay,
+// read_depth, take_gl_error), which makes every GL call (docs/ARCHITECTURE.md, Modules).
+#error "voxen::play makes no GL calls: a GL header was included from src/play; draw through voxen::render instead"
