@@ -64,4 +64,25 @@ inline std::unique_ptr<GlSuite> make_gl_suite(const std::string& generator_name)
   return s;
 }
 
+/// The generator name of a suite without one (SharedGlTest<kNoGenerator>).
+inline constexpr char kNoGenerator[] = "";
+
+/// A fixture whose test suite shares one GlSuite made with the generator `kGenerator` (a name for
+/// gen::make_generator, or kNoGenerator): made before the suite's first test, deleted after its last; each test
+/// starts by requiring it was made.
+template <const char* kGenerator>
+class SharedGlTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { s_shared = make_gl_suite(kGenerator).release(); }
+  static void TearDownTestSuite() {
+    delete s_shared;
+    s_shared = nullptr;
+  }
+  void SetUp() override {
+    ASSERT_NE(s_shared, nullptr);
+    ASSERT_NE(s_shared->platform, nullptr);
+  }
+  inline static GlSuite* s_shared = nullptr;
+};
+
 }  // namespace voxen::render::render_test

@@ -20,20 +20,12 @@ namespace {
 using render_test::kHeight;
 using render_test::kWidth;
 
-render_test::GlSuite* g_shared = nullptr;
-
-class OverlayDraw : public ::testing::Test {
+class OverlayDraw : public render_test::SharedGlTest<render_test::kNoGenerator> {
  protected:
-  static void SetUpTestSuite() { g_shared = render_test::make_gl_suite("").release(); }
-  static void TearDownTestSuite() {
-    delete g_shared;
-    g_shared = nullptr;
-  }
-
   void SetUp() override {
-    ASSERT_NE(g_shared, nullptr);
-    ASSERT_NE(g_shared->platform, nullptr);
-    auto r = Renderer::create(*g_shared->platform, g_shared->registry);
+    SharedGlTest::SetUp();
+    if (HasFatalFailure()) return;
+    auto r = Renderer::create(*s_shared->platform, s_shared->registry);
     ASSERT_TRUE(r.ok()) << r.error().message;
     renderer = std::move(r).value();
     auto o = Overlay::create();
@@ -66,7 +58,7 @@ TEST_F(OverlayDraw, TextAndRectanglesLandOnTheirPixels) {
   list.rect(kRx, kRy, kRw, kRh, {1, 0, 0, 1});
   list.text(kTx, kTy, text, kScale, {1, 1, 1, 1});
   list.rect(kHx, kHy, kHw, kHh, {0, 0, 0, 0.5f});
-  overlay->draw(list, g_shared->platform->framebuffer());
+  overlay->draw(list, s_shared->platform->framebuffer());
   const Image img = renderer->read_pixels();
   ASSERT_EQ(img.width, kWidth);
 
@@ -108,7 +100,7 @@ TEST_F(OverlayDraw, TextAndRectanglesLandOnTheirPixels) {
 TEST_F(OverlayDraw, LinesAreDepthTestedAgainstTheFramebufferAndWriteNoDepth) {
   sky();
   // Depth 0.25 in the left half of the frame, 1.0 (the sky's) in the right half.
-  glBindFramebuffer(GL_FRAMEBUFFER, g_shared->platform->framebuffer());
+  glBindFramebuffer(GL_FRAMEBUFFER, s_shared->platform->framebuffer());
   glEnable(GL_SCISSOR_TEST);
   glScissor(0, 0, kWidth / 2, kHeight);
   glClearDepth(0.25);
@@ -122,7 +114,7 @@ TEST_F(OverlayDraw, LinesAreDepthTestedAgainstTheFramebufferAndWriteNoDepth) {
   OverlayList list(kWidth, kHeight);
   list.line(glm::dmat4(1.0), {-0.9, 1.0 / kHeight, 0.0}, {0.9, 1.0 / kHeight, 0.0}, {0, 1, 0, 1});
   ASSERT_EQ(list.line_vertices().size(), 2u);
-  overlay->draw(list, g_shared->platform->framebuffer());
+  overlay->draw(list, s_shared->platform->framebuffer());
   const Image img = renderer->read_pixels();
   int left = 0, right = 0;
   for (int y = 0; y < kHeight; ++y)
