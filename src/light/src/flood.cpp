@@ -39,9 +39,6 @@ FloodScratch& thread_scratch() {
   thread_local FloodScratch s;
   return s;
 }
-constexpr int kOpposite[4] = {kWest, kEast, kNorth, kSouth};
-constexpr int64_t kSideDx[4] = {1, -1, 0, 0};
-constexpr int64_t kSideDz[4] = {0, 0, 1, -1};
 constexpr uint32_t kLowBits = 0x01010101u;
 constexpr uint32_t kAllLanes = 0x0F0F0F0Fu;
 constexpr uint32_t kSkyLane = 0x0F000000u;
@@ -78,51 +75,51 @@ int Flood::slot_of(ColumnPos pos) {
   return slot;
 }
 
-int Flood::neighbour_slot(int slot, int side) {
+int Flood::neighbour_slot(int slot, Face side) {
   const int known = m_s.slots[static_cast<size_t>(slot)].neighbour[static_cast<size_t>(side)];
   if (known != -2) return known;
   const ColumnPos p = m_s.slots[static_cast<size_t>(slot)].pos;
-  const int n = slot_of({p.x + kSideDx[side], p.z + kSideDz[side]});  // may grow m_s.slots
+  const int n = slot_of({p.x + kFaceStep[side][0], p.z + kFaceStep[side][2]});  // may grow m_s.slots
   m_s.slots[static_cast<size_t>(slot)].neighbour[static_cast<size_t>(side)] = n;
-  if (n >= 0) m_s.slots[static_cast<size_t>(n)].neighbour[static_cast<size_t>(kOpposite[side])] = slot;
+  if (n >= 0) m_s.slots[static_cast<size_t>(n)].neighbour[static_cast<size_t>(opposite(side))] = slot;
   return n;
 }
 
 Column& Flood::column(int slot) { return *m_s.slots[static_cast<size_t>(slot)].column; }
 
-bool Flood::neighbour(uint32_t c, int dir, uint32_t& out) {
+bool Flood::neighbour(uint32_t c, Face dir, uint32_t& out) {
   const uint32_t x = c & 15u, z = (c >> 4) & 15u;
   int ns;
   switch (dir) {
-    case kPosX:
+    case kFacePosX:
       if (x < 15) { out = c + 1; return true; }
-      ns = neighbour_slot(slot_bits(c), kEast);
+      ns = neighbour_slot(slot_bits(c), kFacePosX);
       if (ns < 0) return false;
       out = static_cast<uint32_t>(ns) << 17 | (c & 0x1FFF0u);
       return true;
-    case kNegX:
+    case kFaceNegX:
       if (x > 0) { out = c - 1; return true; }
-      ns = neighbour_slot(slot_bits(c), kWest);
+      ns = neighbour_slot(slot_bits(c), kFaceNegX);
       if (ns < 0) return false;
       out = static_cast<uint32_t>(ns) << 17 | (c & 0x1FFF0u) | 15u;
       return true;
-    case kPosZ:
+    case kFacePosZ:
       if (z < 15) { out = c + 16; return true; }
-      ns = neighbour_slot(slot_bits(c), kSouth);
+      ns = neighbour_slot(slot_bits(c), kFacePosZ);
       if (ns < 0) return false;
       out = static_cast<uint32_t>(ns) << 17 | (c & 0x1FF0Fu);
       return true;
-    case kNegZ:
+    case kFaceNegZ:
       if (z > 0) { out = c - 16; return true; }
-      ns = neighbour_slot(slot_bits(c), kNorth);
+      ns = neighbour_slot(slot_bits(c), kFaceNegZ);
       if (ns < 0) return false;
       out = static_cast<uint32_t>(ns) << 17 | (c & 0x1FF0Fu) | 0xF0u;
       return true;
-    case kUp:
+    case kFacePosY:
       if (y_index(c) >= kColumnHeight - 1) return false;
       out = c + 256;
       return true;
-    default:  // kDown
+    default:  // kFaceNegY
       if (y_index(c) == 0) return false;
       out = c - 256;
       return true;
@@ -185,9 +182,10 @@ void Flood::run_removal() {
     const uint64_t e = m_s.removal[m_s.removal_head++];
     const uint32_t c = static_cast<uint32_t>(e >> 16);
     const Light old = static_cast<Light>(e & 0xFFFF);
-    for (int dir = 0; dir < 6; ++dir) {
+    for (int d = 0; d < 6; ++d) {
+      const Face dir = static_cast<Face>(d);
       uint32_t n;
-      if (neighbour(c, dir, n)) remove_into(n, old, dir == kDown, true);
+      if (neighbour(c, dir, n)) remove_into(n, old, dir == kFaceNegY, true);
     }
   }
 }
@@ -211,9 +209,10 @@ void Flood::run_relight() {
     const uint32_t c = m_s.relight[m_s.relight_head++];
     const Light l = get(c);
     if ((spread(l) & 0x0E0E0E0Eu) == 0) continue;  // every channel <= 1: gives nothing
-    for (int dir = 0; dir < 6; ++dir) {
+    for (int d = 0; d < 6; ++d) {
+      const Face dir = static_cast<Face>(d);
       uint32_t n;
-      if (neighbour(c, dir, n)) offer(n, l, dir == kDown);
+      if (neighbour(c, dir, n)) offer(n, l, dir == kFaceNegY);
     }
   }
 }

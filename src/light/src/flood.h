@@ -18,19 +18,17 @@
 #include <vector>
 
 #include "voxen/light/light.h"
+#include "voxen/world/block_registry.h"
 
 namespace voxen::light::detail {
 
-/// Horizontal directions (index into Slot::neighbour): +X, -X, +Z, -Z.
-enum Side : int { kEast = 0, kWest = 1, kSouth = 2, kNorth = 3 };
-/// All six directions a neighbour can lie in; kDown means the neighbour is directly below.
-enum Dir : int { kPosX = 0, kNegX = 1, kUp = 2, kDown = 3, kPosZ = 4, kNegZ = 5 };
 
 /// A loaded column a Flood has met.
 struct FloodSlot {
   Column* column = nullptr;
   ColumnPos pos;
-  std::array<int, 4> neighbour{-2, -2, -2, -2};  // slot beside it per Side: -2 not looked up yet, -1 not loaded
+  std::array<int, 6> neighbour{-2, -2, -2, -2, -2, -2};  // slot beside it per horizontal Face (the Y entries are
+                                                         // unused): -2 not looked up yet, -1 not loaded
   std::array<int, kSectionsPerColumn> mark{};     // 1 + index of the section's write marks, 0 = none yet
   std::array<int, kSectionsPerColumn> box{};      // 1 + index of the section's entry in changes(), 0 = none yet
 };
@@ -47,7 +45,7 @@ class Flood {
   /// Slot of a loaded column (added on first use), or -1 when it is not loaded.
   int slot_of(ColumnPos pos);
   /// Slot of the column beside `slot` on `side`, or -1 when not loaded.
-  int neighbour_slot(int slot, int side);
+  int neighbour_slot(int slot, Face side);
   Column& column(int slot);
 
   static uint32_t ref(int slot, int x, int y_index, int z) {
@@ -60,7 +58,7 @@ class Flood {
   static int y_index(uint32_t c) { return static_cast<int>((c >> 8) & 511u); }
 
   /// The neighbour of cell c in direction dir; false when it is outside the world or in an unloaded column.
-  bool neighbour(uint32_t c, int dir, uint32_t& out);
+  bool neighbour(uint32_t c, Face dir, uint32_t& out);
 
   Light get(uint32_t c);
   /// Writes a light value, remembering the value before the first write of this Flood.

@@ -10,20 +10,17 @@ namespace {
 
 using detail::Flood;
 
-constexpr int64_t kSideDx[4] = {1, -1, 0, 0};
-constexpr int64_t kSideDz[4] = {0, 0, 1, -1};
-
 /// The cell pair across one border: `a` in the column, `b` in its neighbour on `side`, at face coordinate k
 /// (z for the east/west faces, x for the south/north faces). Column-local x and z of each.
 struct FacePair {
   int ax, az, bx, bz;
 };
-FacePair face_pair(int side, int k) {
+FacePair face_pair(Face side, int k) {
   switch (side) {
-    case detail::kEast: return {15, k, 0, k};
-    case detail::kWest: return {0, k, 15, k};
-    case detail::kSouth: return {k, 15, k, 0};
-    default: return {k, 0, k, 15};  // kNorth
+    case kFacePosX: return {15, k, 0, k};
+    case kFaceNegX: return {0, k, 15, k};
+    case kFacePosZ: return {k, 15, k, 0};
+    default: return {k, 0, k, 15};  // kFaceNegZ
   }
 }
 
@@ -60,7 +57,7 @@ LightChanges stitch(World& world, const LightTable& table, ColumnPos pos) {
   Flood f(world, table);
   const int slot = f.slot_of(pos);
   if (slot < 0) return {};
-  for (int side = 0; side < 4; ++side) {
+  for (const Face side : kHorizontalFaces) {
     const int ns = f.neighbour_slot(slot, side);
     if (ns < 0) continue;
     for (int s = 0; s < kSectionsPerColumn; ++s) {
@@ -135,9 +132,9 @@ EditResult apply_edit(World& world, const LightTable& table, const Edit& edit) {
   if (old & may_drop) f.push_removal(c, unspread(old & may_drop));
   // The cell's own new light, and its neighbours' light flowing into it (its opacity may have dropped).
   f.push_relight(c);
-  for (int dir = 0; dir < 6; ++dir) {
+  for (int d = 0; d < 6; ++d) {
     uint32_t n;
-    if (f.neighbour(c, dir, n)) f.push_relight(n);
+    if (f.neighbour(c, static_cast<Face>(d), n)) f.push_relight(n);
   }
   f.run_removal();
   f.run_relight();
@@ -153,8 +150,8 @@ UnloadResult unload_column(World& world, const LightTable& table, ColumnPos pos)
   Flood f(world, table);
   // Every neighbour cell on the border loses what the removed column gave it: a removal flood seeded as if each
   // of the removed column's border cells had gone dark. The re-flood seeds come from inside the neighbours.
-  for (int side = 0; side < 4; ++side) {
-    const int ns = f.slot_of({pos.x + kSideDx[side], pos.z + kSideDz[side]});
+  for (const Face side : kHorizontalFaces) {
+    const int ns = f.slot_of({pos.x + kFaceStep[side][0], pos.z + kFaceStep[side][2]});
     if (ns < 0) continue;
     for (int s = 0; s < kSectionsPerColumn; ++s) {
       const LightSection& la = gone.light_section(s);

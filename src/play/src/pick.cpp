@@ -71,9 +71,8 @@ PickHit make_hit(const BlockPos& cell, const BoxHit& h, const glm::dvec3& o, con
 }  // namespace
 
 glm::ivec3 face_normal(int face) {
-  static constexpr int kN[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
   const int f = face < 0 || face > 5 ? 0 : face;
-  return {kN[f][0], kN[f][1], kN[f][2]};
+  return {kFaceStep[f][0], kFaceStep[f][1], kFaceStep[f][2]};
 }
 
 BlockPos PickHit::adjacent() const {

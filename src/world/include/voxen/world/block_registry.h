@@ -35,8 +35,16 @@ namespace voxen {
 enum class Transparency : uint8_t { kOpaque, kCutout, kTranslucent };
 enum class Shape : uint8_t { kNone, kCube, kSlab, kStairs, kSlope, kCross, kFluid };
 
-/// Face order used everywhere (meshing, textures): +X, -X, +Y (top), -Y (bottom), +Z, -Z.
+/// The one direction enum, used everywhere (light, meshing, textures, picking): the six faces of a cell, world axes
+/// (X east, Y up, Z south), in the order +X, -X, +Y (top), -Y (bottom), +Z, -Z. A face names the direction out of
+/// the cell through it, so the neighbour across kFacePosX is at x + 1.
 enum Face : uint8_t { kFacePosX = 0, kFaceNegX = 1, kFacePosY = 2, kFaceNegY = 3, kFacePosZ = 4, kFaceNegZ = 5 };
+/// The face on the other side of the shared plane: +X <-> -X, +Y <-> -Y, +Z <-> -Z.
+constexpr Face opposite(Face f) { return static_cast<Face>(f ^ 1); }
+/// The unit step {dx, dy, dz} out of each face, in blocks.
+inline constexpr int kFaceStep[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+/// The four horizontal faces (towards the neighbouring columns) in Face order: +X, -X, +Z, -Z.
+inline constexpr Face kHorizontalFaces[4] = {kFacePosX, kFaceNegX, kFacePosZ, kFaceNegZ};
 
 /// State bits a block may use (BlockDef::state_mask is the OR of the bits they cover in Cell::state).
 enum StateKind : uint8_t { kStateFacing = 1, kStateHalf = 2, kStateAxis = 4, kStateLevel = 8, kStateFalling = 16 };
