@@ -21,7 +21,7 @@
 #include "voxen/mesh/baked.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
-#include "voxen/render/streaming.h"
+#include "voxen/stream/batch.h"
 #include "voxen/render/translucent_order.h"
 #include "voxen/mesh/input.h"
 #include "voxen/mesh/mesher.h"
@@ -67,7 +67,7 @@ struct Loaded {
   World world;
   std::unique_ptr<Renderer> renderer;
   FrameParams params;
-  StreamStats stream;
+  stream::StreamStats stream;
 };
 std::unique_ptr<Loaded> g_loaded;
 
@@ -111,8 +111,8 @@ Loaded* load(int render_distance, Scene scene = Scene::kPlain) {
   cam.aspect = static_cast<double>(kWidth) / kHeight;
   const double radius = render_distance * 16.0;
   cam.far_plane = radius * 1.5 + 400;
-  WorldStreamer streamer(*l->generator, *l->light, *l->baked, *l->pool);
-  l->stream = streamer.load(l->world, *l->renderer, columns_for_view(cam, radius, false), nullptr, &cam);
+  stream::WorldStreamer streamer(*l->generator, *l->light, *l->baked, *l->pool);
+  l->stream = streamer.load(l->world, *l->renderer, stream::columns_for_view(cam, radius, false), nullptr, &cam);
   l->params.camera = cam;
   l->params.fog_end = radius;
   g_loaded = std::move(l);

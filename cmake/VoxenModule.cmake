@@ -1,7 +1,7 @@
 # voxen_module(NAME SOURCES ... DEPS ... [PRIVATE_DEPS ...])
 # Declares the static library voxen_<NAME> from src/<NAME>: public headers in include/voxen/<NAME>/,
 # sources in src/. A module links only what it names, so the dependency direction
-# core <- world <- {gen, light, store, import} <- mesh <- render <- app is enforced by the build.
+# core <- world <- {gen, light, store, import} <- mesh <- render <- stream <- play <- app is enforced by the build.
 
 set(VOXEN_WARNINGS -Wall -Wextra -Wpedantic -Wshadow=local -Wno-missing-field-initializers)
 

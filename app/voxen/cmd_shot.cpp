@@ -33,7 +33,7 @@
 #include "voxen/render/image.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
-#include "voxen/render/streaming.h"
+#include "voxen/stream/batch.h"
 #include "vox_overlay.h"
 #include "world_open.h"
 #include "world_setup.h"
@@ -242,8 +242,8 @@ int run_shot(const ShotOptions& o) {
   const light::LightTable light_table(reg);
   auto baked = mesh::BakedBlocks::bake(reg);
   if (!baked) throw RunError("mesh: " + baked.error().to_string());
-  const auto draw = render::columns_for_view(cam, radius, !o.load_all);
-  std::vector<ColumnPos> load_set = render::with_neighbour_ring(draw);
+  const auto draw = stream::columns_for_view(cam, radius, !o.load_all);
+  std::vector<ColumnPos> load_set = stream::with_neighbour_ring(draw);
   for (const ColumnPos& c : eye_column)  // lit too (the eye's sky light is read below)
     if (!std::binary_search(load_set.begin(), load_set.end(), c)) load_set.insert(std::upper_bound(load_set.begin(), load_set.end(), c), c);
   Stopwatch load_sw;
@@ -257,9 +257,9 @@ int run_shot(const ShotOptions& o) {
     const light::LightDiff diff = light::verify_light(world, light_table);
     if (!diff.equal()) throw RunError("--verify-light: the light differs from a from-scratch recompute: " + diff.to_string());
   }
-  render::WorldStreamer streamer(light_table, *baked, pool);
+  stream::WorldStreamer streamer(light_table, *baked, pool);
   const render::Frustum frustum = render::Frustum::from_matrix(cam.view_projection());
-  render::StreamStats ss = streamer.load(world, **renderer, draw, o.load_all ? nullptr : &frustum, &cam);
+  stream::StreamStats ss = streamer.load(world, **renderer, draw, o.load_all ? nullptr : &frustum, &cam);
   ss.columns_generated = load_set.size();
   ss.generate_ms = generate_ms;
   ss.light_ms = light_ms;

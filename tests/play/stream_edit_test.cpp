@@ -49,7 +49,7 @@ double column_distance(const render::Camera& cam, ColumnPos c) {
 
 /// True when streaming has nothing left to do: the view is complete and no job is queued or waiting.
 bool settled(const Game& g) {
-  const ColumnStreamer& s = g.streamer();
+  const stream::ColumnStreamer& s = g.streamer();
   return s.view_complete() && s.gen_in_flight() == 0 && s.mesh_in_flight() == 0 && s.gen_waiting() == 0 &&
          s.mesh_waiting() == 0;
 }
@@ -115,7 +115,7 @@ TEST(PlayStreaming, ColumnsLeftBehindAreUnloadedAndTheirGpuSpansFreed) {
   for (const ColumnPos& c : start_columns) {
     ASSERT_GT(column_distance(cam, c), radius + 48.0 + 16.0) << "every start column should be far behind";
     EXPECT_EQ(g.world().find(c), nullptr) << "column " << c.x << "," << c.z << " still in the World";
-    EXPECT_EQ(g.streamer().state(c), ColumnState::kAbsent) << "column " << c.x << "," << c.z;
+    EXPECT_EQ(g.streamer().state(c), stream::ColumnState::kAbsent) << "column " << c.x << "," << c.z;
     EXPECT_EQ(held_meshes(r, c).sections, 0u) << "column " << c.x << "," << c.z << " still holds GPU spans";
   }
   EXPECT_GE(unloaded, static_cast<int>(start_columns.size()));

@@ -20,7 +20,7 @@
 #include "voxen/mesh/baked.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
-#include "voxen/render/streaming.h"
+#include "voxen/stream/batch.h"
 #include "gl_suite.h"
 
 using namespace voxen;
@@ -63,8 +63,8 @@ class ArenaLimit : public ::testing::Test {
   }
   // Loads every column within the radius of the camera into `renderer` (the world is generated once).
   void load(Renderer& renderer, const Camera& cam) {
-    WorldStreamer streamer(*g_shared->generator, *g_shared->light, *g_shared->baked, *g_shared->pool);
-    streamer.load(world, renderer, columns_for_view(cam, kRadius, false), nullptr, &cam);
+    stream::WorldStreamer streamer(*g_shared->generator, *g_shared->light, *g_shared->baked, *g_shared->pool);
+    streamer.load(world, renderer, stream::columns_for_view(cam, kRadius, false), nullptr, &cam);
   }
   static Image draw(Renderer& renderer, const Camera& cam, FrameStats* stats = nullptr) {
     FrameParams fp;
@@ -201,7 +201,7 @@ TEST_F(ArenaLimit, WhenMostSectionsLeaveTheArenaGivesItsMemoryBackAndDrawsTheSam
   std::vector<ColumnPos> kept;
   for (int64_t dx = -1; dx <= 1; ++dx)
     for (int64_t dz = -1; dz <= 1; ++dz) kept.push_back({eye.x + dx, eye.z + dz});
-  WorldStreamer streamer(*g_shared->generator, *g_shared->light, *g_shared->baked, *g_shared->pool);
+  stream::WorldStreamer streamer(*g_shared->generator, *g_shared->light, *g_shared->baked, *g_shared->pool);
   streamer.load(world, *fresh, kept, nullptr, &cam);
   ASSERT_EQ(fresh->section_count(), r->section_count());
   // From above the eye's column, straight down: the nine columns fill the frame.

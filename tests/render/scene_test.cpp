@@ -21,7 +21,7 @@
 #include "voxen/render/imgdiff.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
-#include "voxen/render/streaming.h"
+#include "voxen/stream/batch.h"
 #include "gl_suite.h"
 
 using namespace voxen;
@@ -49,12 +49,12 @@ class Scene : public ::testing::Test {
     auto r = Renderer::create(*g_shared->platform, g_shared->registry);
     ASSERT_TRUE(r.ok()) << r.error().message;
     renderer = std::move(r).value();
-    streamer = std::make_unique<WorldStreamer>(*g_shared->generator, *g_shared->light, *g_shared->baked, *g_shared->pool);
+    streamer = std::make_unique<stream::WorldStreamer>(*g_shared->generator, *g_shared->light, *g_shared->baked, *g_shared->pool);
   }
 
   // Loads the flat world around the camera (render distance 3) and uploads its meshes.
   void load(const Camera& cam) {
-    const auto draw = columns_for_view(cam, 48.0, true);
+    const auto draw = stream::columns_for_view(cam, 48.0, true);
     const Frustum f = Frustum::from_matrix(cam.view_projection());
     streamer->load(world, *renderer, draw, &f, &cam);
   }
@@ -98,7 +98,7 @@ class Scene : public ::testing::Test {
 
   World world;
   std::unique_ptr<Renderer> renderer;
-  std::unique_ptr<WorldStreamer> streamer;
+  std::unique_ptr<stream::WorldStreamer> streamer;
 };
 
 TEST_F(Scene, AnEditChangesThePixelsWhereTheBlockProjectsAndNowhereBeyondItsNeighbourhood) {

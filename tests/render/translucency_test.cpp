@@ -21,7 +21,7 @@
 #include "voxen/mesh/baked.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
-#include "voxen/render/streaming.h"
+#include "voxen/stream/batch.h"
 #include "gl_suite.h"
 
 using namespace voxen;
@@ -98,10 +98,10 @@ class Translucency : public ::testing::Test {
     auto r = Renderer::create(*g_shared->platform, g_shared->registry, ro);
     ASSERT_TRUE(r.ok()) << r.error().message;
     renderer = std::move(r).value();
-    WorldStreamer streamer(*generator, *g_shared->light, *g_shared->baked, *g_shared->pool);
+    stream::WorldStreamer streamer(*generator, *g_shared->light, *g_shared->baked, *g_shared->pool);
     for (const View& v : views) {
       const Camera cam = camera(v);
-      streamer.load(world, *renderer, columns_for_view(cam, 48.0, false), nullptr, &cam);
+      streamer.load(world, *renderer, stream::columns_for_view(cam, 48.0, false), nullptr, &cam);
     }
   }
   Image draw(const View& v, bool reference, FrameStats* stats = nullptr, uint64_t budget = 0) {
@@ -284,8 +284,8 @@ TEST_F(Translucency, ASectionIsResortedOnlyWhenTheEyeCrossesOneOfItsPlanes) {
   // Meshes set after a frame are sorted for that frame's eye as they are uploaded: no re-sort at the next frame.
   auto edit = world.make_edit({8, 64, 7}, cell("ice"));
   ASSERT_TRUE(edit.has_value());
-  WorldStreamer streamer(*generator, *g_shared->light, *g_shared->baked, *g_shared->pool);
-  streamer.load(world, *renderer, columns_for_view(camera(v), 48.0, false), nullptr, nullptr);
+  stream::WorldStreamer streamer(*generator, *g_shared->light, *g_shared->baked, *g_shared->pool);
+  streamer.load(world, *renderer, stream::columns_for_view(camera(v), 48.0, false), nullptr, nullptr);
   ASSERT_TRUE(streamer.apply_edit(world, *renderer, *edit));
   const Image after_edit = draw(v, false, &st);
   EXPECT_EQ(st.sections_sorted, 0u);

@@ -64,7 +64,7 @@ Game::~Game() {
 
 Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Platform& platform,
                                            const BlockRegistry& registry, const gen::Generator& generator, JobPool& pool,
-                                           World& world, ProduceFn produce, EditHook edit_hook, ColumnBackend* backend) {
+                                           World& world, stream::ProduceFn produce, EditHook edit_hook, stream::ColumnBackend* backend) {
   std::unique_ptr<Game> g(new Game(config, platform, registry, generator, pool, world));
   for (int i = 0; i < kHotbarSlots; ++i) {
     const auto id = registry.find(kHotbarBlocks[static_cast<size_t>(i)]);
@@ -85,9 +85,9 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
     if (!hud) return Error{"HUD: " + hud.error().to_string()};
     g->m_hud = std::move(*hud);
   }
-  StreamConfig sc = config.stream;
+  stream::StreamConfig sc = config.stream;
   sc.render_distance = config.render_distance;
-  g->m_streamer = std::make_unique<ColumnStreamer>(world, *g->m_renderer, generator, g->m_light, *g->m_baked, pool, sc,
+  g->m_streamer = std::make_unique<stream::ColumnStreamer>(world, *g->m_renderer, generator, g->m_light, *g->m_baked, pool, sc,
                                                    std::move(produce), backend);
   if (config.measure_holes) g->m_heights = std::make_unique<HeightCache>(generator, registry);
   g->m_edit_hook = std::move(edit_hook);
@@ -182,7 +182,7 @@ void Game::update_target() {
 }
 
 bool Game::run_edit(const Edit& edit, FrameReport& rep) {
-  EditReport er;
+  stream::EditReport er;
   auto apply = [&](const Edit& e) {
     er = m_streamer->apply_edit(e);
     return er.applied;

@@ -6,19 +6,19 @@
 //      one-shot requests (teleport, fly toggles) and the player's look;
 //   2. clicks, at the frame's start: the voxel DDA from the eye (pick.h), then remove the targeted block, or place
 //      the selected block against the targeted face (refused inside the player's box, outside the world, into a
-//      solid cell, or on bedrock's removal), each through ColumnStreamer::apply_edit (light, remesh and upload of
+//      solid cell, or on bedrock's removal), each through stream::ColumnStreamer::apply_edit (light, remesh and upload of
 //      what the edit dirtied, this frame) and the edit hook (the saved world's journal);
 //   3. simulation: Controls::frame_seconds (the recording's step unless kFrameTime events say otherwise; the
 //      simulation never reads the wall clock) goes into a StepClock, and the player takes every fixed step of
 //      kPhysicsStep (1/240 s) now due (player.h), with the frame's controls; a step holds the player still while
 //      its own column or one of the 8 around it is not loaded; then the target is picked again for the HUD;
-//   4. streaming: ColumnStreamer::update around the simulated eye (integrate, unload, schedule);
+//   4. streaming: stream::ColumnStreamer::update around the simulated eye (integrate, unload, schedule);
 //   5. drawing (not while the platform's window is minimised): Renderer::render from the eye interpolated
 //      between the last two steps by the clock's remainder, the HUD, the optional holes measurement, present.
 // Frame pacing: the player's path is a function of the events and their simulation times, not of how the time
 // is cut into frames: events at times that are whole numbers of steps meet the same state at any frame pacing,
 // so a recording's positions and edits are the same whether it was played at 30 or 144 frames a second.
-// Determinism: with deterministic streaming (StreamConfig::deterministic), everything a frame does is a function
+// Determinism: with deterministic streaming (stream::StreamConfig::deterministic), everything a frame does is a function
 // of the events up to it and the start state, so a recording replays to the same world and the same pixels. The
 // F3 overlay shows wall-clock frame times only when `overlay_wall_times` is set (live play); otherwise it shows
 // figures that are themselves deterministic.
@@ -45,7 +45,7 @@
 #include "voxen/play/input.h"
 #include "voxen/play/pick.h"
 #include "voxen/play/player.h"
-#include "voxen/play/streamer.h"
+#include "voxen/stream/streamer.h"
 #include "voxen/render/image.h"
 #include "voxen/render/overlay.h"
 #include "voxen/render/platform.h"
@@ -60,7 +60,7 @@ struct GameConfig {
   double step = 1.0 / 60.0;       // default simulation seconds per frame
   double reach = 8.0;             // picking reach, blocks
   double time_of_day = 10.0;      // hours
-  StreamConfig stream;            // render_distance is copied from above
+  stream::StreamConfig stream;            // render_distance is copied from above
   PlayerConfig player;
   HandlerConfig handler;
   std::string status;             // the HUD's status line (e.g. whether edits are saved)
@@ -84,12 +84,12 @@ struct FrameReport {
   double physics_ms = 0;    // player steps
   double pick_ms = 0;       // target DDA (every pick of the frame)
   double edit_light_ms = 0, edit_remesh_ms = 0, edit_upload_ms = 0;  // the frame's edits
-  double stream_ms = 0;     // ColumnStreamer::update (its parts in `stream`)
+  double stream_ms = 0;     // stream::ColumnStreamer::update (its parts in `stream`)
   double render_ms = 0;     // Renderer::render (its parts in `render`)
   double hud_ms = 0;
   double present_ms = 0;    // Platform::present (glFinish headless: waits for the GPU)
   double holes_ms = 0;      // measurement (not part of frame_ms)
-  StreamFrameStats stream;
+  stream::StreamFrameStats stream;
   render::FrameStats render;
   int edits_applied = 0;
   int edits_refused = 0;
@@ -113,8 +113,8 @@ class Game {
   /// Errors: renderer or HUD creation, a registry without the hotbar's blocks.
   static Result<std::unique_ptr<Game>> create(const GameConfig& config, render::Platform& platform,
                                               const BlockRegistry& registry, const gen::Generator& generator,
-                                              JobPool& pool, World& world, ProduceFn produce = nullptr,
-                                              EditHook edit_hook = nullptr, ColumnBackend* backend = nullptr);
+                                              JobPool& pool, World& world, stream::ProduceFn produce = nullptr,
+                                              EditHook edit_hook = nullptr, stream::ColumnBackend* backend = nullptr);
   ~Game();
   Game(const Game&) = delete;
   Game& operator=(const Game&) = delete;
@@ -142,8 +142,8 @@ class Game {
   InputHandler& handler() { return m_handler; }
   const std::optional<PickHit>& target() const { return m_target; }
   World& world() { return m_world; }
-  ColumnStreamer& streamer() { return *m_streamer; }
-  const ColumnStreamer& streamer() const { return *m_streamer; }
+  stream::ColumnStreamer& streamer() { return *m_streamer; }
+  const stream::ColumnStreamer& streamer() const { return *m_streamer; }
   render::Renderer& renderer() { return *m_renderer; }
   const BlockRegistry& registry() const { return m_registry; }
   const GameConfig& config() const { return m_config; }
@@ -180,7 +180,7 @@ class Game {
   std::unique_ptr<mesh::BakedBlocks> m_baked;
   std::unique_ptr<render::Renderer> m_renderer;
   std::unique_ptr<render::Overlay> m_hud;  // draws the HUD's layout (hud.h); null when GameConfig::hud is off
-  std::unique_ptr<ColumnStreamer> m_streamer;
+  std::unique_ptr<stream::ColumnStreamer> m_streamer;
   std::unique_ptr<HeightCache> m_heights;
   EditHook m_edit_hook;
   InputHandler m_handler;

@@ -66,7 +66,7 @@ struct RecordingHeader {
   int width = 320, height = 180;  // pixels, 16..8192
   double fov = 70.0;              // degrees, 10..150
   double step = 1.0 / 60.0;       // seconds per frame, (0, 1]
-  int stream_lag = 1;             // streaming (StreamConfig): lag_frames, 0..16
+  int stream_lag = 1;             // streaming (stream::StreamConfig): lag_frames, 0..16
   int stream_gen = 6;             //   gen_jobs_per_frame, 1..1024
   int stream_mesh = 6;            //   mesh_jobs_per_frame, 1..1024
   BlockPos start_block;           // the player's feet: integer part (world blocks)

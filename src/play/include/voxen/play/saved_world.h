@@ -1,4 +1,4 @@
-// Playing a saved world (`voxen play --world DIR`): a ColumnBackend over store::WorldSession, which owns the World.
+// Playing a saved world (`voxen play --world DIR`): a stream::ColumnBackend over store::WorldSession, which owns the World.
 // Columns enter through WorldSession::load (generation on the pool, then the saved journal on top: the journal
 // always wins) in the streamer's per-frame batch, leave through WorldSession::unload (which saves their changed
 // sections), and the player's edits go through WorldSession::apply around the game's own edit path (light, remesh,
@@ -16,12 +16,12 @@
 #include <utility>
 
 #include "voxen/play/game.h"
-#include "voxen/play/streamer.h"
+#include "voxen/stream/streamer.h"
 #include "voxen/store/world_session.h"
 
 namespace voxen::play {
 
-class SavedWorldBackend final : public ColumnBackend {
+class SavedWorldBackend final : public stream::ColumnBackend {
  public:
   explicit SavedWorldBackend(store::WorldSession& session) : m_session(session) {}
   /// WorldSession::load of the batch on the pool; corrupt records are reported on stderr once each (their

@@ -27,12 +27,12 @@ struct SessionOptions {
   bool visible = true;        // show the window
   int threads = 0;            // worker threads (0: JobPool's default); results do not depend on it
   GameConfig game;            // render_distance, fov, step come from the header; the rest is used as given
-  /// Stream deterministically (count-based, StreamConfig::deterministic). Replays, the fuzzer and the tour do.
+  /// Stream deterministically (count-based, stream::StreamConfig::deterministic). Replays, the fuzzer and the tour do.
   bool deterministic = true;
   /// A saved world (`voxen play --world`): the World it owns, its column backend and edit hook (saved_world.h).
   /// Null: the session's own empty World, columns generated on the workers.
   World* world = nullptr;
-  ColumnBackend* backend = nullptr;
+  stream::ColumnBackend* backend = nullptr;
   EditHook edit_hook;
 };
 

@@ -1,4 +1,4 @@
-#include "voxen/play/streamer.h"
+#include "voxen/stream/streamer.h"
 
 #include <time.h>
 
@@ -9,7 +9,7 @@
 #include "voxen/light/light.h"
 #include "voxen/mesh/dirty.h"
 
-namespace voxen::play {
+namespace voxen::stream {
 namespace {
 
 double wall_ms() {
@@ -588,4 +588,4 @@ EditReport ColumnStreamer::apply_edit(const Edit& edit) {
   return rep;
 }
 
-}  // namespace voxen::play
+}  // namespace voxen::stream

@@ -1,4 +1,4 @@
-#include "voxen/render/streaming.h"
+#include "voxen/stream/batch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -11,7 +11,11 @@
 #include "voxen/mesh/input.h"
 #include "voxen/mesh/mesher.h"
 
-namespace voxen::render {
+namespace voxen::stream {
+using render::Camera;
+using render::Frustum;
+using render::Renderer;
+
 namespace {
 
 double now_ms() {
@@ -173,4 +177,4 @@ bool WorldStreamer::apply_edit(World& world, Renderer& renderer, const Edit& edi
   return true;
 }
 
-}  // namespace voxen::render
+}  // namespace voxen::stream

@@ -67,7 +67,7 @@
 #include "voxen/world/edit.h"
 #include "voxen/world/world.h"
 
-namespace voxen::play {
+namespace voxen::stream {
 
 /// Makes a column's cells on a worker thread (generation, or generation plus saved edits). Must be thread-safe
 /// and a pure function of the position (and of saved data that does not change while the game runs).
@@ -232,4 +232,4 @@ class ColumnStreamer {
   mesh::SectionMesh m_mesh_out;
 };
 
-}  // namespace voxen::play
+}  // namespace voxen::stream

@@ -32,12 +32,12 @@
 #include "voxen/world/edit.h"
 #include "voxen/world/world.h"
 
-namespace voxen::render {
+namespace voxen::stream {
 
 /// The columns to draw for a view: within `radius_blocks` horizontally (nearest point of the column) of the eye;
 /// with `frustum` set, only those whose full-height box intersects the camera's frustum. Sorted nearest first
 /// (ties by position).
-std::vector<ColumnPos> columns_for_view(const Camera& camera, double radius_blocks, bool frustum);
+std::vector<ColumnPos> columns_for_view(const render::Camera& camera, double radius_blocks, bool frustum);
 
 /// `draw` plus every column within one column (8-neighbourhood) of it, sorted by (x, z), no duplicates.
 std::vector<ColumnPos> with_neighbour_ring(const std::vector<ColumnPos>& draw);
@@ -65,13 +65,13 @@ class WorldStreamer {
 
   /// Loads what `draw` needs into `world` (columns already loaded are kept, not regenerated), lights the new
   /// ones, meshes the sections of `draw` (those intersecting `frustum` when given, else all) and uploads them.
-  StreamStats load(World& world, Renderer& renderer, const std::vector<ColumnPos>& draw, const Frustum* frustum = nullptr,
-                   const Camera* camera = nullptr);
+  StreamStats load(World& world, render::Renderer& renderer, const std::vector<ColumnPos>& draw,
+                   const render::Frustum* frustum = nullptr, const render::Camera* camera = nullptr);
 
   /// Applies an edit (with incremental light), remeshes every section it dirties (cells and light) that has
   /// been meshed before or lies in a drawn column, and uploads them. Returns false if the edit's column is not
   /// loaded. The sections remeshed are returned in `remeshed` when given.
-  bool apply_edit(World& world, Renderer& renderer, const Edit& edit, std::vector<SectionPos>* remeshed = nullptr);
+  bool apply_edit(World& world, render::Renderer& renderer, const Edit& edit, std::vector<SectionPos>* remeshed = nullptr);
 
  private:
   const gen::Generator* m_gen = nullptr;  // null: the caller loads the columns
@@ -81,4 +81,4 @@ class WorldStreamer {
   std::vector<ColumnPos> m_drawn;  // sorted: columns whose sections may be drawn
 };
 
-}  // namespace voxen::render
+}  // namespace voxen::stream
