@@ -111,8 +111,9 @@ Loaded* load(int render_distance, Scene scene = Scene::kPlain) {
   cam.aspect = static_cast<double>(kWidth) / kHeight;
   const double radius = render_distance * 16.0;
   cam.far_plane = radius * 1.5 + 400;
-  stream::WorldStreamer streamer(*l->generator, *l->light, *l->baked, *l->pool);
-  l->stream = streamer.load(l->world, *l->renderer, stream::columns_for_view(cam, radius, false), nullptr, &cam);
+  stream::GeneratedSource source(*l->generator);
+  stream::WorldStreamer streamer(source, *l->light, *l->baked, *l->pool);
+  l->stream = *streamer.load(l->world, *l->renderer, stream::columns_for_view(cam, radius, false), nullptr, &cam);
   l->params.camera = cam;
   l->params.fog_end = radius;
   g_loaded = std::move(l);

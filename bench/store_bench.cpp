@@ -24,6 +24,7 @@
 #include "voxen/store/column_store.h"
 #include "voxen/store/rocks_store.h"
 #include "voxen/store/world_session.h"
+#include "voxen/stream/saved_world.h"
 #include "voxen/store/write_queue.h"
 
 namespace {
@@ -248,13 +249,21 @@ void BM_JournalBytesPerEditedColumn(benchmark::State& state) {
     WorldMeta meta;
     meta.seed = 1;
     meta.generator = "default";
-    auto s = std::move(WorldSession::attach(mem, meta, registry(), [shared](Column& c) { shared->generate(c); })).value();
+    auto s = std::move(WorldSession::attach(mem, meta, registry())).value();
+    stream::SavedWorld source(*s, shared.get());
+    World world;
     const auto cols = area(2);
-    (void)s->load(cols);
+    auto loaded = source.load(cols);
+    for (auto& c : *loaded) world.insert(std::move(c));
     size_t changed = 0;
     for (const ColumnPos& c : cols)
-      for (const auto& [p, cell] : pattern_edits(pattern, c))
-        if (s->get(p) != cell && s->edit(p, cell)) ++changed;
+      for (const auto& [p, cell] : pattern_edits(pattern, c)) {
+        if (world.get(p) == cell) continue;
+        const auto e = world.make_edit(p, cell);
+        if (!e || !world.apply(*e)) continue;
+        source.record(*e, *world.find(c));  // as stream::ColumnStreamer::apply_edit tells the source
+        ++changed;
+      }
     (void)s->close();
     size_t total = 0;
     const std::vector<RecordKey> keys = *mem.list(RecordKind::kJournal);
@@ -300,29 +309,28 @@ void BM_SessionLoadEditedColumn(benchmark::State& state) {
   TempDb tmp;
   const fs::path dir = tmp.dir / "world";
   const auto cols = area(3);
-  auto factory = [](const std::string& name, uint64_t seed) -> Result<GenerateFn> {
-    std::shared_ptr<gen::Generator> g = make_gen(name, seed);
-    return GenerateFn([g](Column& c) { g->generate(c); });
-  };
   {
     OpenOptions o;
     o.dir = dir;
     o.create_seed = 1;
-    auto s = std::move(WorldSession::open(o, registry(), factory)).value();
-    (void)s->load(cols);
+    auto s = std::move(stream::SavedWorld::open(o, registry())).value();
+    World world;
+    auto loaded = s->load(cols);
+    for (auto& c : *loaded) world.insert(std::move(c));
     for (const ColumnPos& c : cols)
-      for (const auto& [p, cell] : pattern_edits(kHouse, c)) s->edit(p, cell);
+      for (const auto& [p, cell] : pattern_edits(kHouse, c))
+        if (auto e = world.make_edit(p, cell); e && world.apply(*e)) s->record(*e, *world.find(c));
     (void)s->close();
   }
   OpenOptions o;
   o.dir = dir;
-  auto s = std::move(WorldSession::open(o, registry(), factory)).value();
+  auto s = std::move(stream::SavedWorld::open(o, registry())).value();
   size_t i = 0;
   for (auto _ : state) {
     const ColumnPos c = cols[i % cols.size()];
-    (void)s->load({c});
+    auto loaded = s->load({c});
     state.PauseTiming();
-    (void)s->unload(c);
+    for (auto& col : *loaded) (void)s->unload(std::move(col));
     state.ResumeTiming();
     ++i;
   }

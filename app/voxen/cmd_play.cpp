@@ -27,7 +27,6 @@
 #include "commands.h"
 #include "play_cli.h"
 #include "voxen/play/recording.h"
-#include "voxen/play/saved_world.h"
 #include "voxen/play/session.h"
 #include "voxen/play/spawn.h"
 #include "voxen/play/window_input.h"
@@ -75,9 +74,9 @@ int run_play(const PlayOptions& o) {
   const BlockRegistry reg = load_registry();
   // The world: generated only, or a saved one (--world) whose seed and generator win over the flags.
   CommandWorld cw(o.world_dir, o.world, reg);
-  store::WorldSession* saved = cw.session();
+  stream::SavedWorld* saved = cw.saved();
   h.seed = cw.seed();
-  if (saved) h.generator = saved->generated() ? saved->meta().generator : "flat";  // imported: never generated
+  if (saved) h.generator = saved->session().generated() ? saved->session().meta().generator : "flat";  // imported: never generated
   std::optional<BlockPos> spawn;
   if (cw.generator()) spawn = play::find_generated_spawn(*cw.generator(), reg, sx, sz);
   if (saved) {
@@ -88,24 +87,21 @@ int run_play(const PlayOptions& o) {
       for (int64_t dz = -1; dz <= 1; ++dz) around.push_back({column_of(wx) + dx, column_of(wz) + dz});
     cw.load(around, nullptr, wx, wz);
     spawn = play::find_world_spawn(cw.world(), reg, wx, wz, 1);
+    for (const ColumnPos& c : around) cw.unload(c);  // the game's streamer loads its own (one owner per column)
   }
   if (!spawn) throw RunError("no place to stand found near " + std::to_string(sx) + "," + std::to_string(sz));
   h.start_block = *spawn;
   h.start_frac = {0.5, 0.0, 0.5};
   h.stream_lag = 2;  // a frame of slack for the workers in a window
 
-  std::unique_ptr<play::SavedWorldBackend> backend;
   play::SessionOptions so;
   so.window = true;
   so.threads = o.threads;
   so.game.status = "EPHEMERAL WORLD: EDITS ARE NOT SAVED";
   if (saved) {
-    backend = std::make_unique<play::SavedWorldBackend>(*saved);
-    so.world = &cw.world();
-    so.backend = backend.get();
-    so.edit_hook = backend->edit_hook();
-    // Said saved only once committed (durable), not when queued: the backend follows the batches' tickets.
-    so.game.status_source = [b = backend.get(), dir = o.world_dir.dir] {
+    so.source = saved;
+    // Said saved only once committed (durable), not when queued: the source follows the batches' tickets.
+    so.game.status_source = [b = saved, dir = o.world_dir.dir] {
       return std::string("WORLD ").append(dir).append(": ").append(b->save_status());
     };
   }
@@ -165,8 +161,8 @@ int run_play(const PlayOptions& o) {
     writer.end_frame();
     const play::FrameReport rep = game.frame(events);
     if (!rep.stream_error.empty()) throw RunError("the saved world: " + rep.stream_error);
-    if (backend && (rep.edits_applied > 0 || f % 600 == 0)) {
-      if (auto s = backend->commit(); !s.ok()) throw RunError("saving the world: " + s.error().to_string());
+    if (saved && (rep.edits_applied > 0 || f % 600 == 0)) {
+      if (auto s = saved->commit(); !s.ok()) throw RunError("saving the world: " + s.error().to_string());
     }
     minimised = rep.minimised;
     drawn += rep.rendered ? 1 : 0;

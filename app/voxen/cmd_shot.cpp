@@ -259,7 +259,9 @@ int run_shot(const ShotOptions& o) {
   }
   stream::WorldStreamer streamer(light_table, *baked, pool);
   const render::Frustum frustum = render::Frustum::from_matrix(cam.view_projection());
-  stream::StreamStats ss = streamer.load(world, **renderer, draw, o.load_all ? nullptr : &frustum, &cam);
+  auto loaded = streamer.load(world, **renderer, draw, o.load_all ? nullptr : &frustum, &cam);
+  VOXEN_ASSERT(loaded.ok());  // every column was loaded above: nothing for a source to fail on
+  stream::StreamStats ss = *loaded;
   ss.columns_generated = load_set.size();
   ss.generate_ms = generate_ms;
   ss.light_ms = light_ms;

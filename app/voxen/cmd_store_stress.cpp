@@ -36,7 +36,7 @@ int run_store_stress(const StressOptions& o) {
   if (!o.world_dir.given()) throw UsageError("--world", "store-stress needs --world DIR");
   const BlockRegistry reg = load_registry();
   CommandWorld cw(o.world_dir, o.world, reg);
-  store::WorldSession& s = *cw.session();
+  store::WorldSession& s = cw.saved()->session();
   cw.load(store::stress_columns(), nullptr, 0, 0);
 
   // Batches waiting for their ticket: (ticket, batch). A batch that changed nothing rides on the previous ticket.
@@ -56,7 +56,8 @@ int run_store_stress(const StressOptions& o) {
   uint64_t last_ticket = 0;
   for (uint64_t b = o.start; o.batches == 0 || b < o.start + o.batches; ++b) {
     for (const auto& e : store::stress_batch(cw.seed(), b, reg))
-      if (!s.edit(e.pos, e.cell)) throw RunError("stress edit outside the loaded area");
+      if (auto edit = cw.world().make_edit(e.pos, e.cell); !edit || !cw.apply(*edit))
+        throw RunError("stress edit outside the loaded area");
     auto t = s.commit();
     if (!t) throw RunError(t.error().to_string());
     {

@@ -42,118 +42,71 @@ std::vector<EditSpec> EditFlag::parse(const BlockRegistry& registry) const {
 CommandWorld::CommandWorld(std::unique_ptr<gen::Generator> generator) : m_generator(std::move(generator)) {
   VOXEN_ASSERT(m_generator != nullptr);
   m_seed = m_generator->seed();
+  m_generated = std::make_unique<stream::GeneratedSource>(*m_generator);
+  m_source = m_generated.get();
 }
 
 CommandWorld::CommandWorld(const WorldDirFlag& dir, const WorldFlags& flags, const BlockRegistry& registry) {
   if (!dir.given()) {
     m_generator = make_generator_or_throw(flags, registry);
     m_seed = flags.seed;
+    m_generated = std::make_unique<stream::GeneratedSource>(*m_generator);
+    m_source = m_generated.get();
     return;
   }
   store::OpenOptions o;
   o.dir = dir.dir;
   if (dir.seed_given()) o.create_seed = flags.seed;
   o.create_generator = flags.generator;
-  std::shared_ptr<gen::Generator>& keep = m_generator;
-  auto factory = [&registry, &keep](const std::string& name, uint64_t seed) -> Result<store::GenerateFn> {
-    auto g = gen::make_generator(name, seed, registry);
-    if (!g) return g.error();
-    keep = std::move(g).value();
-    std::shared_ptr<gen::Generator> shared = keep;
-    return store::GenerateFn([shared](Column& c) { shared->generate(c); });
-  };
-  auto s = store::WorldSession::open(o, registry, factory);
+  auto s = stream::SavedWorld::open(o, registry);
   if (!s) throw RunError(s.error().to_string());
-  m_session = std::move(s).value();
-  m_seed = m_session->meta().seed;
+  m_saved = std::move(s).value();
+  m_source = m_saved.get();
+  const store::WorldSession& session = m_saved->session();
+  m_seed = session.meta().seed;
   if (dir.seed_given() && flags.seed != m_seed)
     std::fprintf(stderr, "voxen: warning: world %s has seed %llu; --seed %llu is ignored\n", dir.dir.c_str(),
                  static_cast<unsigned long long>(m_seed), static_cast<unsigned long long>(flags.seed));
-  if (dir.generator_given() && m_session->generated() && flags.generator != m_session->meta().generator)
+  if (dir.generator_given() && session.generated() && flags.generator != session.meta().generator)
     std::fprintf(stderr, "voxen: warning: world %s uses generator '%s'; --generator %s is ignored\n", dir.dir.c_str(),
-                 m_session->meta().generator.c_str(), flags.generator.c_str());
+                 session.meta().generator.c_str(), flags.generator.c_str());
 }
 
-CommandWorld::~CommandWorld() {
-  if (m_session) {
-    if (Status s = m_session->close(); !s.ok()) std::fprintf(stderr, "voxen: error: saving the world: %s\n", s.error().to_string().c_str());
-  }
-}
+CommandWorld::~CommandWorld() = default;  // an unclosed SavedWorld closes itself, errors on stderr
 
 std::string CommandWorld::generator_name() const {
-  return m_generator ? std::string(m_generator->name()) : std::string("none (imported world)");
+  return generator() ? std::string(generator()->name()) : std::string("none (imported world)");
 }
 
-void CommandWorld::add_edits(const std::vector<EditSpec>& edits) { m_pending.insert(m_pending.end(), edits.begin(), edits.end()); }
-
-void CommandWorld::apply_pending(const std::vector<ColumnPos>& loaded) {
-  if (m_pending.empty()) return;
-  const std::unordered_set<ColumnPos, ColumnPosHash> now(loaded.begin(), loaded.end());
-  std::vector<EditSpec> rest;
-  for (const EditSpec& e : m_pending) {
-    if (!now.count(column_pos_of(e.pos))) {
-      rest.push_back(e);
-      continue;
-    }
-    auto edit = world().make_edit(e.pos, e.cell);
-    VOXEN_ASSERT(edit.has_value());  // the column was just loaded and y was validated by EditFlag::parse
-    apply(*edit);
-  }
-  m_pending = std::move(rest);
-}
+void CommandWorld::add_edits(const std::vector<EditSpec>& edits) { m_source->add_edits(edits); }
 
 void CommandWorld::load(const std::vector<ColumnPos>& positions, JobPool* pool, int64_t center_x, int64_t center_z) {
-  load_columns(positions, pool, center_x, center_z);
-  apply_pending(positions);
-}
-
-void CommandWorld::load_columns(const std::vector<ColumnPos>& positions, JobPool* pool, int64_t center_x, int64_t center_z) {
-  if (m_session) {
-    // Nearest the centre first: load() schedules by distance from its first column.
-    std::vector<ColumnPos> ordered = positions;
-    const ColumnPos c{column_of(center_x), column_of(center_z)};
-    std::stable_sort(ordered.begin(), ordered.end(), [c](const ColumnPos& a, const ColumnPos& b) {
-      return (a.x - c.x) * (a.x - c.x) + (a.z - c.z) * (a.z - c.z) < (b.x - c.x) * (b.x - c.x) + (b.z - c.z) * (b.z - c.z);
-    });
-    auto r = m_session->load(ordered, pool);
-    if (!r) throw RunError("loading columns: " + r.error().to_string());
-    return;
-  }
+  // Nearest the centre first.
   std::vector<ColumnPos> missing;
   for (const ColumnPos& p : positions)
     if (!m_world.find(p)) missing.push_back(p);
-  for (auto& col : gen::generate_columns(*m_generator, missing, pool, center_x, center_z)) m_world.insert(std::move(col));
+  const ColumnPos c{column_of(center_x), column_of(center_z)};
+  std::stable_sort(missing.begin(), missing.end(), [c](const ColumnPos& a, const ColumnPos& b) {
+    return (a.x - c.x) * (a.x - c.x) + (a.z - c.z) * (a.z - c.z) < (b.x - c.x) * (b.x - c.x) + (b.z - c.z) * (b.z - c.z);
+  });
+  auto r = m_source->load(missing, pool, center_x, center_z);
+  if (!r) throw RunError("loading columns: " + r.error().to_string());
+  for (auto& col : *r) m_world.insert(std::move(col));
 }
 
-bool CommandWorld::apply(const Edit& edit, const store::WorldSession::ApplyFn& how) {
-  if (m_session) return m_session->apply(edit, how);
-  return how ? how(m_world, edit) : m_world.apply(edit);
+bool CommandWorld::apply(const Edit& edit, const ApplyFn& how) {
+  if (!(how ? how(m_world, edit) : m_world.apply(edit))) return false;
+  m_source->record(edit, *m_world.find(column_pos_of(edit.pos)));
+  return true;
 }
 
 void CommandWorld::unload(ColumnPos pos) {
-  if (m_session) {
-    if (Status s = m_session->unload(pos); !s.ok()) throw RunError("saving the world: " + s.error().to_string());
-    return;
-  }
-  m_world.remove(pos);
+  if (Status s = m_source->unload(m_world.remove(pos)); !s.ok()) throw RunError("saving the world: " + s.error().to_string());
 }
 
 void CommandWorld::close() {
-  if (!m_session) {
-    m_pending.clear();
-    return;
-  }
-  if (!m_pending.empty()) {
-    // Edits in columns the command never loaded: load those columns, place the edits, and let unload() queue them
-    // for saving (never lit: nothing is shown from them).
-    std::vector<ColumnPos> columns;
-    for (const EditSpec& e : m_pending) columns.push_back(column_pos_of(e.pos));
-    std::sort(columns.begin(), columns.end());
-    columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
-    load(columns, nullptr, m_pending.front().pos.x, m_pending.front().pos.z);
-    for (const ColumnPos& c : columns) unload(c);
-  }
-  Status s = m_session->close();
+  if (!m_saved) return;  // an unsaved world: pending edits are dropped with the source
+  Status s = m_saved->close();
   if (!s.ok()) throw RunError("saving the world: " + s.error().to_string());
 }
 

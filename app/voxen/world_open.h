@@ -1,5 +1,6 @@
-// Opening the world a command works on: `--world DIR` (a saved world: opened, or created with --seed, edited and
-// saved through voxen::store) or, without it, an unsaved world generated from --seed/--generator.
+// Opening the world a command works on: `--world DIR` (a saved world, stream::SavedWorld: opened, or created with
+// --seed, edited and saved through voxen::store) or, without it, an unsaved world generated from --seed/--generator
+// (stream::GeneratedSource). CommandWorld is the command line's thin wrapper over those column sources and a World.
 // Every command that takes --world uses these pieces, so they all open, create, edit and save worlds the same way:
 //
 //   WorldFlags world; WorldDirFlag dir; EditFlag edits;   // in the options struct
@@ -9,7 +10,7 @@
 //   cw.add_edits(specs);                           // placed as their columns load (saved with --world)
 //   cw.load(positions, &pool, cx, cz);             // generate + apply saved edits, then the --edit edits
 //   light::light_columns(cw.world(), ...);         // light after loading: exact, edits included
-//   cw.apply(edit, how);                           // further edits (saved with --world)
+//   cw.apply(edit, how);                           // further edits (recorded by the source: saved with --world)
 //   cw.close();                                    // flush; throws RunError if saving failed; print results after
 //
 // Durability: with --world, what close() returns from is committed (RocksDB, WAL on: it survives SIGKILL), so a
@@ -20,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,7 +30,8 @@
 
 #include "voxen/core/job_pool.h"
 #include "voxen/gen/generator.h"
-#include "voxen/store/world_session.h"
+#include "voxen/stream/saved_world.h"
+#include "voxen/stream/source.h"
 #include "voxen/world/block_registry.h"
 #include "voxen/world/cell.h"
 #include "voxen/world/world.h"
@@ -50,10 +53,7 @@ struct WorldDirFlag {
 };
 
 /// One --edit value: place `cell` at world block `pos` (y within -128..255).
-struct EditSpec {
-  BlockPos pos;
-  Cell cell;
-};
+using EditSpec = stream::CellEdit;
 
 /// The repeatable --edit X,Y,Z=NAME[:STATE] flag, with `voxen probe`'s meaning: the cells are placed over the world
 /// (generation and, with --world, its saved edits) in the order given, and saved to the world with --world.
@@ -80,20 +80,24 @@ class CommandWorld {
   CommandWorld(const CommandWorld&) = delete;
   CommandWorld& operator=(const CommandWorld&) = delete;
 
-  World& world() { return m_session ? m_session->world() : m_world; }
+  /// The loaded columns.
+  World& world() { return m_world; }
   /// The generator (the world's own with --world); null for an imported world.
-  const gen::Generator* generator() const { return m_generator.get(); }
+  const gen::Generator* generator() const { return m_source->generator(); }
+  /// Where the columns come from (and where edits are recorded).
+  stream::ColumnSource& source() { return *m_source; }
   /// The saved world, or null without --world.
-  store::WorldSession* session() { return m_session.get(); }
+  stream::SavedWorld* saved() { return m_saved.get(); }
   /// The seed in effect (the world's own with --world).
   uint64_t seed() const { return m_seed; }
 
   /// The generator's name ("default", "flat", a --vox overlay's), or "none (imported world)".
   std::string generator_name() const;
 
-  /// Edits to place (the --edit flag's), appended after any given before. Each is applied to the cells (World::apply,
-  /// no light: commands light after loading, so light is exact) when load() first makes its column present, in the
-  /// order given (edits in different columns are independent), and recorded for saving with --world. With --world,
+  /// Edits to place (the --edit flag's), appended after any given before (ColumnSource::add_edits). Each is placed
+  /// in the cells (no light: commands light after loading, so light is exact) when load() first makes its column
+  /// present, in the order given (edits in different columns are independent), and recorded for saving with
+  /// --world. With --world,
   /// close() also places those whose columns were never loaded (their columns are loaded, edited and saved, never
   /// lit); without it those are dropped, as nothing the command shows can see them. Call before load() of their
   /// columns: columns already loaded do not get them.
@@ -105,9 +109,11 @@ class CommandWorld {
   void load(const std::vector<ColumnPos>& positions, JobPool* pool, int64_t center_x, int64_t center_z);
   /// Applies an edit through `how` (World::apply when null; light::apply_edit to keep light) and, with --world,
   /// records it to be saved. Returns whether it was applied.
-  bool apply(const Edit& edit, const store::WorldSession::ApplyFn& how = nullptr);
+  using ApplyFn = std::function<bool(World&, const Edit&)>;
+  bool apply(const Edit& edit, const ApplyFn& how = nullptr);
   /// Drops a column from the world as it is (no light update in its neighbours: for callers that are done with
-  /// the area, like `voxen mem`'s sliding window); with --world its edits are queued for saving first.
+  /// the area, like `voxen mem`'s sliding window) and hands it back to the source (with --world its edits are
+  /// queued for saving).
   void unload(ColumnPos pos);
   /// With --world: places the pending edits of columns never loaded (see add_edits), saves everything, waits until
   /// it is committed (durable) and closes the world. Without --world: drops the pending edits. Throws RunError if
@@ -115,13 +121,11 @@ class CommandWorld {
   void close();
 
  private:
-  void load_columns(const std::vector<ColumnPos>& positions, JobPool* pool, int64_t center_x, int64_t center_z);
-  void apply_pending(const std::vector<ColumnPos>& loaded);
-
   World m_world;
-  std::vector<EditSpec> m_pending;  // --edit edits whose column has not been loaded yet, in order
-  std::shared_ptr<gen::Generator> m_generator;
-  std::unique_ptr<store::WorldSession> m_session;
+  std::unique_ptr<gen::Generator> m_generator;  // without --world
+  std::unique_ptr<stream::SavedWorld> m_saved;  // with --world
+  std::unique_ptr<stream::GeneratedSource> m_generated;
+  stream::ColumnSource* m_source = nullptr;     // one of the two
   uint64_t m_seed = 0;
 };
 

@@ -13,7 +13,7 @@
 #include "hud_reader.h"
 #include "play_test_util.h"
 #include "voxen/gen/generator.h"
-#include "voxen/play/saved_world.h"
+#include "voxen/stream/saved_world.h"
 #include "voxen/store/world_session.h"
 #include "voxen/store/world_store.h"
 
@@ -53,14 +53,17 @@ class GatedStore final : public store::WorldStore {
   bool m_open = true;
 };
 
+/// The flat generator of seed 7 (the attached world's terrain).
+const gen::Generator& flat7() {
+  static const std::unique_ptr<gen::Generator> g = std::move(gen::make_generator("flat", 7, registry())).value();
+  return *g;
+}
+
 std::unique_ptr<store::WorldSession> attach_flat(GatedStore& store) {
   store::WorldMeta meta;
   meta.seed = 7;
   meta.generator = "flat";
-  auto g = gen::make_generator("flat", 7, registry());
-  EXPECT_TRUE(g.ok());
-  std::shared_ptr<gen::Generator> shared = std::move(g).value();
-  auto s = store::WorldSession::attach(store, meta, registry(), [shared](Column& c) { shared->generate(c); });
+  auto s = store::WorldSession::attach(store, meta, registry());
   EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().to_string());
   return s.ok() ? std::move(s).value() : nullptr;
 }
@@ -69,7 +72,7 @@ TEST(SaveIndicator, TheHudSaysSavedOnlyOnceTheEditIsCommitted) {
   GatedStore gated;
   auto ws = attach_flat(gated);
   ASSERT_TRUE(ws);
-  SavedWorldBackend backend(*ws);
+  stream::SavedWorld backend(*ws, &flat7());
   // Feet at (5.5, 1, 5.5) looking east; glowstone (slot 8) placed on the ground block (8, 0, 5) at frame 42.
   RecordingHeader h = flat_header(5.5, 1.0, 5.5, 90.0, 0.0);
   h.width = 320;
@@ -80,9 +83,7 @@ TEST(SaveIndicator, TheHudSaysSavedOnlyOnceTheEditIsCommitted) {
   SessionOptions so;
   so.window = false;
   so.threads = 2;
-  so.world = &ws->world();
-  so.backend = &backend;
-  so.edit_hook = backend.edit_hook();
+  so.source = &backend;
   so.game.status_source = [&backend] { return "W: " + backend.save_status(); };  // cmd_play's wiring
   auto s = PlaySession::open(rec.header, so, registry());
   ASSERT_TRUE(s.ok()) << s.error().to_string();
@@ -118,18 +119,20 @@ TEST(SaveIndicator, AnEditedColumnUnloadedBeforeACommitIsNotSaidSavedUntilCommit
   GatedStore gated;
   auto ws = attach_flat(gated);
   ASSERT_TRUE(ws);
-  SavedWorldBackend backend(*ws);
-  ASSERT_TRUE(ws->load({{0, 0}, {1, 0}}).ok());
-  const EditHook hook = backend.edit_hook();
-  auto apply = [&](const Edit& e) { return ws->world().apply(e); };
+  stream::SavedWorld backend(*ws, &flat7());
+  World world;
+  auto loaded = backend.load({{0, 0}, {1, 0}});
+  ASSERT_TRUE(loaded.ok());
+  for (auto& c : *loaded) world.insert(std::move(c));
   gated.set_open(false);
-  auto e1 = ws->world().make_edit({3, 20, 3}, Cell{registry().id("glass"), 0});
+  auto e1 = world.make_edit({3, 20, 3}, Cell{registry().id("glass"), 0});
   ASSERT_TRUE(e1);
-  ASSERT_TRUE(hook(*e1, apply));
+  ASSERT_TRUE(world.apply(*e1));  // as the streamer applies an edit, then tells the source
+  backend.record(*e1, *world.find({0, 0}));
   EXPECT_EQ(backend.save_status(), "SAVING 1 EDIT");
   // The streamer takes column (0, 0) out of the World and hands it back to the backend to save and drop; the next
   // commit has nothing left to queue.
-  ASSERT_TRUE(backend.unload({0, 0}, ws->world().remove({0, 0})).ok());
+  ASSERT_TRUE(backend.unload(world.remove({0, 0})).ok());
   ASSERT_TRUE(backend.commit().ok());
   EXPECT_EQ(backend.save_status(), "SAVING 1 EDIT");  // its batch is still held by the gate
   gated.set_open(true);

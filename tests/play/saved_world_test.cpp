@@ -1,5 +1,5 @@
 // `voxen play --world DIR` through the game path, headless: a saved world opened as `voxen play` opens it
-// (store::WorldSession + SavedWorldBackend as the streamer's column backend and the edit hook), played by a
+// (stream::SavedWorld as the streamer's column source, which journals the edits), played by a
 // recording through the real InputHandler (build, place, dig), committed after each edit frame as the play loop
 // does, closed; then a fresh `voxen probe --world DIR` process and a restarted game both show the edits. And the
 // HUD's status line, where `voxen play` says whether edits are saved, is read back off the frame's pixels.
@@ -14,7 +14,7 @@
 #include "play_test_util.h"
 #include "run_command.h"
 #include "voxen/gen/generator.h"
-#include "voxen/play/saved_world.h"
+#include "voxen/stream/saved_world.h"
 #include "voxen/store/world_session.h"
 
 namespace voxen::play::testing {
@@ -24,24 +24,14 @@ using voxen::testing::run_voxen;
 
 constexpr double kEyeHeight = 1.62;
 
-/// A GeneratorFactory over gen::make_generator (what `voxen play --world` hands the store).
-store::GeneratorFactory generator_factory() {
-  return [](const std::string& name, uint64_t seed) -> Result<store::GenerateFn> {
-    auto g = gen::make_generator(name, seed, registry());
-    if (!g) return g.error();
-    std::shared_ptr<gen::Generator> shared = std::move(g).value();
-    return store::GenerateFn([shared](Column& c) { shared->generate(c); });
-  };
-}
-
 /// Opens (or, with a seed, creates) the world at `dir` as `voxen play --world` does.
-std::unique_ptr<store::WorldSession> open_world(const std::string& dir, std::optional<uint64_t> create_seed,
+std::unique_ptr<stream::SavedWorld> open_world(const std::string& dir, std::optional<uint64_t> create_seed,
                                                 const std::string& generator) {
   store::OpenOptions o;
   o.dir = dir;
   o.create_seed = create_seed;
   o.create_generator = generator;
-  auto ws = store::WorldSession::open(o, registry(), generator_factory());
+  auto ws = stream::SavedWorld::open(o, registry());
   if (!ws) {
     ADD_FAILURE() << "world: " << ws.error().to_string();
     return nullptr;
@@ -50,13 +40,11 @@ std::unique_ptr<store::WorldSession> open_world(const std::string& dir, std::opt
 }
 
 /// A headless game session over a saved world (cmd_play's wiring, without the window).
-std::unique_ptr<PlaySession> open_saved_session(const RecordingHeader& h, store::WorldSession& ws, SavedWorldBackend& backend) {
+std::unique_ptr<PlaySession> open_saved_session(const RecordingHeader& h, stream::SavedWorld& backend) {
   SessionOptions so;
   so.window = false;
   so.threads = 2;
-  so.world = &ws.world();
-  so.backend = &backend;
-  so.edit_hook = backend.edit_hook();
+  so.source = &backend;
   auto s = PlaySession::open(h, so, registry());
   if (!s) {
     ADD_FAILURE() << "session: " << s.error().to_string();
@@ -90,8 +78,8 @@ TEST(PlaySavedWorld, EditsMadeThroughTheInputPathAreReadBackByAFreshProbe) {
   {
     auto ws = open_world(world, rec.header.seed, rec.header.generator);
     ASSERT_TRUE(ws);
-    SavedWorldBackend backend(*ws);
-    auto s = open_saved_session(rec.header, *ws, backend);
+    stream::SavedWorld& backend = *ws;
+    auto s = open_saved_session(rec.header, backend);
     ASSERT_TRUE(s);
     Game& g = s->game();
     int commits = 0;
@@ -134,9 +122,9 @@ TEST(PlaySavedWorld, EditsMadeThroughTheInputPathAreReadBackByAFreshProbe) {
   {
     auto ws = open_world(world, std::nullopt, "default");  // an existing world keeps its own generator
     ASSERT_TRUE(ws);
-    EXPECT_EQ(ws->meta().generator, "flat");
-    SavedWorldBackend backend(*ws);
-    auto s = open_saved_session(rec.header, *ws, backend);
+    EXPECT_EQ(ws->session().meta().generator, "flat");
+    stream::SavedWorld& backend = *ws;
+    auto s = open_saved_session(rec.header, backend);
     ASSERT_TRUE(s);
     const RunResult r = run_events(s->game(), {}, 30, 10, true);
     EXPECT_TRUE(r.failures.empty()) << r.failures.front();

@@ -49,14 +49,15 @@ class Scene : public ::testing::Test {
     auto r = Renderer::create(*g_shared->platform, g_shared->registry);
     ASSERT_TRUE(r.ok()) << r.error().message;
     renderer = std::move(r).value();
-    streamer = std::make_unique<stream::WorldStreamer>(*g_shared->generator, *g_shared->light, *g_shared->baked, *g_shared->pool);
+    source = std::make_unique<stream::GeneratedSource>(*g_shared->generator);
+    streamer = std::make_unique<stream::WorldStreamer>(*source, *g_shared->light, *g_shared->baked, *g_shared->pool);
   }
 
   // Loads the flat world around the camera (render distance 3) and uploads its meshes.
   void load(const Camera& cam) {
     const auto draw = stream::columns_for_view(cam, 48.0, true);
     const Frustum f = Frustum::from_matrix(cam.view_projection());
-    streamer->load(world, *renderer, draw, &f, &cam);
+    ASSERT_TRUE(streamer->load(world, *renderer, draw, &f, &cam).ok());
   }
   Image draw(const Camera& cam, bool translucent = true, double anim_seconds = 0.0) {
     FrameParams fp;
@@ -98,6 +99,7 @@ class Scene : public ::testing::Test {
 
   World world;
   std::unique_ptr<Renderer> renderer;
+  std::unique_ptr<stream::GeneratedSource> source;
   std::unique_ptr<stream::WorldStreamer> streamer;
 };
 

@@ -98,10 +98,11 @@ class Translucency : public ::testing::Test {
     auto r = Renderer::create(*g_shared->platform, g_shared->registry, ro);
     ASSERT_TRUE(r.ok()) << r.error().message;
     renderer = std::move(r).value();
-    stream::WorldStreamer streamer(*generator, *g_shared->light, *g_shared->baked, *g_shared->pool);
+    stream::GeneratedSource source(*generator);
+    stream::WorldStreamer streamer(source, *g_shared->light, *g_shared->baked, *g_shared->pool);
     for (const View& v : views) {
       const Camera cam = camera(v);
-      streamer.load(world, *renderer, stream::columns_for_view(cam, 48.0, false), nullptr, &cam);
+      ASSERT_TRUE(streamer.load(world, *renderer, stream::columns_for_view(cam, 48.0, false), nullptr, &cam).ok());
     }
   }
   Image draw(const View& v, bool reference, FrameStats* stats = nullptr, uint64_t budget = 0) {
@@ -284,8 +285,9 @@ TEST_F(Translucency, ASectionIsResortedOnlyWhenTheEyeCrossesOneOfItsPlanes) {
   // Meshes set after a frame are sorted for that frame's eye as they are uploaded: no re-sort at the next frame.
   auto edit = world.make_edit({8, 64, 7}, cell("ice"));
   ASSERT_TRUE(edit.has_value());
-  stream::WorldStreamer streamer(*generator, *g_shared->light, *g_shared->baked, *g_shared->pool);
-  streamer.load(world, *renderer, stream::columns_for_view(camera(v), 48.0, false), nullptr, nullptr);
+  stream::GeneratedSource source(*generator);
+  stream::WorldStreamer streamer(source, *g_shared->light, *g_shared->baked, *g_shared->pool);
+  ASSERT_TRUE(streamer.load(world, *renderer, stream::columns_for_view(camera(v), 48.0, false), nullptr, nullptr).ok());
   ASSERT_TRUE(streamer.apply_edit(world, *renderer, *edit));
   const Image after_edit = draw(v, false, &st);
   EXPECT_EQ(st.sections_sorted, 0u);

@@ -24,6 +24,8 @@
 namespace voxen::store {
 namespace {
 
+using testing::OwnedWorld;
+
 using testing::generator_factory;
 using testing::message;
 using testing::registry;
@@ -164,7 +166,7 @@ TEST(CrashSafety, SigkillAtRandomPointsNeverLosesACommittedBatchOrKeepsHalfOfOne
     // Reopen: must succeed every time.
     OpenOptions o;
     o.dir = world;
-    auto s = WorldSession::open(o, reg, generator_factory());
+    auto s = OwnedWorld::open(o, reg);
     if (!s.ok() && n == 0 && !r.ready) continue;  // killed before the world was even created: nothing to check
     ASSERT_TRUE(s.ok()) << "reopen after kill " << kills << " failed: " << message(s.error());
     auto loaded = (*s)->load(stress_columns());

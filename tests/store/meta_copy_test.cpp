@@ -20,6 +20,8 @@
 namespace voxen::store {
 namespace {
 
+using testing::OwnedWorld;
+
 using testing::message;
 using testing::run_voxen;
 namespace fs = std::filesystem;
@@ -124,17 +126,17 @@ TEST(MetaCopy, AttachRefusesMetadataThatDiffersFromTheStoresCopy) {
   meta.generator = "flat";
   auto gen = *testing::generator_factory()("flat", 3);
   {
-    auto s = WorldSession::attach(store, meta, testing::registry(), gen);
+    auto s = OwnedWorld::attach(store, meta, testing::registry(), gen);
     ASSERT_TRUE(s.ok()) << message(s.error());
     ASSERT_TRUE(store.get_meta_record()->has_value());  // written on attach
     meta = (*s)->meta();
   }
   WorldMeta other = meta;
   other.seed = 4;
-  auto s = WorldSession::attach(store, other, testing::registry(), gen);
+  auto s = OwnedWorld::attach(store, other, testing::registry(), gen);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("seed is 4 in voxen.toml and 3 in the database"), std::string::npos) << s.error().message;
-  EXPECT_TRUE(WorldSession::attach(store, meta, testing::registry(), gen).ok());
+  EXPECT_TRUE(OwnedWorld::attach(store, meta, testing::registry(), gen).ok());
 }
 
 /// The cells `voxen probe --world w --at ... --json` prints (block names), its exit code and stderr.

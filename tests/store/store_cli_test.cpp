@@ -16,6 +16,8 @@
 namespace voxen::store {
 namespace {
 
+using testing::OwnedWorld;
+
 using testing::run_voxen;
 namespace fs = std::filesystem;
 
@@ -86,7 +88,7 @@ TEST(ProbeWorld, NotAWorldNewerWorldAndLockedWorldExitOneAndWriteNothing) {
   {
     OpenOptions o;
     o.dir = w;
-    auto held = WorldSession::open(o, testing::registry(), testing::generator_factory());
+    auto held = OwnedWorld::open(o, testing::registry());
     ASSERT_TRUE(held.ok()) << testing::message(held.error());
     before = testing::snapshot(w);
     r = run_voxen({"probe", "--world", w.string(), "--edit", "2,1,1=glass", "--at", "1,1,1"});

@@ -9,16 +9,22 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "voxen/core/job_pool.h"
 #include "voxen/gen/generator.h"
 #include "voxen/store/world_session.h"
 #include "voxen/world/block_registry.h"
+#include "voxen/world/world.h"
 
 namespace voxen::testing {
 
@@ -57,15 +63,132 @@ inline const BlockRegistry& registry() {
   return reg;
 }
 
+/// Fills a column with generated cells (a test may make one that blocks or counts its calls).
+using GenerateFn = std::function<void(Column&)>;
+/// Makes the GenerateFn of a generator by name and seed.
+using GeneratorFactory = std::function<Result<GenerateFn>(const std::string& name, uint64_t seed)>;
+
 /// A GeneratorFactory over gen::make_generator for `reg`.
-inline store::GeneratorFactory generator_factory(const BlockRegistry& reg = registry()) {
-  return [&reg](const std::string& name, uint64_t seed) -> Result<store::GenerateFn> {
+inline GeneratorFactory generator_factory(const BlockRegistry& reg = registry()) {
+  return [&reg](const std::string& name, uint64_t seed) -> Result<GenerateFn> {
     auto g = gen::make_generator(name, seed, reg);
     if (!g) return g.error();
     std::shared_ptr<gen::Generator> shared = std::move(g).value();
-    return store::GenerateFn([shared](Column& c) { shared->generate(c); });
+    return GenerateFn([shared](Column& c) { shared->generate(c); });
   };
 }
+
+/// The owner of a saved world's columns, as stream::SavedWorld and a World are in the engine: it generates the
+/// columns, hands them to WorldSession::load for the saved cells, keeps them in a World, applies edits there and
+/// record()s them, and unloads. The store tests drive the session through it with the calls they always made
+/// (load, edit, get, unload); everything else is the session's own. Thread-safe like the session was.
+class OwnedWorld {
+ public:
+  OwnedWorld(std::unique_ptr<store::WorldSession> session, GenerateFn generate)
+      : m_session(std::move(session)), m_generate(std::move(generate)) {}
+
+  /// WorldSession::open with the world's generator made by name (and its fingerprint given to the session).
+  static Result<std::unique_ptr<OwnedWorld>> open(const store::OpenOptions& o, const BlockRegistry& reg) {
+    std::shared_ptr<gen::Generator> kept;
+    auto fp = [&reg, &kept](const std::string& name, uint64_t seed) -> Result<std::string> {
+      auto g = gen::make_generator(name, seed, reg);
+      if (!g) return g.error();
+      kept = std::move(g).value();
+      return gen::fingerprint(*kept, reg);
+    };
+    auto s = store::WorldSession::open(o, reg, fp);
+    if (!s) return s.error();
+    GenerateFn generate;
+    if (kept && (*s)->generated()) generate = [kept](Column& c) { kept->generate(c); };
+    return std::make_unique<OwnedWorld>(std::move(s).value(), std::move(generate));
+  }
+  /// WorldSession::attach; `generate` makes the world's terrain (empty for imported worlds).
+  static Result<std::unique_ptr<OwnedWorld>> attach(store::WorldStore& store, store::WorldMeta meta, const BlockRegistry& reg,
+                                                    GenerateFn generate, bool sync = false) {
+    auto s = store::WorldSession::attach(store, std::move(meta), reg, sync);
+    if (!s) return s.error();
+    return std::make_unique<OwnedWorld>(std::move(s).value(), std::move(generate));
+  }
+
+  /// Loads the columns not in the World: generated (on `pool` when given), the saved cells put on top by the
+  /// session, inserted. Columns the session says another call holds are not inserted twice.
+  Result<store::LoadReport> load(const std::vector<ColumnPos>& positions, JobPool* pool = nullptr) {
+    std::vector<std::unique_ptr<Column>> cols;
+    {
+      std::lock_guard lock(m_mu);
+      for (const ColumnPos& p : positions)
+        if (!m_world.find(p)) cols.push_back(std::make_unique<Column>(p));
+    }
+    if (m_generate && m_session->generated()) {
+      for (auto& c : cols) {
+        Column* col = c.get();
+        if (pool) pool->submit(0.0, [this, col] { m_generate(*col); });
+        else m_generate(*col);
+      }
+      if (pool) pool->wait_idle();
+    }
+    auto r = m_session->load(cols);
+    if (!r) return r;
+    std::lock_guard lock(m_mu);
+    for (auto& c : cols)
+      if (c) m_world.insert(std::move(c));
+    return r;
+  }
+  /// Places `cell` at p (World::make_edit + apply) and records it. nullopt if p's column is not loaded.
+  std::optional<Edit> edit(const BlockPos& p, Cell cell) {
+    std::lock_guard lock(m_mu);
+    auto e = m_world.make_edit(p, cell);
+    if (!e || !m_session->loaded(column_pos_of(p))) return std::nullopt;
+    m_world.apply(*e);
+    m_session->record(*e, m_world.find(column_pos_of(p))->section(section_of_y(p.y)));
+    return e;
+  }
+  /// Applies an edit made elsewhere (its `after`) and records it (before = the cell the world held).
+  bool apply(const Edit& e) {
+    std::lock_guard lock(m_mu);
+    auto mine = m_world.make_edit(e.pos, e.after);
+    if (!mine || !m_session->loaded(column_pos_of(e.pos))) return false;
+    m_world.apply(*mine);
+    return m_session->record(*mine, m_world.find(column_pos_of(e.pos))->section(section_of_y(e.pos.y)));
+  }
+  Cell get(const BlockPos& p) const {
+    std::lock_guard lock(m_mu);
+    return m_world.get(p);
+  }
+  World& world() { return m_world; }
+  /// Drops the column from the World and lets the session queue its changes and forget it.
+  Status unload(ColumnPos pos) {
+    if (Status s = m_session->unload(pos); !s.ok()) return s;
+    std::lock_guard lock(m_mu);
+    m_world.remove(pos);
+    return Ok{};
+  }
+  /// Imported worlds: the column goes into the World and the session holds it whole.
+  Status put_column(std::unique_ptr<Column> column) {
+    if (Status s = m_session->put_column(*column); !s.ok()) return s;
+    std::lock_guard lock(m_mu);
+    m_world.insert(std::move(column));
+    return Ok{};
+  }
+
+  store::WorldSession& session() { return *m_session; }
+  const store::WorldMeta& meta() const { return m_session->meta(); }
+  bool generated() const { return m_session->generated(); }
+  bool loaded(ColumnPos p) const { return m_session->loaded(p); }
+  Result<uint64_t> commit() { return m_session->commit(); }
+  Status wait(uint64_t t) { return m_session->wait(t); }
+  Status flush() { return m_session->flush(); }
+  uint64_t committed() const { return m_session->committed(); }
+  void set_commit_listener(std::function<void(uint64_t)> l) { m_session->set_commit_listener(std::move(l)); }
+  std::map<std::string, uint64_t> unknown_cells() const { return m_session->unknown_cells(); }
+  Status close() { return m_session->close(); }
+
+ private:
+  std::unique_ptr<store::WorldSession> m_session;
+  GenerateFn m_generate;
+  mutable std::mutex m_mu;
+  World m_world;
+};
 
 /// The bytes of a file ("" when it cannot be read).
 inline std::string read_file_bytes(const std::filesystem::path& p) {

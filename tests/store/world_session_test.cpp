@@ -1,4 +1,4 @@
-// WorldSession on both backends (in-memory and RocksDB, typed tests): what was built stays built. Each of the
+// OwnedWorld on both backends (in-memory and RocksDB, typed tests): what was built stays built. Each of the
 // bug reports this area is known for (Luanti, godot_voxel) has its test: edits lost on unload, state-only edits
 // never saved, a neighbour's generation overwriting edits at a border, the same column loaded twice by two threads
 // with one copy overwriting the other. Also: registry changes remap by name with 'unknown' for lost names (kept,
@@ -22,6 +22,8 @@
 namespace voxen::store {
 namespace {
 
+using testing::OwnedWorld;
+
 using testing::generator_factory;
 using testing::message;
 using testing::registry;
@@ -33,7 +35,7 @@ struct MemoryBackend {
   MemoryWorldStore store;
   std::optional<WorldMeta> meta;
 
-  std::unique_ptr<WorldSession> open(const std::string& gen, uint64_t seed, const BlockRegistry& reg = registry(),
+  std::unique_ptr<OwnedWorld> open(const std::string& gen, uint64_t seed, const BlockRegistry& reg = registry(),
                                      WorldKind kind = WorldKind::kGenerated) {
     if (!meta) {
       meta = WorldMeta{};
@@ -41,13 +43,13 @@ struct MemoryBackend {
       meta->seed = seed;
       if (kind == WorldKind::kGenerated) meta->generator = gen;
     }
-    GenerateFn fn;
+    testing::GenerateFn fn;
     if (meta->kind == WorldKind::kGenerated) fn = *generator_factory(reg)(meta->generator, meta->seed);
-    auto s = WorldSession::attach(store, *meta, reg, fn);
+    auto s = OwnedWorld::attach(store, *meta, reg, fn);
     EXPECT_TRUE(s.ok()) << message(s.error());
     return std::move(s).value();
   }
-  void close(std::unique_ptr<WorldSession>& s) {
+  void close(std::unique_ptr<OwnedWorld>& s) {
     ASSERT_TRUE(s->close().ok());
     meta = s->meta();
     s.reset();
@@ -66,18 +68,18 @@ struct RocksBackend {
   testing::TempDir tmp;
   fs::path dir = tmp.path() / "world";
 
-  std::unique_ptr<WorldSession> open(const std::string& gen, uint64_t seed, const BlockRegistry& reg = registry(),
+  std::unique_ptr<OwnedWorld> open(const std::string& gen, uint64_t seed, const BlockRegistry& reg = registry(),
                                      WorldKind kind = WorldKind::kGenerated) {
     OpenOptions o;
     o.dir = dir;
     o.create_seed = seed;
     o.create_generator = gen;
     o.create_kind = kind;
-    auto s = WorldSession::open(o, reg, generator_factory(reg));
+    auto s = OwnedWorld::open(o, reg);
     EXPECT_TRUE(s.ok()) << message(s.error());
     return std::move(s).value();
   }
-  void close(std::unique_ptr<WorldSession>& s) {
+  void close(std::unique_ptr<OwnedWorld>& s) {
     ASSERT_TRUE(s->close().ok());
     s.reset();
   }
@@ -108,12 +110,12 @@ class Session : public ::testing::Test {
   B backend;
   const BlockRegistry& reg = registry();
 
-  void load(WorldSession& s, std::vector<ColumnPos> cols, LoadReport* report = nullptr) {
+  void load(OwnedWorld& s, std::vector<ColumnPos> cols, LoadReport* report = nullptr) {
     auto r = s.load(cols);
     ASSERT_TRUE(r.ok()) << message(r.error());
     if (report) *report = *r;
   }
-  uint64_t column_hash(WorldSession& s, ColumnPos c) {
+  uint64_t column_hash(OwnedWorld& s, ColumnPos c) {
     const Column* col = s.world().find(c);
     EXPECT_NE(col, nullptr);
     return col ? col->content_hash() : 0;
@@ -433,14 +435,14 @@ TYPED_TEST(Session, CommitListenerSeesEveryTicketInOrderAfterItIsCommitted) {
   EXPECT_EQ(seen, tickets);
 }
 
-/// A flat-world GenerateFn whose calls on a thread marked `slow` block until `release` is set.
+/// A flat-world testing::GenerateFn whose calls on a thread marked `slow` block until `release` is set.
 struct SteerableGenerator {
   std::mutex mu;
   std::condition_variable cv;
   bool release = false;
   std::atomic<int> calls{0};
   static inline thread_local bool slow = false;
-  GenerateFn fn() {
+  testing::GenerateFn fn() {
     auto flat = *generator_factory()("flat", 3);
     return [this, flat](Column& c) {
       ++calls;
@@ -467,7 +469,7 @@ TEST(SessionOwnership, ALateSecondLoadNeverReplacesTheLoadedColumn) {
   meta.seed = 3;
   meta.generator = "flat";
   SteerableGenerator gen;
-  auto s = std::move(WorldSession::attach(store, meta, reg, gen.fn())).value();
+  auto s = std::move(OwnedWorld::attach(store, meta, reg, gen.fn())).value();
   const ColumnPos c{4, 4};
   const BlockPos pa{c.min_x() + 1, 5, c.min_z() + 1}, pb{c.min_x() + 2, 5, c.min_z() + 1};
   ASSERT_TRUE(s->load({c}).ok());  // thread A (this one)
@@ -482,7 +484,7 @@ TEST(SessionOwnership, ALateSecondLoadNeverReplacesTheLoadedColumn) {
   EXPECT_EQ(s->get(pa), block(reg, "glass"));
   EXPECT_EQ(s->get(pb), block(reg, "bricks"));
   ASSERT_TRUE(s->close().ok());
-  auto again = std::move(WorldSession::attach(store, s->meta(), reg, *generator_factory()("flat", 3))).value();
+  auto again = std::move(OwnedWorld::attach(store, s->meta(), reg, *generator_factory()("flat", 3))).value();
   ASSERT_TRUE(again->load({c}).ok());
   EXPECT_EQ(again->get(pa), block(reg, "glass"));
   EXPECT_EQ(again->get(pb), block(reg, "bricks"));
@@ -496,7 +498,7 @@ TEST(SessionOwnership, ASecondLoadDuringTheFirstWaitsForIt) {
   meta.seed = 3;
   meta.generator = "flat";
   SteerableGenerator gen;
-  auto s = std::move(WorldSession::attach(store, meta, reg, gen.fn())).value();
+  auto s = std::move(OwnedWorld::attach(store, meta, reg, gen.fn())).value();
   const ColumnPos c{-2, 7};
   std::thread a([&] {
     SteerableGenerator::slow = true;  // A's generation waits until B has asked for the column
@@ -550,7 +552,7 @@ TEST(SessionOwnership, ReloadWaitsForTheUnloadsBatch) {
   WorldMeta meta;
   meta.seed = 3;
   meta.generator = "flat";
-  auto s = std::move(WorldSession::attach(store, meta, reg, *generator_factory()("flat", 3))).value();
+  auto s = std::move(OwnedWorld::attach(store, meta, reg, *generator_factory()("flat", 3))).value();
   const ColumnPos c{1, 1};
   const BlockPos p{c.min_x() + 2, 3, c.min_z() + 2};
   ASSERT_TRUE(s->load({c}).ok());
@@ -578,7 +580,7 @@ TEST(SessionOpen, RefusesNonWorldsNewerWorldsAndLockedWorldsWithoutWriting) {
   OpenOptions o;
   o.dir = tmp.path() / "photos";
   o.create_seed = 1;
-  auto r = WorldSession::open(o, reg, generator_factory());
+  auto r = OwnedWorld::open(o, reg);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("is not a voxen world"), std::string::npos) << r.error().message;
   EXPECT_EQ(testing::snapshot(tmp.path()), before);
@@ -586,7 +588,7 @@ TEST(SessionOpen, RefusesNonWorldsNewerWorldsAndLockedWorldsWithoutWriting) {
   // No world and no seed.
   o.dir = tmp.path() / "nothing";
   o.create_seed.reset();
-  r = WorldSession::open(o, reg, generator_factory());
+  r = OwnedWorld::open(o, reg);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("give --seed"), std::string::npos);
   EXPECT_FALSE(fs::exists(tmp.path() / "nothing"));
@@ -596,11 +598,11 @@ TEST(SessionOpen, RefusesNonWorldsNewerWorldsAndLockedWorldsWithoutWriting) {
   o.create_seed = 5;
   o.create_generator = "flat";
   {
-    auto w = WorldSession::open(o, reg, generator_factory());
+    auto w = OwnedWorld::open(o, reg);
     ASSERT_TRUE(w.ok()) << message(w.error());
     // Locked: a second open while the first holds the world.
     before = testing::snapshot(o.dir);
-    auto second = WorldSession::open(o, reg, generator_factory());
+    auto second = OwnedWorld::open(o, reg);
     ASSERT_FALSE(second.ok());
     EXPECT_NE(second.error().message.find("locked by another process"), std::string::npos) << second.error().message;
     EXPECT_EQ(testing::snapshot(o.dir), before);
@@ -614,7 +616,7 @@ TEST(SessionOpen, RefusesNonWorldsNewerWorldsAndLockedWorldsWithoutWriting) {
     std::ofstream(o.dir / "voxen.toml") << t;
   }
   before = testing::snapshot(o.dir);
-  r = WorldSession::open(o, reg, generator_factory());
+  r = OwnedWorld::open(o, reg);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("format version 2, newer than this build reads (1)"), std::string::npos) << r.error().message;
   EXPECT_EQ(testing::snapshot(o.dir), before);
@@ -627,12 +629,12 @@ TEST(SessionOpen, ExistingWorldKeepsItsSeedAndGenerator) {
   o.create_seed = 77;
   o.create_generator = "flat";
   {
-    auto w = WorldSession::open(o, registry(), generator_factory());
+    auto w = OwnedWorld::open(o, registry());
     ASSERT_TRUE(w.ok());
   }
   o.create_seed = 78;
   o.create_generator = "default";
-  auto w = WorldSession::open(o, registry(), generator_factory());
+  auto w = OwnedWorld::open(o, registry());
   ASSERT_TRUE(w.ok());
   EXPECT_EQ((*w)->meta().seed, 77u);
   EXPECT_EQ((*w)->meta().generator, "flat");

@@ -24,6 +24,8 @@
 namespace voxen::store {
 namespace {
 
+using testing::OwnedWorld;
+
 using testing::generator_factory;
 using testing::message;
 using testing::registry;
@@ -62,15 +64,15 @@ WorldMeta flat_meta() {
   return m;
 }
 
-std::unique_ptr<WorldSession> attach(WorldStore& store, const WorldMeta& meta = flat_meta()) {
-  auto s = WorldSession::attach(store, meta, registry(), *generator_factory()("flat", 3));
+std::unique_ptr<OwnedWorld> attach(WorldStore& store, const WorldMeta& meta = flat_meta()) {
+  auto s = OwnedWorld::attach(store, meta, registry(), *generator_factory()("flat", 3));
   EXPECT_TRUE(s.ok()) << message(s.error());
   return s.ok() ? std::move(s).value() : nullptr;
 }
 
 /// Makes `n` successful writes (an edit in a column of its own, committed and waited for), so the next write is
 /// number n + 1.
-void successful_writes(WorldSession& s, int n) {
+void successful_writes(OwnedWorld& s, int n) {
   for (int i = 0; i < n; ++i) {
     const ColumnPos c{40 + i, 40};
     ASSERT_TRUE(s.load({c}).ok());
@@ -204,7 +206,7 @@ TEST(WriteFailure, ABrokenStoreIsReportedByEveryCommitAndCloseNamesEveryColumnLo
   EXPECT_TRUE(store.inner.list(RecordKind::kJournal)->empty());
 }
 
-// The game's calls (play::SavedWorldBackend over the streamer): load batches of columns on a job pool, apply each
+// The game's calls (stream::SavedWorld under the streamer): load batches of columns on a job pool, apply each
 // edit, commit after each edit frame, unload the columns left behind, walking east and back. Whatever write fails,
 // the game is told (some call returns an error) or every edit is in the store after close; and a column whose edits
 // are not in the store is named by the error close() returns.

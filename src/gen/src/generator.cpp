@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <cstdio>
+
+#include "voxen/core/hash.h"
 
 #include "flat_generator.h"
 #include "gen_blocks.h"
@@ -43,6 +46,28 @@ std::vector<std::unique_ptr<Column>> generate_columns(const Generator& gen, cons
     pool->submit(dx * dx + dz * dz, [&gen, col] { gen.generate(*col); });
   }
   pool->wait_idle();
+  return out;
+}
+
+std::string fingerprint(const Generator& generator, const BlockRegistry& registry) {
+  uint64_t h = 0x5EED5EED5EED5EEDull;
+  uint32_t buf[kSectionVolume];
+  for (const ColumnPos pos : {ColumnPos{0, 0}, ColumnPos{-3, 5}}) {
+    Column c(pos);
+    generator.generate(c);
+    for (int s = 0; s < kSectionsPerColumn; ++s) {
+      c.section(s).unpack(buf);
+      for (int i = 0; i < kSectionVolume; ++i) {
+        const Cell cell = Cell::from_packed(buf[i]);
+        // By name, so renumbering the registry does not look like a new generator.
+        uint64_t nh = 0xCBF29CE484222325ull;
+        for (char ch : registry[cell.id].name) nh = (nh ^ static_cast<uint8_t>(ch)) * 0x100000001B3ull;
+        h = mix64(h ^ nh ^ (static_cast<uint64_t>(cell.state) << 56));
+      }
+    }
+  }
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
   return out;
 }
 

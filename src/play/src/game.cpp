@@ -64,7 +64,7 @@ Game::~Game() {
 
 Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Platform& platform,
                                            const BlockRegistry& registry, const gen::Generator& generator, JobPool& pool,
-                                           World& world, stream::ProduceFn produce, EditHook edit_hook, stream::ColumnBackend* backend) {
+                                           World& world, stream::ColumnSource* source) {
   std::unique_ptr<Game> g(new Game(config, platform, registry, generator, pool, world));
   for (int i = 0; i < kHotbarSlots; ++i) {
     const auto id = registry.find(kHotbarBlocks[static_cast<size_t>(i)]);
@@ -87,10 +87,12 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
   }
   stream::StreamConfig sc = config.stream;
   sc.render_distance = config.render_distance;
-  g->m_streamer = std::make_unique<stream::ColumnStreamer>(world, *g->m_renderer, generator, g->m_light, *g->m_baked, pool, sc,
-                                                   std::move(produce), backend);
+  if (!source) {
+    g->m_own_source = std::make_unique<stream::GeneratedSource>(generator);
+    source = g->m_own_source.get();
+  }
+  g->m_streamer = std::make_unique<stream::ColumnStreamer>(world, *g->m_renderer, *source, g->m_light, *g->m_baked, pool, sc);
   if (config.measure_holes) g->m_heights = std::make_unique<HeightCache>(generator, registry);
-  g->m_edit_hook = std::move(edit_hook);
   g->m_handler.begin_frame(0, 0.0);
   // The default frame step; kFrameTime events change it.
   InputEvent step;
@@ -182,12 +184,8 @@ void Game::update_target() {
 }
 
 bool Game::run_edit(const Edit& edit, FrameReport& rep) {
-  stream::EditReport er;
-  auto apply = [&](const Edit& e) {
-    er = m_streamer->apply_edit(e);
-    return er.applied;
-  };
-  const bool ok = m_edit_hook ? m_edit_hook(edit, apply) : apply(edit);
+  const stream::EditReport er = m_streamer->apply_edit(edit);  // light, remesh, upload, then the source records it
+  const bool ok = er.applied;
   rep.edit_light_ms += er.light_ms;
   rep.edit_remesh_ms += er.remesh_ms;
   rep.edit_upload_ms += er.upload_ms;

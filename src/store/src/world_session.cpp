@@ -27,6 +27,8 @@ struct WorldSession::ColumnState {
   // Imported worlds: sections whose saved cells include blocks the registry lacks, in saved ids, so that saving
   // such a section again keeps the original ids of the cells still shown as "unknown".
   std::array<std::unique_ptr<Section>, kSectionsPerColumn> saved_missing;
+  // Imported worlds: the cells of each section changed since the last commit, as the owner's record() gave them.
+  std::array<std::unique_ptr<Section>, kSectionsPerColumn> edited;
 };
 
 namespace {
@@ -34,15 +36,8 @@ namespace {
 constexpr const char* kMetaFile = "voxen.toml";
 constexpr const char* kLockFile = "voxen.lock";
 
-std::string hex16(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-/// The result of loading one column off the session's lock.
+/// What loading one column found, gathered off the session's lock.
 struct LoadedColumn {
-  std::unique_ptr<Column> column;
   struct Corrupt {
     int section;
     std::string message;
@@ -104,26 +99,6 @@ Status check_meta_file(const fs::path& file) {
 }
 
 }  // namespace
-
-std::string generator_fingerprint(const GenerateFn& generate, const BlockRegistry& registry) {
-  uint64_t h = 0x5EED5EED5EED5EEDull;
-  uint32_t buf[kSectionVolume];
-  for (const ColumnPos pos : {ColumnPos{0, 0}, ColumnPos{-3, 5}}) {
-    Column c(pos);
-    generate(c);
-    for (int s = 0; s < kSectionsPerColumn; ++s) {
-      c.section(s).unpack(buf);
-      for (int i = 0; i < kSectionVolume; ++i) {
-        const Cell cell = Cell::from_packed(buf[i]);
-        // By name, so renumbering the registry does not look like a new generator.
-        uint64_t nh = 0xCBF29CE484222325ull;
-        for (char ch : registry[cell.id].name) nh = (nh ^ static_cast<uint8_t>(ch)) * 0x100000001B3ull;
-        h = mix64(h ^ nh ^ (static_cast<uint64_t>(cell.state) << 56));
-      }
-    }
-  }
-  return hex16(h);
-}
 
 WorldSession::WorldSession(const BlockRegistry& registry, WorldMeta meta, IdRemap remap)
     : m_registry(registry), m_meta(std::move(meta)), m_remap(std::move(remap)) {}
@@ -234,11 +209,10 @@ Result<uint16_t> unknown_block(const std::map<std::string, uint16_t>& saved, con
 }  // namespace
 
 Result<std::unique_ptr<WorldSession>> WorldSession::attach(WorldStore& store, WorldMeta meta, const BlockRegistry& registry,
-                                                           GenerateFn generate, bool sync) {
+                                                           bool sync) {
   if (meta.format_version > kFormatVersion)
     return Error{"world format version " + std::to_string(meta.format_version) + " is newer than this build reads (" +
                  std::to_string(kFormatVersion) + ")"};
-  if (meta.kind == WorldKind::kGenerated && !generate) return Error{"a generated world needs a generator"};
   if (meta.registry.empty()) meta.registry = registry_table(registry);
   // The store's metadata copy must agree with the metadata given (no voxen.toml to rewrite here: a mismatch is an
   // error); a store without one gets it.
@@ -257,12 +231,12 @@ Result<std::unique_ptr<WorldSession>> WorldSession::attach(WorldStore& store, Wo
   if (!unknown) return unknown.error();
   IdRemap remap(meta.registry, registry, *unknown);
   std::unique_ptr<WorldSession> s(new WorldSession(registry, std::move(meta), std::move(remap)));
-  if (Status st = s->start(store, std::move(generate), sync); !st.ok()) return st.error();
+  if (Status st = s->start(store, sync); !st.ok()) return st.error();
   return s;
 }
 
 Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, const BlockRegistry& registry,
-                                                         const GeneratorFactory& make_generator) {
+                                                         const GeneratorFingerprint& fingerprint) {
   fs::path dir = o.dir.lexically_normal();
   if (dir.filename().empty()) dir = dir.parent_path();  // "w/" names the folder w
   const std::string where = o.dir.string();
@@ -281,13 +255,11 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
     meta.kind = o.create_kind;
     meta.seed = *o.create_seed;
     meta.registry = registry_table(registry);
-    GenerateFn generate;
     if (meta.kind == WorldKind::kGenerated) {
       meta.generator = o.create_generator;
-      auto g = make_generator(meta.generator, meta.seed);
-      if (!g) return Error{"world " + where + ": " + g.error().to_string()};
-      generate = std::move(g).value();
-      meta.generator_fingerprint = generator_fingerprint(generate, registry);
+      auto fp = fingerprint(meta.generator, meta.seed);
+      if (!fp) return Error{"world " + where + ": " + fp.error().to_string()};
+      meta.generator_fingerprint = *fp;
     }
     // Build the world in a sibling directory and rename it into place: a crash part-way leaves only that
     // sibling (dir.creating-PID), never a half-made world at dir. rename(2) replaces an empty directory.
@@ -329,11 +301,11 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
                  ", newer than this build reads (" + std::to_string(kFormatVersion) + "); it was written by a newer voxen"};
   auto unknown = unknown_block(meta->registry, registry);
   if (!unknown) return Error{"world " + where + ": " + unknown.error().to_string()};
-  GenerateFn generate;
+  std::string generator_fp;  // what the world's generator makes now (generated worlds)
   if (meta->kind == WorldKind::kGenerated) {
-    auto g = make_generator(meta->generator, meta->seed);
-    if (!g) return Error{"world " + where + ": " + g.error().to_string()};
-    generate = std::move(g).value();
+    auto fp = fingerprint(meta->generator, meta->seed);
+    if (!fp) return Error{"world " + where + ": " + fp.error().to_string()};
+    generator_fp = *fp;
   }
   std::string lock_error;
   const int fd = take_lock(dir, false, lock_error);
@@ -357,11 +329,11 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
     unknown = unknown_block(meta->registry, registry);
     if (!unknown) return fail(unknown.error().to_string());
     if (!same_terrain) {
-      generate = nullptr;
+      generator_fp.clear();
       if (meta->kind == WorldKind::kGenerated) {
-        auto g = make_generator(meta->generator, meta->seed);
-        if (!g) return fail(g.error().to_string());
-        generate = std::move(g).value();
+        auto fp = fingerprint(meta->generator, meta->seed);
+        if (!fp) return fail(fp.error().to_string());
+        generator_fp = *fp;
       }
     }
   }
@@ -385,7 +357,7 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
   for (const auto& name : s->m_remap.missing_names())
     detail::log().warn("world {}: block '{}' is not in the block registry; its cells show as 'unknown'", where, name);
   if (s->generated()) {
-    const std::string fp = generator_fingerprint(generate, registry);
+    const std::string& fp = generator_fp;
     if (s->m_meta.generator_fingerprint.empty()) {
       s->m_meta.generator_fingerprint = fp;
       s->m_meta_dirty = true;
@@ -395,13 +367,12 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
                          where, s->m_meta.generator, s->m_meta.generator_fingerprint, fp);
     }
   }
-  if (Status st = s->start(*s->m_owned_store, std::move(generate), o.sync); !st.ok()) return st.error();
+  if (Status st = s->start(*s->m_owned_store, o.sync); !st.ok()) return st.error();
   return s;
 }
 
-Status WorldSession::start(WorldStore& store, GenerateFn generate, bool sync) {
+Status WorldSession::start(WorldStore& store, bool sync) {
   m_store = &store;
-  m_generate = std::move(generate);
   m_sync = sync;
   WriteBehindQueue::Options qo;
   qo.sync = sync;
@@ -417,18 +388,29 @@ bool WorldSession::loaded(ColumnPos pos) const {
   return it != m_columns.end() && it->second->phase == ColumnState::Phase::kLoaded;
 }
 
-Result<LoadReport> WorldSession::load(const std::vector<ColumnPos>& requested, JobPool* pool) {
+Result<LoadReport> WorldSession::load(std::vector<std::unique_ptr<Column>>& columns) {
   LoadReport report;
-  std::vector<ColumnPos> wanted = requested;
-  std::sort(wanted.begin(), wanted.end());
-  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  std::map<ColumnPos, size_t> slot;  // position -> index in `columns`
+  for (size_t i = 0; i < columns.size(); ++i) {
+    VOXEN_ASSERT(columns[i] != nullptr);
+    const bool fresh = slot.emplace(columns[i]->pos(), i).second;
+    VOXEN_ASSERT(fresh);  // one column per position in a batch
+  }
+  std::vector<ColumnPos> wanted;
+  for (const auto& [p, i] : slot) wanted.push_back(p);
+  // A column this session already holds (loaded by an earlier call, or by another thread meanwhile) has another
+  // owner: this call's copy is dropped (nulled) and named in report.held.
+  auto held = [&](const ColumnPos& p) {
+    columns[slot.at(p)].reset();
+    report.held.push_back(p);
+  };
 
   for (;;) {
     // Claim the columns nobody has; note the ones another thread is loading.
     std::vector<ColumnPos> mine, others;
     uint64_t wait_ticket = 0;
     std::vector<ColumnPos> unloaded;  // columns of `mine` whose unload batch is (or was) in the queue
-    std::optional<IdRemap> remap_copy;  // workers read this copy: edits may grow m_remap meanwhile
+    std::optional<IdRemap> remap_copy;  // read off the lock: edits may grow m_remap meanwhile
     {
       std::lock_guard lock(m_mu);
       remap_copy.emplace(m_remap);
@@ -445,6 +427,8 @@ Result<LoadReport> WorldSession::load(const std::vector<ColumnPos>& requested, J
           }
         } else if (it->second->phase == ColumnState::Phase::kLoading) {
           others.push_back(p);
+        } else {
+          held(p);
         }
       }
     }
@@ -476,13 +460,12 @@ Result<LoadReport> WorldSession::load(const std::vector<ColumnPos>& requested, J
       }
       std::vector<LoadedColumn> out(mine.size());
       const IdRemap& remap = *remap_copy;
-      auto work = [this, &records, &out, &remap](size_t i) {
+      for (size_t i = 0; i < mine.size(); ++i) {
         LoadedColumn& lc = out[i];
         const ColumnRecords& rec = (*records)[i];
-        lc.column = std::make_unique<Column>(rec.pos);
-        if (m_generate) m_generate(*lc.column);
+        Column& column = *columns[slot.at(rec.pos)];
         for (const StoredSection& ss : rec.sections) {
-          Section& section = lc.column->section(ss.section);
+          Section& section = column.section(ss.section);
           if (generated()) {
             auto payload = unseal(ss.value, PayloadKind::kJournal);
             auto cells = payload ? decode_journal(*payload) : Result<std::vector<JournalCell>>(payload.error());
@@ -527,22 +510,12 @@ Result<LoadReport> WorldSession::load(const std::vector<ColumnPos>& requested, J
           }
           ++lc.records;
         }
-      };
-      if (pool && mine.size() > 1) {
-        const ColumnPos c0 = mine.front();
-        for (size_t i = 0; i < mine.size(); ++i) {
-          const double dx = static_cast<double>(mine[i].x - c0.x), dz = static_cast<double>(mine[i].z - c0.z);
-          pool->submit(dx * dx + dz * dz, [&work, i] { work(i); });
-        }
-        pool->wait_idle();
-      } else {
-        for (size_t i = 0; i < mine.size(); ++i) work(i);
       }
 
       // Keep every corrupt value aside before the column is handed out (after that an edit could overwrite it).
-      for (LoadedColumn& lc : out) {
-        for (const auto& c : lc.corrupt) {
-          const RecordKey key{kind, SectionPos{lc.column->pos().x, c.section, lc.column->pos().z}};
+      for (size_t i = 0; i < mine.size(); ++i) {
+        for (const auto& c : out[i].corrupt) {
+          const RecordKey key{kind, SectionPos{mine[i].x, c.section, mine[i].z}};
           std::string msg = "corrupt record at " + describe(key.pos) + ": " + c.message + "; the section falls back to " +
                             (generated() ? "generation" : "air");
           auto kept = m_store->keep_aside(key, c.value);
@@ -553,10 +526,10 @@ Result<LoadReport> WorldSession::load(const std::vector<ColumnPos>& requested, J
       }
 
       std::lock_guard lock(m_mu);
-      for (LoadedColumn& lc : out) {
-        const ColumnPos p = lc.column->pos();
-        ColumnState& st = *m_columns.at(p);
-        for (const auto& [s, idx, gen, saved] : lc.journal) st.journal.load(s, idx, gen, saved);
+      for (size_t i = 0; i < mine.size(); ++i) {
+        LoadedColumn& lc = out[i];
+        ColumnState& st = *m_columns.at(mine[i]);
+        for (const auto& [sec, idx, gen, saved] : lc.journal) st.journal.load(sec, idx, gen, saved);
         st.saved_missing = std::move(lc.saved_missing);
         st.phase = ColumnState::Phase::kLoaded;
         for (const auto& [name, n] : lc.unknown) {
@@ -564,14 +537,13 @@ Result<LoadReport> WorldSession::load(const std::vector<ColumnPos>& requested, J
           m_unknown[name] += n;
         }
         report.records += lc.records;
-        m_world.insert(std::move(lc.column));
         ++report.loaded;
       }
       m_loaded_cv.notify_all();
     }
 
     if (others.empty()) break;
-    // Wait for the columns other threads are loading; if one of them failed (its claim vanished), retry.
+    // Wait for the columns other calls are loading; if one of them failed (its claim vanished), load it here.
     std::unique_lock lock(m_mu);
     m_loaded_cv.wait(lock, [&] {
       for (const ColumnPos& p : others) {
@@ -580,10 +552,13 @@ Result<LoadReport> WorldSession::load(const std::vector<ColumnPos>& requested, J
       }
       return true;
     });
-    bool retry = false;
-    for (const ColumnPos& p : others) retry |= !m_columns.count(p);
-    if (!retry) break;
-    wanted = others;
+    std::vector<ColumnPos> retry;
+    for (const ColumnPos& p : others) {
+      if (m_columns.count(p)) held(p);
+      else retry.push_back(p);
+    }
+    if (retry.empty()) break;
+    wanted = std::move(retry);
   }
   for (const auto& [name, n] : report.unknown)
     detail::log().warn("{} cell{} of block '{}' (not in the block registry) shown as 'unknown'", n, n == 1 ? "" : "s", name);
@@ -599,50 +574,29 @@ Cell WorldSession::saved_cell(Cell current) {
   return *m_remap.to_saved(current);
 }
 
-void WorldSession::record_change(const BlockPos& p, Cell before, Cell after) {
-  const ColumnPos cp = column_pos_of(p);
-  ColumnState& st = *m_columns.at(cp);
-  const int s = section_of_y(p.y);
+bool WorldSession::record(const Edit& e, const Section& section) {
+  std::lock_guard lock(m_mu);
+  const ColumnPos cp = column_pos_of(e.pos);
+  auto it = m_columns.find(cp);
+  if (it == m_columns.end() || it->second->phase != ColumnState::Phase::kLoaded || !y_in_range(e.pos.y)) return false;
+  ColumnState& st = *it->second;
+  const int s = section_of_y(e.pos.y);
   if (generated()) {
-    const auto index = static_cast<uint16_t>(section_index(local_of(p.x), static_cast<int>(p.y - section_base_y(s)), local_of(p.z)));
-    if (!st.journal.record(s, index, before, after, saved_cell(after))) return;
-  } else if (before == after) {
-    return;
+    const auto index = static_cast<uint16_t>(section_index(local_of(e.pos.x), static_cast<int>(e.pos.y - section_base_y(s)), local_of(e.pos.z)));
+    if (!st.journal.record(s, index, e.before, e.after, saved_cell(e.after))) return true;
+  } else {
+    if (e.before == e.after) return true;
+    st.edited[static_cast<size_t>(s)] = std::make_unique<Section>(section);
   }
   st.dirty |= 1u << s;
   m_dirty_columns.insert(cp);
-}
-
-std::optional<Edit> WorldSession::edit(const BlockPos& p, Cell cell) {
-  std::lock_guard lock(m_mu);
-  if (!m_columns.count(column_pos_of(p)) || m_columns.at(column_pos_of(p))->phase != ColumnState::Phase::kLoaded) return std::nullopt;
-  auto e = m_world.make_edit(p, cell);
-  if (!e) return std::nullopt;
-  m_world.apply(*e);
-  record_change(p, e->before, e->after);
-  return e;
-}
-
-bool WorldSession::apply(const Edit& e, const ApplyFn& how) {
-  std::lock_guard lock(m_mu);
-  auto it = m_columns.find(column_pos_of(e.pos));
-  if (it == m_columns.end() || it->second->phase != ColumnState::Phase::kLoaded || !y_in_range(e.pos.y)) return false;
-  const Cell before = m_world.get(e.pos);
-  if (!(how ? how(m_world, e) : m_world.apply(e))) return false;
-  record_change(e.pos, before, m_world.get(e.pos));
   return true;
-}
-
-Cell WorldSession::get(const BlockPos& p) const {
-  std::lock_guard lock(m_mu);
-  return m_world.get(p);
 }
 
 // ---- saving ----------------------------------------------------------------------------------------------------
 
 std::vector<PendingRecord> WorldSession::take_dirty(ColumnPos pos, ColumnState& st) {
   std::vector<PendingRecord> out;
-  const Column* col = m_world.find(pos);
   for (int s = 0; s < kSectionsPerColumn; ++s) {
     if (!(st.dirty >> s & 1)) continue;
     PendingRecord r;
@@ -650,7 +604,8 @@ std::vector<PendingRecord> WorldSession::take_dirty(ColumnPos pos, ColumnState& 
     if (generated()) {
       r.journal = st.journal.snapshot(s);
     } else {
-      const Section& sec = col->section(s);
+      VOXEN_ASSERT(st.edited[static_cast<size_t>(s)] != nullptr);  // record() or put_column() gave the cells
+      const Section& sec = *st.edited[static_cast<size_t>(s)];
       const Section* kept = st.saved_missing[static_cast<size_t>(s)].get();
       if (m_remap.identity() && !kept) {
         r.section = sec;
@@ -669,6 +624,7 @@ std::vector<PendingRecord> WorldSession::take_dirty(ColumnPos pos, ColumnState& 
     out.push_back(std::move(r));
   }
   st.dirty = 0;
+  for (auto& e : st.edited) e.reset();
   return out;
 }
 
@@ -772,22 +728,21 @@ Status WorldSession::unload(ColumnPos pos) {
   uint64_t ticket = it->second->ticket;
   if (!batch.empty()) ticket = m_queue->submit(std::move(batch));
   if (ticket > m_queue->committed()) m_unload_tickets[pos] = ticket;
-  m_world.remove(pos);
   m_columns.erase(it);
   return Ok{};
 }
 
-Status WorldSession::put_column(std::unique_ptr<Column> column) {
+Status WorldSession::put_column(const Column& column) {
   if (generated()) return Error{"put_column: only imported worlds store whole columns (this world is generated)"};
   std::lock_guard lock(m_mu);
-  const ColumnPos p = column->pos();
+  const ColumnPos p = column.pos();
   auto& st = m_columns[p];
   if (!st) st = std::make_unique<ColumnState>();
   st->phase = ColumnState::Phase::kLoaded;
   st->saved_missing = {};
   st->dirty = (1u << kSectionsPerColumn) - 1;
+  for (int i = 0; i < kSectionsPerColumn; ++i) st->edited[static_cast<size_t>(i)] = std::make_unique<Section>(column.section(i));
   m_dirty_columns.insert(p);
-  m_world.insert(std::move(column));
   m_loaded_cv.notify_all();
   return Ok{};
 }

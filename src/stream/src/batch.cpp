@@ -73,14 +73,14 @@ std::vector<ColumnPos> with_neighbour_ring(const std::vector<ColumnPos>& draw) {
   return out;
 }
 
-WorldStreamer::WorldStreamer(const gen::Generator& generator, const light::LightTable& light_table,
+WorldStreamer::WorldStreamer(ColumnSource& source, const light::LightTable& light_table,
                              const mesh::BakedBlocks& blocks, JobPool& pool)
-    : m_gen(&generator), m_light(light_table), m_blocks(blocks), m_pool(pool) {}
+    : m_source(&source), m_light(light_table), m_blocks(blocks), m_pool(pool) {}
 
 WorldStreamer::WorldStreamer(const light::LightTable& light_table, const mesh::BakedBlocks& blocks, JobPool& pool)
     : m_light(light_table), m_blocks(blocks), m_pool(pool) {}
 
-StreamStats WorldStreamer::load(World& world, Renderer& renderer, const std::vector<ColumnPos>& draw,
+Result<StreamStats> WorldStreamer::load(World& world, Renderer& renderer, const std::vector<ColumnPos>& draw,
                                 const Frustum* frustum, const Camera* camera) {
   StreamStats st;
   st.columns_drawn = draw.size();
@@ -92,10 +92,12 @@ StreamStats WorldStreamer::load(World& world, Renderer& renderer, const std::vec
   std::vector<ColumnPos> missing;
   for (const ColumnPos& c : with_neighbour_ring(draw))
     if (!world.find(c)) missing.push_back(c);
-  VOXEN_ASSERT(m_gen || missing.empty());  // without a generator the caller has loaded every column
+  VOXEN_ASSERT(m_source || missing.empty());  // without a source the caller has loaded every column
   if (!missing.empty()) {
-    auto columns = gen::generate_columns(*m_gen, missing, &m_pool, cx, cz);
-    for (auto& col : columns) world.insert(std::move(col));
+    auto columns = m_source->load(missing, &m_pool, cx, cz);
+    if (!columns) return columns.error();
+    VOXEN_ASSERT(columns->size() == missing.size());  // a scheduler's source gives every column it does not hold
+    for (auto& col : *columns) world.insert(std::move(col));
   }
   st.columns_generated = missing.size();
   st.generate_ms = now_ms() - t;
@@ -174,6 +176,7 @@ bool WorldStreamer::apply_edit(World& world, Renderer& renderer, const Edit& edi
     renderer.set_section(sp, out);
     if (remeshed) remeshed->push_back(sp);
   }
+  if (m_source) m_source->record(edit, *world.find(column_pos_of(edit.pos)));
   return true;
 }
 

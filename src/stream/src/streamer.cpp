@@ -37,7 +37,8 @@ struct ColumnStreamer::Job {
   uint32_t token = 0;
   bool done = false;  // guarded by m_done_mutex
   // kGenerate
-  std::unique_ptr<Column> column;
+  std::unique_ptr<Column> column;   // null when the source failed (error) or another owner holds the column
+  std::optional<Error> error;
   double generate_ms = 0, light_ms = 0;
   // kMesh: sections [from, to) were considered (those with nothing to draw are left out of `sections`)
   int from = 0, to = 0;
@@ -48,18 +49,16 @@ struct ColumnStreamer::Job {
   double mesh_ms = 0;
 };
 
-ColumnStreamer::ColumnStreamer(World& world, render::Renderer& renderer, const gen::Generator& generator,
+ColumnStreamer::ColumnStreamer(World& world, render::Renderer& renderer, ColumnSource& source,
                                const light::LightTable& light_table, const mesh::BakedBlocks& blocks, JobPool& pool,
-                               StreamConfig config, ProduceFn produce, ColumnBackend* backend)
+                               StreamConfig config)
     : m_world(world),
       m_renderer(renderer),
-      m_gen(generator),
+      m_source(source),
       m_light(light_table),
       m_blocks(blocks),
       m_pool(pool),
       m_config(config),
-      m_produce(std::move(produce)),
-      m_backend(backend),
       m_input(std::make_unique<mesh::SectionInput>()) {
   if (m_config.max_in_flight <= 0) m_config.max_in_flight = 2 * pool.thread_count() + 2;
   m_config.lag_frames = std::max(0, m_config.lag_frames);
@@ -68,8 +67,12 @@ ColumnStreamer::ColumnStreamer(World& world, render::Renderer& renderer, const g
 }
 
 ColumnStreamer::~ColumnStreamer() {
-  std::unique_lock lock(m_done_mutex);
-  for (const auto& j : m_jobs) m_done_cv.wait(lock, [&] { return j->done; });
+  {
+    std::unique_lock lock(m_done_mutex);
+    for (const auto& j : m_jobs) m_done_cv.wait(lock, [&] { return j->done; });
+  }
+  for (const auto& j : m_jobs)
+    if (j->column) (void)m_source.unload(std::move(j->column));  // loaded, never integrated: back to the source
 }
 
 ColumnState ColumnStreamer::state(ColumnPos pos) const {
@@ -148,7 +151,13 @@ void ColumnStreamer::integrate_job(Job& job, StreamFrameStats& st) {
     --m_gen_in_flight;
     st.generate_cpu_ms += job.generate_ms;
     st.light_cpu_ms += job.light_ms;
-    if (horizontal_distance(job.pos) > keep + kUnloadMargin) {  // no longer wanted
+    if (job.error && !m_error) m_error = job.error;
+    if (!job.column) {  // the source failed, or another owner holds the column
+      m_cols.erase(it);
+      return;
+    }
+    if (horizontal_distance(job.pos) > keep + kUnloadMargin) {  // no longer wanted: back to the source
+      if (Status s = m_source.unload(std::move(job.column)); !s.ok() && !m_error) m_error = s.error();
       m_cols.erase(it);
       return;
     }
@@ -271,8 +280,8 @@ void ColumnStreamer::unload_far(StreamFrameStats& st) {
       }
     if (needed) continue;
     light::UnloadResult r2 = light::unload_column(m_world, m_light, pos);
-    if (m_backend && r2.column && !m_error) {
-      if (Status s = m_backend->unload(pos, std::move(r2.column)); !s.ok()) m_error = s.error();
+    if (r2.column && !m_error) {
+      if (Status s = m_source.unload(std::move(r2.column)); !s.ok()) m_error = s.error();
     }
     m_cols.erase(pos);
     --m_loaded;
@@ -281,44 +290,6 @@ void ColumnStreamer::unload_far(StreamFrameStats& st) {
     remesh_light_changes(r2.light.dirty_sections(), &st);
   }
   st.unload_ms += wall_ms() - t;
-}
-
-void ColumnStreamer::load_from_backend(const std::vector<ColumnPos>& batch, StreamFrameStats& st) {
-  double t = wall_ms();
-  if (Status s = m_backend->load_batch(batch, m_pool); !s.ok()) {
-    m_error = s.error();
-    return;
-  }
-  st.generate_cpu_ms += wall_ms() - t;  // the backend's load: generation and saved edits (pool and main thread)
-  // Local light on the pool (each job owns its column), then the stitch here in batch order.
-  t = wall_ms();
-  std::vector<Column*> cols;
-  for (const ColumnPos& p : batch)
-    if (Column* c = m_world.find(p)) cols.push_back(c);
-  size_t left = cols.size();
-  for (Column* c : cols)
-    m_pool.submit(0.0, [this, c, &left] {
-      light::light_column_local(*c, m_light);
-      std::lock_guard lock(m_done_mutex);
-      --left;
-      m_done_cv.notify_all();
-    });
-  {
-    std::unique_lock lock(m_done_mutex);
-    m_done_cv.wait(lock, [&] { return left == 0; });
-  }
-  st.light_cpu_ms += wall_ms() - t;
-  t = wall_ms();
-  for (const ColumnPos& p : batch) {
-    if (!m_world.find(p)) continue;
-    Entry& e = m_cols[p];
-    const light::LightChanges changes = light::stitch(m_world, m_light, p);
-    e.state = ColumnState::kLoaded;
-    ++m_loaded;
-    ++st.columns_integrated;
-    remesh_light_changes(changes.dirty_sections(), &st);
-  }
-  st.stitch_ms += wall_ms() - t;
 }
 
 void ColumnStreamer::submit_gen(uint64_t frame, ColumnPos pos, double prio) {
@@ -336,14 +307,10 @@ void ColumnStreamer::submit_gen(uint64_t frame, ColumnPos pos, double prio) {
   m_pool.submit(prio, [this, j] {
     const double t0 = thread_cpu_ms();
     std::unique_ptr<Column> col;
-    if (m_produce) {
-      col = m_produce(j->pos);
-    } else {
-      col = std::make_unique<Column>(j->pos);
-      m_gen.generate(*col);
-    }
+    if (auto made = m_source.load({j->pos}); !made) j->error = made.error();
+    else if (!made->empty()) col = std::move(made->front());
     const double t1 = thread_cpu_ms();
-    light::light_column_local(*col, m_light);
+    if (col) light::light_column_local(*col, m_light);
     const double t2 = thread_cpu_ms();
     j->column = std::move(col);
     j->generate_ms = t1 - t0;
@@ -511,17 +478,7 @@ void ColumnStreamer::schedule(uint64_t frame, StreamFrameStats& st) {
     else submit_mesh(frame, c.pos, c.prio, -1, kSectionsPerColumn, st);
   };
   size_t gi = 0, mi = 0;
-  double backend_ms = 0;
-  if (m_backend) {
-    // A backend loads on the main thread: one batch a frame, the best-ranked first.
-    std::vector<ColumnPos> batch;
-    for (; gi < gen.size() && gi < static_cast<size_t>(m_config.gen_jobs_per_frame); ++gi) batch.push_back(gen[gi].pos);
-    const double tb = wall_ms();
-    if (!batch.empty() && !m_error) load_from_backend(batch, st);
-    backend_ms = wall_ms() - tb;
-    gen.clear();
-    gi = 0;
-  }
+  if (m_error) gen.clear();  // the source failed: stop loading (what is loaded stays)
   if (m_config.deterministic) {
     for (; gi < gen.size() && gi < static_cast<size_t>(m_config.gen_jobs_per_frame); ++gi) submit_gen(frame, gen[gi].pos, gen[gi].prio);
     for (; mi < mesh_c.size() && mi < static_cast<size_t>(m_config.mesh_jobs_per_frame); ++mi)
@@ -542,7 +499,7 @@ void ColumnStreamer::schedule(uint64_t frame, StreamFrameStats& st) {
   }
   m_gen_waiting = gen.size() - gi;
   m_mesh_waiting = mesh_c.size() - mi;
-  st.schedule_ms += wall_ms() - t - st.snapshot_ms - backend_ms;
+  st.schedule_ms += wall_ms() - t - st.snapshot_ms;
 }
 
 StreamFrameStats ColumnStreamer::update(uint64_t frame, const BlockPos& eye_block, const glm::dvec3& eye_frac,
@@ -585,6 +542,7 @@ EditReport ColumnStreamer::apply_edit(const Edit& edit) {
       rep.remeshed.push_back(sp);
     }
   }
+  m_source.record(edit, *m_world.find(column_pos_of(edit.pos)));
   return rep;
 }
 

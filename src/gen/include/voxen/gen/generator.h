@@ -47,4 +47,9 @@ Result<std::unique_ptr<Generator>> make_generator(std::string_view name, uint64_
 std::vector<std::unique_ptr<Column>> generate_columns(const Generator& gen, const std::vector<ColumnPos>& positions,
                                                       JobPool* pool, int64_t center_x = 0, int64_t center_z = 0);
 
+/// Hash of what a generator makes at two fixed columns ((0, 0) and (-3, 5)), by block name and state, as 16 hex
+/// digits: a saved world records it at creation and warns on open when its generator's output has changed
+/// (store::GeneratorFingerprint). Renumbering the registry does not change it.
+std::string fingerprint(const Generator& generator, const BlockRegistry& registry);
+
 }  // namespace voxen::gen

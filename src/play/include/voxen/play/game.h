@@ -7,7 +7,7 @@
 //   2. clicks, at the frame's start: the voxel DDA from the eye (pick.h), then remove the targeted block, or place
 //      the selected block against the targeted face (refused inside the player's box, outside the world, into a
 //      solid cell, or on bedrock's removal), each through stream::ColumnStreamer::apply_edit (light, remesh and upload of
-//      what the edit dirtied, this frame) and the edit hook (the saved world's journal);
+//      what the edit dirtied, this frame, then the column source records it: a saved world's journal);
 //   3. simulation: Controls::frame_seconds (the recording's step unless kFrameTime events say otherwise; the
 //      simulation never reads the wall clock) goes into a StepClock, and the player takes every fixed step of
 //      kPhysicsStep (1/240 s) now due (player.h), with the frame's controls; a step holds the player still while
@@ -101,20 +101,15 @@ struct FrameReport {
   HolesResult holes;
 };
 
-/// Called for each edit the player makes, with the function that applies it (light, remesh, upload); returns
-/// whether it was applied. The default calls `apply` directly; a saved world wraps it to record the edit.
-using EditHook = std::function<bool(const Edit& edit, const std::function<bool(const Edit&)>& apply)>;
-
 class Game {
  public:
   /// Builds the renderer, HUD and streamer on the platform's current context. `world` is where the columns live
-  /// (empty at start, or a saved world's); `produce` makes columns on workers (default: generator.generate); with
-  /// a `backend` (a saved world, saved_world.h) columns come from it instead.
+  /// (empty at start); they come from `source` (a saved world, stream/saved_world.h), or, when null, from
+  /// `generator` (stream::GeneratedSource). `source` must outlive the game.
   /// Errors: renderer or HUD creation, a registry without the hotbar's blocks.
   static Result<std::unique_ptr<Game>> create(const GameConfig& config, render::Platform& platform,
                                               const BlockRegistry& registry, const gen::Generator& generator,
-                                              JobPool& pool, World& world, stream::ProduceFn produce = nullptr,
-                                              EditHook edit_hook = nullptr, stream::ColumnBackend* backend = nullptr);
+                                              JobPool& pool, World& world, stream::ColumnSource* source = nullptr);
   ~Game();
   Game(const Game&) = delete;
   Game& operator=(const Game&) = delete;
@@ -180,9 +175,9 @@ class Game {
   std::unique_ptr<mesh::BakedBlocks> m_baked;
   std::unique_ptr<render::Renderer> m_renderer;
   std::unique_ptr<render::Overlay> m_hud;  // draws the HUD's layout (hud.h); null when GameConfig::hud is off
+  std::unique_ptr<stream::GeneratedSource> m_own_source;  // when create() was given no source
   std::unique_ptr<stream::ColumnStreamer> m_streamer;
   std::unique_ptr<HeightCache> m_heights;
-  EditHook m_edit_hook;
   InputHandler m_handler;
   PlayerState m_player;
   PlayerState m_drawn_from;          // the player before the last physics step (drawing interpolates from it)

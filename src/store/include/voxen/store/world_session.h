@@ -1,6 +1,8 @@
-// WorldSession: a saved world, open. It owns the World (the loaded columns), loads columns from the store
-// (generation first, then the journal on top, so the journal always wins), applies edits, and saves them through
-// the write-behind queue.
+// WorldSession: a saved world, open: its records, metadata, per-column journals and write-behind queue. It owns
+// no World and runs no generation: the owner of the columns (stream::SavedWorld) hands load() freshly generated
+// columns (air for imported worlds) and gets them back with the saved cells on top (the journal always wins), tells
+// record() of every edit after applying it, and unload()s what it drops; the session saves through the write-behind
+// queue.
 //
 // A world directory holds:
 //   voxen.toml   metadata (world_meta.h): format version, seed, generator, the saved block-id table
@@ -12,10 +14,12 @@
 // Generated worlds store journals: per section, the cells that differ from generation. Imported worlds (no
 // generator) store whole sections. Light is never stored; callers recompute it after load().
 //
-// Ownership: each column has exactly one owner. load() marks a column as loading before it reads the store, and a
-// second load() of the same column (from any thread) waits for the first and gets the same column, so two copies
-// of one column can never exist and one can never overwrite the other's edits when saved. The session remembers
-// which sections changed (any change of id or state), and commit() queues them as one batch.
+// Ownership: each column has exactly one owner. load() marks a column as loading before it reads the store; a
+// second load() of the same column (from any thread) waits for the first and then refuses it (the copy it was
+// given is dropped and named in LoadReport::held), so only one copy ever gets the saved cells and is recorded,
+// and one can never overwrite the other's edits when saved. The owner of the cells never asks for a column it
+// holds (stream::ColumnStreamer: only absent columns with no job; docs/ARCHITECTURE.md, Column lifecycle). The
+// session remembers which sections changed (any change of id or state), and commit() queues them as one batch.
 //
 // A failed write never loses an edit silently. The write-behind queue keeps the records of a failed write (and of
 // every batch after it) in memory; the next commit, flush, wait or close, or a load of a column whose unload batch
@@ -29,9 +33,8 @@
 // different voxen.toml is rewritten from it, warned, the old file kept in corrupt/), and the database against the
 // count of committed writes kept beside it (RocksWorldStore: a write-ahead log that lost committed writes is warned).
 //
-// Threads: load, edit, apply, get, commit, unload, flush and close lock the session and may be called from any
-// thread. world() hands out the World itself for single-threaded readers (lighting, meshing, printing): don't use
-// it while another thread calls load/edit/unload.
+// Threads: load, record, commit, unload, flush and close lock the session and may be called from any thread; no
+// callback runs under the lock (the GL uploads of an edit are done before record() is called).
 #pragma once
 
 #include <condition_variable>
@@ -48,22 +51,21 @@
 #include <vector>
 
 #include "voxen/core/error.h"
-#include "voxen/core/job_pool.h"
 #include "voxen/store/world_meta.h"
 #include "voxen/store/world_store.h"
 #include "voxen/store/write_queue.h"
 #include "voxen/world/block_registry.h"
-#include "voxen/world/world.h"
+#include "voxen/world/column.h"
+#include "voxen/world/edit.h"
 
 namespace voxen::store {
 
 class RocksWorldStore;
 
-/// Fills a column (its pos() says where) with generated cells; must be thread-safe and a pure function of the
-/// seed and the column position (gen::Generator::generate is).
-using GenerateFn = std::function<void(Column&)>;
-/// Makes the generator a world names (meta: generator name and seed). Errors: unknown name, missing blocks.
-using GeneratorFactory = std::function<Result<GenerateFn>(const std::string& name, uint64_t seed)>;
+/// The fingerprint (gen::fingerprint: 16 hex digits) of the generator a world names (meta: generator name and
+/// seed): a world records it at creation and warns on open when its generator's output has changed. Errors:
+/// unknown name, missing blocks (the world cannot be opened).
+using GeneratorFingerprint = std::function<Result<std::string>(const std::string& name, uint64_t seed)>;
 
 struct OpenOptions {
   std::filesystem::path dir;               // the world directory
@@ -76,6 +78,7 @@ struct OpenOptions {
 /// What one load() did.
 struct LoadReport {
   size_t loaded = 0;                        // columns this call loaded (not counting ones already loaded)
+  std::vector<ColumnPos> held;              // columns the session already held: their copies were dropped
   size_t records = 0;                       // records (section journals or sections) read and applied
   std::vector<std::string> corrupt;         // one message per record that failed to decode (fell back)
   std::map<std::string, uint64_t> unknown;  // saved block name -> cells shown as "unknown" (name not in registry)
@@ -95,13 +98,13 @@ class WorldSession {
   /// and both values) and the database's values are used, voxen.toml rewritten (the old file kept in corrupt/);
   /// a damaged copy is an error. A world without the copy (made by an older voxen) gets one, with a notice.
   static Result<std::unique_ptr<WorldSession>> open(const OpenOptions& options, const BlockRegistry& registry,
-                                                    const GeneratorFactory& make_generator);
+                                                    const GeneratorFingerprint& fingerprint);
   /// A session over any WorldStore and a metadata value (tests; in-memory worlds). The store must outlive the
   /// session; meta() carries the (possibly grown) id table to pass to the next session over the same store.
-  /// `generate` may be empty only for imported worlds. Errors: the store's metadata copy differs from `meta` (the
-  /// message names the fields) or is damaged; a store without one gets `meta`'s.
+  /// Errors: the store's metadata copy differs from `meta` (the message names the fields) or is damaged; a store
+  /// without one gets `meta`'s.
   static Result<std::unique_ptr<WorldSession>> attach(WorldStore& store, WorldMeta meta, const BlockRegistry& registry,
-                                                      GenerateFn generate, bool sync = false);
+                                                      bool sync = false);
   /// close(), logging any error.
   ~WorldSession();
   WorldSession(const WorldSession&) = delete;
@@ -111,34 +114,25 @@ class WorldSession {
   const WorldMeta& meta() const { return m_meta; }
   /// True for generated worlds (journals over generation), false for imported ones (whole sections).
   bool generated() const { return m_meta.kind == WorldKind::kGenerated; }
-  /// The loaded columns. Single-threaded use only (see the class comment).
-  World& world() { return m_world; }
-  const World& world() const { return m_world; }
-  /// The running block registry (cells in world() use its ids).
+  /// The running block registry (cells handed to load() and record() use its ids).
   const BlockRegistry& registry() const { return m_registry; }
 
-  /// Loads the given columns not loaded yet: reads their records in one batch, generates them (on `pool` if
-  /// given, nearest the first position first), applies each journal over its generated column (or, for
-  /// imported worlds, reads whole sections; missing sections are air) and inserts them into the world. A record
-  /// that fails to decode is reported (error naming column and section, warning on stderr), copied aside, and
-  /// its section keeps the generated cells; the other sections and columns load. Errors: store I/O; a column
+  /// Puts the saved cells over the given columns: `columns` hold what generation makes at their positions (air
+  /// for imported worlds); for each, its journal is applied on top (imported worlds: whole saved sections; missing
+  /// sections stay air) and the session starts keeping its journal. One batch read from the store. A column the
+  /// session already holds is dropped from `columns` (nulled) and named in LoadReport::held (see Ownership). A
+  /// record that fails to decode is reported (error naming column and section, warning on stderr), copied aside,
+  /// and its section keeps the generated cells; the other sections and columns load. Errors: store I/O; a column
   /// unloaded with edits that could not be written yet (after one retry, see kMaxWriteRetries): the message names
   /// the column and the cause, nothing of this call is loaded, and the next load of it tries again.
-  Result<LoadReport> load(const std::vector<ColumnPos>& columns, JobPool* pool = nullptr);
+  Result<LoadReport> load(std::vector<std::unique_ptr<Column>>& columns);
   /// True if the column is loaded.
   bool loaded(ColumnPos pos) const;
 
-  /// Places `cell` at p as an Edit (before = the current cell, next sequence number), applies and records it.
-  /// nullopt if p's column is not loaded or y is out of range.
-  std::optional<Edit> edit(const BlockPos& p, Cell cell);
-  /// How an edit is applied to the World: World::apply by default; light::apply_edit (which applies the cell
-  /// and updates light) from commands that keep light. Returns whether it was applied.
-  using ApplyFn = std::function<bool(World&, const Edit&)>;
-  /// Applies an edit made elsewhere (its `after` cell) through `how` and records the change (before = the cell
-  /// the world held). False if its column is not loaded or `how` did not apply it.
-  bool apply(const Edit& e, const ApplyFn& how = nullptr);
-  /// Cell at a world position (air if unloaded), under the session's lock.
-  Cell get(const BlockPos& p) const;
+  /// Records an edit its owner has applied: `e.before` is the cell it replaced (the generated cell when the
+  /// journal has none there), `e.after` the cell placed; `section` is the section holding e.pos after the edit
+  /// (kept for imported worlds, which store whole sections). False if e's column is not loaded or y is out of range.
+  bool record(const Edit& e, const Section& section);
 
   /// Queues every section changed since the last commit as one batch; returns its ticket (0 if nothing
   /// changed). The batch is saved once committed() reaches the ticket. Errors (the changes stay recorded, for the
@@ -156,14 +150,14 @@ class WorldSession {
   /// Called on the writer thread after each batch commits (see WriteBehindQueue::set_listener).
   void set_commit_listener(std::function<void(uint64_t)> listener);
 
-  /// Queues the column's changed sections, then drops it from the world. A later load() of it waits for that
+  /// Queues the column's changed sections, then forgets it. A later load() of it waits for that
   /// batch first, so it reads back exactly what was there (if the batch cannot be written, that load fails). No-op
   /// for a column that is not loaded. Errors: voxen.toml or the metadata copy cannot be rewritten (the column stays
   /// loaded).
   Status unload(ColumnPos pos);
-  /// Imported worlds: inserts (or replaces) a whole column and marks every section changed, so the next commit
-  /// stores it. Errors: the world is a generated one.
-  Status put_column(std::unique_ptr<Column> column);
+  /// Imported worlds: holds (or replaces) a whole column, every section marked changed, so the next commit stores
+  /// it. Errors: the world is a generated one.
+  Status put_column(const Column& column);
 
   /// Saved cells shown as "unknown" since open, by saved block name.
   std::map<std::string, uint64_t> unknown_cells() const;
@@ -175,8 +169,7 @@ class WorldSession {
  private:
   struct ColumnState;
   WorldSession(const BlockRegistry& registry, WorldMeta meta, IdRemap remap);
-  Status start(WorldStore& store, GenerateFn generate, bool sync);
-  void record_change(const BlockPos& p, Cell before, Cell after);
+  Status start(WorldStore& store, bool sync);
   Cell saved_cell(Cell current);
   std::vector<PendingRecord> take_dirty(ColumnPos pos, ColumnState& state);
   Status save_meta_locked();
@@ -191,7 +184,6 @@ class WorldSession {
   int m_lock_fd = -1;
   std::unique_ptr<RocksWorldStore> m_owned_store;  // open()ed sessions: the world's database
   WorldStore* m_store = nullptr;
-  GenerateFn m_generate;
   std::unique_ptr<WriteBehindQueue> m_queue;
   bool m_meta_dirty = false;
   bool m_sync = false;
@@ -199,15 +191,10 @@ class WorldSession {
 
   mutable std::mutex m_mu;
   std::condition_variable m_loaded_cv;
-  World m_world;
   std::unordered_map<ColumnPos, std::unique_ptr<ColumnState>, ColumnPosHash> m_columns;
   std::unordered_set<ColumnPos, ColumnPosHash> m_dirty_columns;
   std::unordered_map<ColumnPos, uint64_t, ColumnPosHash> m_unload_tickets;
   std::map<std::string, uint64_t> m_unknown;
 };
-
-/// Hash of what a generator makes at two fixed columns ((0, 0) and (-3, 5)), by block name and state, as 16 hex
-/// digits: a world records it at creation and warns on open when its generator's output has changed.
-std::string generator_fingerprint(const GenerateFn& generate, const BlockRegistry& registry);
 
 }  // namespace voxen::store

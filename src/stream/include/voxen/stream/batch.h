@@ -12,7 +12,7 @@
 //     frustum culling off).
 // So a shot taken after load() has no holes: everything in the frustum within the render distance is drawn.
 //
-// Phases (each timed; wall-clock milliseconds): generate (gen::generate_columns on the pool), light (the local
+// Phases (each timed; wall-clock milliseconds): generate (ColumnSource::load of the missing columns on the pool), light (the local
 // pass per column on the pool, the stitch across borders on the calling thread: light::light_columns), mesh (one
 // job per draw column on the pool, thread-local scratch), upload (Renderer::set_section on the calling thread, in
 // a fixed order). Output is byte-identical for any pool size.
@@ -24,11 +24,11 @@
 
 #include "voxen/core/coords.h"
 #include "voxen/core/job_pool.h"
-#include "voxen/gen/generator.h"
 #include "voxen/light/rules.h"
 #include "voxen/mesh/baked.h"
 #include "voxen/render/camera.h"
 #include "voxen/render/renderer.h"
+#include "voxen/stream/source.h"
 #include "voxen/world/edit.h"
 #include "voxen/world/world.h"
 
@@ -55,8 +55,9 @@ struct StreamStats {
 /// Builds the world for views and keeps the renderer's meshes in step with it.
 class WorldStreamer {
  public:
-  /// All references must outlive the streamer. `pool` runs generation, local light and meshing.
-  WorldStreamer(const gen::Generator& generator, const light::LightTable& light_table, const mesh::BakedBlocks& blocks,
+  /// All references must outlive the streamer. Missing columns come from `source`; `pool` runs their loading,
+  /// local light and meshing.
+  WorldStreamer(ColumnSource& source, const light::LightTable& light_table, const mesh::BakedBlocks& blocks,
                 JobPool& pool);
   /// A streamer for a world whose columns the caller loads and lights itself (a saved world, or edits placed before
   /// meshing: `voxen shot --world/--edit`): load() then only meshes and uploads, and every column of `draw` and its
@@ -65,16 +66,18 @@ class WorldStreamer {
 
   /// Loads what `draw` needs into `world` (columns already loaded are kept, not regenerated), lights the new
   /// ones, meshes the sections of `draw` (those intersecting `frustum` when given, else all) and uploads them.
-  StreamStats load(World& world, render::Renderer& renderer, const std::vector<ColumnPos>& draw,
+  /// Errors: the source's (I/O of a saved world; nothing is loaded).
+  Result<StreamStats> load(World& world, render::Renderer& renderer, const std::vector<ColumnPos>& draw,
                    const render::Frustum* frustum = nullptr, const render::Camera* camera = nullptr);
 
   /// Applies an edit (with incremental light), remeshes every section it dirties (cells and light) that has
-  /// been meshed before or lies in a drawn column, and uploads them. Returns false if the edit's column is not
-  /// loaded. The sections remeshed are returned in `remeshed` when given.
+  /// been meshed before or lies in a drawn column, and uploads them; then tells the source
+  /// (ColumnSource::record). Returns false if the edit's column is not loaded. The sections remeshed are returned
+  /// in `remeshed` when given.
   bool apply_edit(World& world, render::Renderer& renderer, const Edit& edit, std::vector<SectionPos>* remeshed = nullptr);
 
  private:
-  const gen::Generator* m_gen = nullptr;  // null: the caller loads the columns
+  ColumnSource* m_source = nullptr;  // null: the caller loads the columns
   const light::LightTable& m_light;
   const mesh::BakedBlocks& m_blocks;
   JobPool& m_pool;

@@ -1,5 +1,6 @@
-// Streaming around a moving player: columns enter and leave as the eye moves. Workers generate a column and light
-// it locally (light::light_column_local), and mesh a column's sections from padded snapshots; the main thread
+// Streaming around a moving player: columns enter and leave as the eye moves. Workers load a column from the
+// ColumnSource (source.h: generation, or a saved world's cells over it) and light it locally
+// (light::light_column_local), and mesh a column's sections from padded snapshots; the main thread
 // integrates (World::insert + light::stitch), uploads meshes (Renderer::set_section) and unloads, within a budget
 // per frame.
 //
@@ -11,7 +12,8 @@
 //             function of its padded input, is then final too and is never redone for streaming);
 //   undraw    a drawn column farther than R * 16 + 16 loses its meshes (GPU spans freed);
 //   unload    a loaded column farther than R * 16 + 48 and not a neighbour of a drawn or meshing column is removed
-//             (light::unload_column: the World frees its cells and light).
+//             (light::unload_column) and handed back to the source (a saved world queues its changes); so is a
+//             loaded column whose job is integrated after it stopped being wanted.
 // Priority (lower first; VoxelBlox seed: "ground where the player is comes first"): a column never drawn yet
 // within `near_columns` (4) of the eye and in front of it (within 70 degrees of the horizontal view direction, or
 // within 24 blocks) gets its distance; the rest within `near_columns` 1000 + distance; everything else 2000 +
@@ -38,7 +40,7 @@
 //
 // Edits (apply_edit): light::apply_edit, then every section the edit dirtied (mesh::sections_dirtied_by: the cell's
 // padded box and the light changes) that is drawn is remeshed and uploaded at once; a mesh job in flight for a
-// dirtied column is dropped and redone.
+// dirtied column is dropped and redone; then the source is told (ColumnSource::record: a saved world journals it).
 // Threads: the main thread calls everything; jobs run on the JobPool and touch only their own job record.
 #pragma once
 
@@ -57,35 +59,17 @@
 
 #include "voxen/core/coords.h"
 #include "voxen/core/job_pool.h"
-#include "voxen/gen/generator.h"
 #include "voxen/light/rules.h"
 #include "voxen/mesh/baked.h"
 #include "voxen/mesh/input.h"
 #include "voxen/mesh/mesher.h"
 #include "voxen/render/renderer.h"
+#include "voxen/stream/source.h"
 #include "voxen/world/column.h"
 #include "voxen/world/edit.h"
 #include "voxen/world/world.h"
 
 namespace voxen::stream {
-
-/// Makes a column's cells on a worker thread (generation, or generation plus saved edits). Must be thread-safe
-/// and a pure function of the position (and of saved data that does not change while the game runs).
-using ProduceFn = std::function<std::unique_ptr<Column>(ColumnPos)>;
-
-/// Where columns come from and where they go when another owner keeps them (a saved world, saved_world.h): the
-/// streamer then loads each frame's batch through load_batch on the main thread (the backend may use the pool
-/// inside) instead of generating on the workers, lights the batch (local passes on the pool, then the stitch), and
-/// hands unloaded columns back through unload.
-class ColumnBackend {
- public:
-  virtual ~ColumnBackend() = default;
-  /// Makes the columns present in the World (cells only; the streamer lights them). Main thread. Errors: I/O.
-  virtual Status load_batch(const std::vector<ColumnPos>& columns, JobPool& pool) = 0;
-  /// Takes back a column the streamer removed from the World (light::unload_column already darkened what only
-  /// it lit); the backend saves what changed. Main thread. Errors: I/O.
-  virtual Status unload(ColumnPos pos, std::unique_ptr<Column> column) = 0;
-};
 
 struct StreamConfig {
   int render_distance = 6;          // R, columns
@@ -134,12 +118,10 @@ enum class ColumnState : uint8_t { kAbsent, kGenerating, kLoaded, kMeshing, kDra
 
 class ColumnStreamer {
  public:
-  /// All references must outlive the streamer. `produce` defaults to generator.generate; with a `backend`,
-  /// columns come from it instead (and `produce` is not used).
-  ColumnStreamer(World& world, render::Renderer& renderer, const gen::Generator& generator,
-                 const light::LightTable& light_table, const mesh::BakedBlocks& blocks, JobPool& pool,
-                 StreamConfig config, ProduceFn produce = nullptr, ColumnBackend* backend = nullptr);
-  /// Waits for the jobs in flight (their results are dropped).
+  /// All references must outlive the streamer. Columns come from `source` (one column per job, on the workers).
+  ColumnStreamer(World& world, render::Renderer& renderer, ColumnSource& source, const light::LightTable& light_table,
+                 const mesh::BakedBlocks& blocks, JobPool& pool, StreamConfig config);
+  /// Waits for the jobs in flight (the columns they loaded are handed back to the source).
   ~ColumnStreamer();
   ColumnStreamer(const ColumnStreamer&) = delete;
   ColumnStreamer& operator=(const ColumnStreamer&) = delete;
@@ -169,7 +151,7 @@ class ColumnStreamer {
   const StreamConfig& config() const { return m_config; }
   /// Blocks until every job in flight has finished and been integrated (tests, shutdown).
   void finish_jobs(uint64_t frame);
-  /// The first backend error (loading or saving columns), if any; streaming stops loading after one.
+  /// The first source error (loading or saving columns), if any; streaming stops loading after one.
   const std::optional<Error>& error() const { return m_error; }
 
  private:
@@ -192,7 +174,6 @@ class ColumnStreamer {
   void unload_far(StreamFrameStats& st);
   void schedule(uint64_t frame, StreamFrameStats& st);
   void submit_gen(uint64_t frame, ColumnPos pos, double prio);
-  void load_from_backend(const std::vector<ColumnPos>& batch, StreamFrameStats& st);
   /// Submits a mesh job for sections [from, to) of a column (from < 0: from its mesh floor).
   void submit_mesh(uint64_t frame, ColumnPos pos, double prio, int from, int to, StreamFrameStats& st);
   int mesh_floor(ColumnPos pos) const;
@@ -205,13 +186,11 @@ class ColumnStreamer {
 
   World& m_world;
   render::Renderer& m_renderer;
-  const gen::Generator& m_gen;
+  ColumnSource& m_source;
   const light::LightTable& m_light;
   const mesh::BakedBlocks& m_blocks;
   JobPool& m_pool;
   StreamConfig m_config;
-  ProduceFn m_produce;
-  ColumnBackend* m_backend = nullptr;
   std::optional<Error> m_error;
 
   std::map<ColumnPos, Entry> m_cols;  // every column with a state other than absent (sorted: fixed order)

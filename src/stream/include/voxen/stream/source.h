@@ -1,0 +1,94 @@
+// Where columns come from: one interface, ColumnSource, for every caller (the shot's batch load, play's streamer,
+// the commands that read cells), with two implementations: GeneratedSource (a gen::Generator: the cells are the
+// terrain function's) and SavedWorld (saved_world.h: generation, then a saved world's records on top; "not found"
+// is generation). Cells only: the owner of the World lights, meshes and draws them (streamer.h, batch.h).
+//
+// Command-line edits (`--edit X,Y,Z=NAME`) are a source concern too: add_edits() queues them, and load() places
+// each in its column's cells as that column is made, in the order given, before any light or mesh exists; the
+// source then record()s it like any edit (a saved world journals it).
+//
+// Threads: load() may run on any thread, several at once (a worker loading one column, or the main thread loading
+// a batch spread over a JobPool: then not from one of that pool's workers). unload() and record() are called by
+// the owner of the cells (the main thread), after the edit or the unload is done; no callback runs under a lock.
+// One owner per column: a caller never asks for a column it holds (the scheduler asks only for absent columns with
+// no job) and hands every column it drops back through unload().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "voxen/core/coords.h"
+#include "voxen/core/error.h"
+#include "voxen/core/job_pool.h"
+#include "voxen/gen/generator.h"
+#include "voxen/world/cell.h"
+#include "voxen/world/column.h"
+#include "voxen/world/edit.h"
+
+namespace voxen::stream {
+
+/// A cell to place over the world's cells: world block `pos` (y within -128..255) gets `cell`.
+struct CellEdit {
+  BlockPos pos;
+  Cell cell;
+};
+
+class ColumnSource {
+ public:
+  virtual ~ColumnSource() = default;
+
+  /// Makes the columns at `positions` (no duplicates): their cells, not lit, then the pending edits of these
+  /// columns placed and recorded (see the file comment). With a `pool`, the work is spread over it, nearest world
+  /// block (center_x, center_z) first. Returns the columns made, in the order of `positions`; a column another
+  /// owner already holds is left out (a SavedWorld's session refuses a second copy). Errors: I/O (saved worlds;
+  /// nothing of the batch is returned).
+  Result<std::vector<std::unique_ptr<Column>>> load(const std::vector<ColumnPos>& positions, JobPool* pool = nullptr,
+                                                    int64_t center_x = 0, int64_t center_z = 0);
+  /// Queues cells to place as their columns load, after any given before.
+  void add_edits(const std::vector<CellEdit>& edits);
+
+  /// Takes back a column its owner dropped (after light::unload_column, or never inserted into a World). The
+  /// default drops it. Errors: I/O (a saved world queues its changes).
+  virtual Status unload(std::unique_ptr<Column> column) {
+    (void)column;
+    return Ok{};
+  }
+  /// Told of an edit its owner has applied (cells, light, meshes and uploads done); `column` is the edit's column
+  /// after it. The default does nothing; a saved world journals it.
+  virtual void record(const Edit& edit, const Column& column) {
+    (void)edit;
+    (void)column;
+  }
+  /// The terrain the cells start from (the world's own for a saved world); null for an imported world.
+  virtual const gen::Generator* generator() const = 0;
+
+ protected:
+  /// The cells of `positions` before the pending edits (load()'s contract, without the edits).
+  virtual Result<std::vector<std::unique_ptr<Column>>> make(const std::vector<ColumnPos>& positions, JobPool* pool,
+                                                            int64_t center_x, int64_t center_z) = 0;
+  /// The pending edits not placed yet (their columns never loaded), removed from the queue.
+  std::vector<CellEdit> take_pending();
+
+ private:
+  std::mutex m_pending_mu;
+  std::vector<CellEdit> m_pending;  // in the order given
+};
+
+/// Columns as a generator makes them. Thread-safe (Generator::generate is).
+class GeneratedSource final : public ColumnSource {
+ public:
+  /// `generator` must outlive the source.
+  explicit GeneratedSource(const gen::Generator& generator) : m_generator(generator) {}
+  const gen::Generator* generator() const override { return &m_generator; }
+
+ protected:
+  Result<std::vector<std::unique_ptr<Column>>> make(const std::vector<ColumnPos>& positions, JobPool* pool,
+                                                    int64_t center_x, int64_t center_z) override;
+
+ private:
+  const gen::Generator& m_generator;
+};
+
+}  // namespace voxen::stream
