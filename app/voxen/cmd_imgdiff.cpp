@@ -1,4 +1,4 @@
-// voxen imgdiff: compares two PNG images. strict = identical bytes; look = the Quantum seed's rule (at most 0.05%
+// voxen imgdiff: compares two PNG images. strict = identical bytes; look = Quantum's rule (at most 0.05%
 // of pixels off by more than 6/255 in any channel, and no 4-connected blob of such pixels larger than 32 px).
 // Prints the pixels differing, the largest blob and pass/fail; exit 0 on pass, 1 on fail or on an unreadable image
 // (the message names the file), 2 on bad arguments.

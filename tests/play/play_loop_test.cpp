@@ -191,7 +191,7 @@ TEST(PlayLoop, FastFlightNeverLeavesNearGroundUndrawn) {
   h.width = 64;
   h.height = 36;
   // Four generation and four mesh jobs a frame: the near ground must win them over the rest of the view, which
-  // loads while the jet is already flying (the VoxelBlox seed's failure: the ring held every worker while the
+  // loads while the jet is already flying (VoxelBlox's failure: the ring held every worker while the
   // ground within 4 columns went undrawn).
   h.stream_gen = 4;
   h.stream_mesh = 4;

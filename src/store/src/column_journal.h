@@ -1,6 +1,6 @@
 // The in-memory journal of one loaded column of a generated world: per section, the cells that differ from
 // generation, each with the generated cell beside it, so an edit back to the generated cell drops the entry
-// (the journal holds exactly the cells that differ from generation, the VoxelBlox seed's rule).
+// (the journal holds exactly the cells that differ from generation, VoxelBlox's rule).
 //
 // Cells: `generated` is in the running registry's ids (what the generator made this run); `saved` is in the world's
 // saved id space (what the record stores; it keeps a block's original id even when the registry lost its name).

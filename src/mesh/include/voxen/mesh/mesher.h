@@ -16,7 +16,7 @@
 //     diagonal only when a side cell is open; rounding half up); the quad's `flip` bit set when the AO (then the
 //     light) is anisotropic along the default diagonal;
 //   - greedy merging (Mikola Lysenko, "Meshing in a Minecraft game", 0fps 2012) per face direction and plane, of
-//     full unit faces whose four corners carry the same AO and the same light (the Quantum seed's rule), same
+//     full unit faces whose four corners carry the same AO and the same light (Quantum's rule), same
 //     texture, list, flow and fluid heights; never across the section border.
 // Cost: a pass over the 18^3 input to classify cells, then work per visible face; uniform-air sections and
 // sections with nothing drawable return at once.

@@ -1,7 +1,7 @@
 // The HUD's content and layout: a crosshair, the hotbar (nine boxes in the blocks' colours, the selected one
 // framed, numbered 1-9), a status line, the F3 debug overlay text and an outline of the targeted block. `layout_hud`
 // turns a HudFrame into an overlay list; render::Overlay (voxen/render/overlay.h) draws it over the frame, so this
-// module holds the game's UI rules and render holds every GL call (the VoxelBlox seed's rule: the HUD is GL quads
+// module holds the game's UI rules and render holds every GL call (VoxelBlox's rule: the HUD is GL quads
 // over the frame, no CPU surfaces).
 //
 // Layout: pixel sizes scale with the frame height (1 unit = floor(height / 360) pixels, at least 1), so a 320 x 180

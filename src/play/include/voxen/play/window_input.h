@@ -51,7 +51,7 @@ class WindowInput {
   bool m_held_buttons[kButtonCount] = {};
 };
 
-/// Paces frames to a target rate with vsync off (the VoxelBlox seed: sleep, then spin the last ~1.5 ms).
+/// Paces frames to a target rate with vsync off (VoxelBlox: sleep, then spin the last ~1.5 ms).
 class FramePacer {
  public:
   /// `fps` <= 0 disables pacing.

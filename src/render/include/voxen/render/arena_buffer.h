@@ -1,5 +1,5 @@
 // The mesh arena on the GPU: GL buffer objects holding every section's packed quads, each sub-allocated by its own
-// ArenaAllocator (first fit, in spans of `granularity` elements). After the VoxelBlox seed: a new or changed mesh
+// ArenaAllocator (first fit, in spans of `granularity` elements). After VoxelBlox: a new or changed mesh
 // writes only its own span, by byte offset (glNamedBufferSubData / glBufferSubData); nothing else moves.
 //
 // Growth, up to a limit. No buffer is ever larger than `max_buffer_bytes` (the renderer passes the smallest of

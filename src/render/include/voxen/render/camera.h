@@ -4,7 +4,7 @@
 // anywhere in the int64 world. Everything the GPU sees is camera-relative: a section's offset from the eye is
 // computed as double(int64 section origin - int64 eye block) - eye fraction (exact: the int64 difference is small),
 // then rounded once to float; the view matrix is rotation only. So float32 never sees a large coordinate and a
-// scene 2^40 blocks out renders the same pixels as at the origin (the VoxelBlox seed's rule, made exact).
+// scene 2^40 blocks out renders the same pixels as at the origin (VoxelBlox's rule, made exact).
 //
 // Angles: yaw in degrees, 0 looks toward -Z (north), 90 toward +X (east); pitch in degrees, positive looks up
 // (clamped to +-89.9). fov_y is the vertical field of view in degrees. Y up, right-handed (OpenGL clip space).

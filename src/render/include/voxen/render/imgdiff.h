@@ -2,7 +2,7 @@
 //
 // Modes:
 //   strict  the two images have the same size and identical bytes (every channel of every pixel, alpha too).
-//   look    the Quantum seed's rule: a pixel FAILS when any channel differs by more than 6/255; the pair passes when
+//   look    Quantum's rule: a pixel FAILS when any channel differs by more than 6/255; the pair passes when
 //           at most 0.05% of the pixels fail AND no 4-connected blob of failing pixels is larger than 32 pixels.
 // Images of different sizes never pass (size_mismatch is set).
 // Blobs: 4-connected components (up, down, left, right neighbours) of failing pixels, found by an iterative flood
@@ -19,7 +19,7 @@ namespace voxen::render {
 
 enum class DiffMode { kStrict, kLook };
 
-/// The look mode's thresholds (the Quantum seed's rule), named so tests can derive their cases from them.
+/// The look mode's thresholds (Quantum's rule), named so tests can derive their cases from them.
 struct LookRule {
   int channel_tolerance = 6;       // a channel difference above this (out of 255) makes the pixel fail
   double max_failing_fraction = 0.0005;  // 0.05% of the pixels

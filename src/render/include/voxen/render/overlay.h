@@ -11,7 +11,7 @@
 // SRC_ALPHA, ONE_MINUS_SRC_ALPHA (alpha: ONE, ONE_MINUS_SRC_ALPHA); colours are straight-alpha RGBA in 0..1.
 // Text uses the 5 x 7 bitmap font of bitmap_font.h: each character is a quad over its 6 x 8 atlas cell, sampled
 // nearest, and only texels with ink are drawn (the fragment shader discards the rest), so glyphs have hard edges.
-// The VoxelBlox seed's rule: the HUD is GL quads over the frame, no CPU surfaces.
+// VoxelBlox's rule: the HUD is GL quads over the frame, no CPU surfaces.
 // Threads: Overlay on the GL context's thread; OverlayList anywhere.
 #pragma once
 

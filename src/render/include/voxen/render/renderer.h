@@ -1,4 +1,4 @@
-// The terrain renderer (the VoxelBlox seed's design, with vertex pulling): every section's packed quads live in
+// The terrain renderer (VoxelBlox's design, with vertex pulling): every section's packed quads live in
 // two arenas (opaque + cutout 16-byte quads; translucent + fluid 20-byte quads), and each frame draws all visible
 // opaque terrain with one glMultiDrawArraysIndirect per arena buffer and all translucent terrain with one more per
 // run of consecutive far-first meshes in the same buffer (one call per pass while an arena fits one buffer).

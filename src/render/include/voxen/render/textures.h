@@ -1,4 +1,4 @@
-// Block textures generated in code at start (no asset files, as in the VoxelBlox seed): one 16x16 RGBA8 layer per
+// Block textures generated in code at start (no asset files, as in VoxelBlox): one 16x16 RGBA8 layer per
 // texture name of the registry (BlockRegistry::textures(); layer index = BlockDef::face_texture_index), with a full
 // mip chain (16, 8, 4, 2, 1), uploaded by the renderer into one sampler2DArray.
 //

@@ -1,10 +1,10 @@
 // The byte codecs of the world store, format version 1 (docs/formats/world_store_v1.md has every byte layout).
 //
 // Three payloads, each a plain byte string before compression:
-//   - a section journal: the cells of one section that differ from generation (the VoxelBlox seed's rule), as a
+//   - a section journal: the cells of one section that differ from generation (VoxelBlox's rule), as a
 //     local palette plus either a sparse list (index deltas) or a 4096-bit presence mask, whichever is smaller;
 //   - a whole section (imported worlds, and the in-memory ColumnStore): a local palette and bit-packed indices
-//     (the Voxy seed's SaveLoadSystem idea: a local value table with narrow indices);
+//     (Voxy's SaveLoadSystem idea: a local value table with narrow indices);
 //   - a light section (ColumnStore only; light is never written to disk, it is recomputed).
 // A stored value wraps one payload in an envelope: an 8-byte header (magic, format version, payload kind,
 // flags, uncompressed length) and a zstd frame carrying its own content checksum.

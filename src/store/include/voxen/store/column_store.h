@@ -1,4 +1,4 @@
-// The ColumnStore: loaded columns kept in memory, those far from the viewer packed (after the VoxelBlox seed's
+// The ColumnStore: loaded columns kept in memory, those far from the viewer packed (after VoxelBlox's
 // packed column storage, which reaches 181 MB from 1,114 MB raw with zlib; here zstd).
 //
 // A packed column is two byte strings, each one envelope (codec.h) with a single zstd frame (level 1, no checksum:
