@@ -21,7 +21,8 @@
 #include "voxen/mesh/baked.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
-#include "voxen/stream/batch.h"
+#include "voxen/stream/streamer.h"
+#include "voxen/stream/view.h"
 #include "voxen/render/translucent_order.h"
 #include "voxen/mesh/input.h"
 #include "voxen/mesh/mesher.h"
@@ -112,8 +113,8 @@ Loaded* load(int render_distance, Scene scene = Scene::kPlain) {
   const double radius = render_distance * 16.0;
   cam.far_plane = radius * 1.5 + 400;
   stream::GeneratedSource source(*l->generator);
-  stream::WorldStreamer streamer(source, *l->light, *l->baked, *l->pool);
-  l->stream = *streamer.load(l->world, *l->renderer, stream::columns_for_view(cam, radius, false), nullptr, &cam);
+  stream::ColumnStreamer streamer(l->world, *l->renderer, source, *l->light, *l->baked, *l->pool);
+  l->stream = *streamer.load_view(stream::columns_for_view(cam, radius, false), nullptr, &cam);
   l->params.camera = cam;
   l->params.fog_end = radius;
   g_loaded = std::move(l);

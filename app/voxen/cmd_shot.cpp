@@ -33,7 +33,8 @@
 #include "voxen/render/image.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
-#include "voxen/stream/batch.h"
+#include "voxen/stream/streamer.h"
+#include "voxen/stream/view.h"
 #include "vox_overlay.h"
 #include "world_open.h"
 #include "world_setup.h"
@@ -257,9 +258,9 @@ int run_shot(const ShotOptions& o) {
     const light::LightDiff diff = light::verify_light(world, light_table);
     if (!diff.equal()) throw RunError("--verify-light: the light differs from a from-scratch recompute: " + diff.to_string());
   }
-  stream::WorldStreamer streamer(light_table, *baked, pool);
+  stream::ColumnStreamer streamer(world, **renderer, cw->source(), light_table, *baked, pool);
   const render::Frustum frustum = render::Frustum::from_matrix(cam.view_projection());
-  auto loaded = streamer.load(world, **renderer, draw, o.load_all ? nullptr : &frustum, &cam);
+  auto loaded = streamer.load_view(draw, o.load_all ? nullptr : &frustum, &cam);
   VOXEN_ASSERT(loaded.ok());  // every column was loaded above: nothing for a source to fail on
   stream::StreamStats ss = *loaded;
   ss.columns_generated = load_set.size();

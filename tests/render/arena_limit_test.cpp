@@ -20,7 +20,8 @@
 #include "voxen/mesh/baked.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
-#include "voxen/stream/batch.h"
+#include "voxen/stream/streamer.h"
+#include "voxen/stream/view.h"
 #include "gl_suite.h"
 
 using namespace voxen;
@@ -64,8 +65,8 @@ class ArenaLimit : public ::testing::Test {
   // Loads every column within the radius of the camera into `renderer` (the world is generated once).
   void load(Renderer& renderer, const Camera& cam) {
     stream::GeneratedSource source(*g_shared->generator);
-    stream::WorldStreamer streamer(source, *g_shared->light, *g_shared->baked, *g_shared->pool);
-    ASSERT_TRUE(streamer.load(world, renderer, stream::columns_for_view(cam, kRadius, false), nullptr, &cam).ok());
+    stream::ColumnStreamer streamer(world, renderer, source, *g_shared->light, *g_shared->baked, *g_shared->pool);
+    ASSERT_TRUE(streamer.load_view(stream::columns_for_view(cam, kRadius, false), nullptr, &cam).ok());
   }
   static Image draw(Renderer& renderer, const Camera& cam, FrameStats* stats = nullptr) {
     FrameParams fp;
@@ -203,8 +204,8 @@ TEST_F(ArenaLimit, WhenMostSectionsLeaveTheArenaGivesItsMemoryBackAndDrawsTheSam
   for (int64_t dx = -1; dx <= 1; ++dx)
     for (int64_t dz = -1; dz <= 1; ++dz) kept.push_back({eye.x + dx, eye.z + dz});
   stream::GeneratedSource source(*g_shared->generator);
-  stream::WorldStreamer streamer(source, *g_shared->light, *g_shared->baked, *g_shared->pool);
-  ASSERT_TRUE(streamer.load(world, *fresh, kept, nullptr, &cam).ok());
+  stream::ColumnStreamer streamer(world, *fresh, source, *g_shared->light, *g_shared->baked, *g_shared->pool);
+  ASSERT_TRUE(streamer.load_view(kept, nullptr, &cam).ok());
   ASSERT_EQ(fresh->section_count(), r->section_count());
   // From above the eye's column, straight down: the nine columns fill the frame.
   Camera down = Camera::at({eye.x * 16 + 8, 150, eye.z * 16 + 8}, {0.0, 0.0, 0.0});

@@ -21,7 +21,8 @@
 #include "voxen/render/imgdiff.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
-#include "voxen/stream/batch.h"
+#include "voxen/stream/streamer.h"
+#include "voxen/stream/view.h"
 #include "gl_suite.h"
 
 using namespace voxen;
@@ -50,14 +51,15 @@ class Scene : public ::testing::Test {
     ASSERT_TRUE(r.ok()) << r.error().message;
     renderer = std::move(r).value();
     source = std::make_unique<stream::GeneratedSource>(*g_shared->generator);
-    streamer = std::make_unique<stream::WorldStreamer>(*source, *g_shared->light, *g_shared->baked, *g_shared->pool);
+    streamer = std::make_unique<stream::ColumnStreamer>(world, *renderer, *source, *g_shared->light, *g_shared->baked,
+                                                        *g_shared->pool);
   }
 
   // Loads the flat world around the camera (render distance 3) and uploads its meshes.
   void load(const Camera& cam) {
     const auto draw = stream::columns_for_view(cam, 48.0, true);
     const Frustum f = Frustum::from_matrix(cam.view_projection());
-    ASSERT_TRUE(streamer->load(world, *renderer, draw, &f, &cam).ok());
+    ASSERT_TRUE(streamer->load_view(draw, &f, &cam).ok());
   }
   Image draw(const Camera& cam, bool translucent = true, double anim_seconds = 0.0) {
     FrameParams fp;
@@ -100,7 +102,7 @@ class Scene : public ::testing::Test {
   World world;
   std::unique_ptr<Renderer> renderer;
   std::unique_ptr<stream::GeneratedSource> source;
-  std::unique_ptr<stream::WorldStreamer> streamer;
+  std::unique_ptr<stream::ColumnStreamer> streamer;
 };
 
 TEST_F(Scene, AnEditChangesThePixelsWhereTheBlockProjectsAndNowhereBeyondItsNeighbourhood) {
@@ -119,9 +121,9 @@ TEST_F(Scene, AnEditChangesThePixelsWhereTheBlockProjectsAndNowhereBeyondItsNeig
   const BlockPos target{30, 0, 31};
   auto edit = world.make_edit(target, kAir);
   ASSERT_TRUE(edit.has_value());
-  std::vector<SectionPos> remeshed;
-  ASSERT_TRUE(streamer->apply_edit(world, *renderer, *edit, &remeshed));
-  ASSERT_FALSE(remeshed.empty());
+  const stream::EditReport rep = streamer->apply_edit(*edit);
+  ASSERT_TRUE(rep.applied);
+  ASSERT_FALSE(rep.remeshed.empty());
   const Image after = draw(cam);
 
   // Inside the block's own projection, many pixels changed (the hole's walls and floor replace the grass top).
@@ -140,7 +142,7 @@ TEST_F(Scene, AnEditChangesThePixelsWhereTheBlockProjectsAndNowhereBeyondItsNeig
 
   // Nothing else moved: every section the edit did not remesh keeps its span.
   for (const auto& [pos, span] : spans) {
-    if (std::find(remeshed.begin(), remeshed.end(), pos) != remeshed.end()) continue;
+    if (std::find(rep.remeshed.begin(), rep.remeshed.end(), pos) != rep.remeshed.end()) continue;
     const auto now = renderer->opaque_span(pos);
     ASSERT_TRUE(now.has_value());
     EXPECT_EQ(*now, span);
@@ -173,7 +175,7 @@ TEST_F(Scene, WaterIsBlendedOverTheGroundBelowIt) {
     for (int64_t z = 40; z < 48; ++z) {
       auto e = world.make_edit({x, -2, z}, Cell{dark, 0});
       ASSERT_TRUE(e.has_value());
-      ASSERT_TRUE(streamer->apply_edit(world, *renderer, *e));
+      ASSERT_TRUE(streamer->apply_edit(*e).applied);
     }
   const Image darker = draw(cam, true);
   const Image darker_ground = draw(cam, false);
@@ -206,7 +208,7 @@ TEST_F(Scene, FlowingWaterMovesWithTimeAndStillWaterDoesNot) {
     for (int64_t z = 34; z < 37; ++z) {
       auto e = world.make_edit({30 + k, 1, z}, Cell{water, state::make_fluid(k, false)});
       ASSERT_TRUE(e.has_value());
-      ASSERT_TRUE(streamer->apply_edit(world, *renderer, *e));
+      ASSERT_TRUE(streamer->apply_edit(*e).applied);
     }
   const Image t0 = draw(cam, true, 0.0);
   const Image t1 = draw(cam, true, 0.5);
@@ -288,7 +290,7 @@ TEST_F(Scene, FluidSeamsHoldStillWhenTheCameraMovesByATenThousandthOfABlock) {
     ASSERT_TRUE(cell.ok()) << name;
     auto e = world.make_edit(pos, cell.value());
     ASSERT_TRUE(e.has_value());
-    ASSERT_TRUE(streamer->apply_edit(world, *renderer, *e));
+    ASSERT_TRUE(streamer->apply_edit(*e).applied);
   }
   for (const Seam& seam : seams) {
     SCOPED_TRACE(std::string(seam.what) + " at x " + std::to_string(seam.lo.x) + ", z " + std::to_string(seam.lo.z));
@@ -327,7 +329,7 @@ TEST_F(Scene, SeeThroughInterfacesAreBlendedOnce) {
     ASSERT_TRUE(cell.ok()) << name;
     auto e = world.make_edit(pos, cell.value());
     ASSERT_TRUE(e.has_value());
-    ASSERT_TRUE(streamer->apply_edit(world, *renderer, *e));
+    ASSERT_TRUE(streamer->apply_edit(*e).applied);
   };
   // Water two cells wide (x0 - 1 and x0) beside lava (x0 + 1), two cells deep, three wide along z, stone below:
   // inside a section (x0 = 8) and across the column border (x0 = 15). The middle row's interface is seen looking

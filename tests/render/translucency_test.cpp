@@ -21,7 +21,8 @@
 #include "voxen/mesh/baked.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
-#include "voxen/stream/batch.h"
+#include "voxen/stream/streamer.h"
+#include "voxen/stream/view.h"
 #include "gl_suite.h"
 
 using namespace voxen;
@@ -99,10 +100,10 @@ class Translucency : public ::testing::Test {
     ASSERT_TRUE(r.ok()) << r.error().message;
     renderer = std::move(r).value();
     stream::GeneratedSource source(*generator);
-    stream::WorldStreamer streamer(source, *g_shared->light, *g_shared->baked, *g_shared->pool);
+    stream::ColumnStreamer streamer(world, *renderer, source, *g_shared->light, *g_shared->baked, *g_shared->pool);
     for (const View& v : views) {
       const Camera cam = camera(v);
-      ASSERT_TRUE(streamer.load(world, *renderer, stream::columns_for_view(cam, 48.0, false), nullptr, &cam).ok());
+      ASSERT_TRUE(streamer.load_view(stream::columns_for_view(cam, 48.0, false), nullptr, &cam).ok());
     }
   }
   Image draw(const View& v, bool reference, FrameStats* stats = nullptr, uint64_t budget = 0) {
@@ -286,9 +287,9 @@ TEST_F(Translucency, ASectionIsResortedOnlyWhenTheEyeCrossesOneOfItsPlanes) {
   auto edit = world.make_edit({8, 64, 7}, cell("ice"));
   ASSERT_TRUE(edit.has_value());
   stream::GeneratedSource source(*generator);
-  stream::WorldStreamer streamer(source, *g_shared->light, *g_shared->baked, *g_shared->pool);
-  ASSERT_TRUE(streamer.load(world, *renderer, stream::columns_for_view(camera(v), 48.0, false), nullptr, nullptr).ok());
-  ASSERT_TRUE(streamer.apply_edit(world, *renderer, *edit));
+  stream::ColumnStreamer streamer(world, *renderer, source, *g_shared->light, *g_shared->baked, *g_shared->pool);
+  ASSERT_TRUE(streamer.load_view(stream::columns_for_view(camera(v), 48.0, false)).ok());
+  ASSERT_TRUE(streamer.apply_edit(*edit).applied);
   const Image after_edit = draw(v, false, &st);
   EXPECT_EQ(st.sections_sorted, 0u);
   EXPECT_EQ(compare(after_edit, draw(v, true), 3).first, 0);

@@ -8,6 +8,7 @@
 
 #include "voxen/light/light.h"
 #include "voxen/mesh/dirty.h"
+#include "voxen/stream/view.h"
 
 namespace voxen::stream {
 namespace {
@@ -141,6 +142,121 @@ void ColumnStreamer::remesh_light_changes(const std::vector<SectionPos>& dirty, 
   }
 }
 
+ColumnStreamer::Entry& ColumnStreamer::adopt_loaded(ColumnPos pos) {
+  auto [it, fresh] = m_cols.try_emplace(pos);
+  if (fresh) {
+    it->second.state = ColumnState::kLoaded;
+    ++m_loaded;
+  }
+  return it->second;
+}
+
+int ColumnStreamer::upload_meshes(const Job& job, Entry& e, bool all, uint64_t* quads) {
+  int uploaded = 0;
+  for (size_t k = 0; k < job.sections.size(); ++k) {
+    const mesh::SectionMesh& m = job.meshes[k];
+    if (!all && m.empty()) continue;
+    m_renderer.set_section({job.pos.x, job.sections[k], job.pos.z}, m);
+    if (m.empty()) {
+      e.uploaded &= ~(1u << job.sections[k]);
+      continue;
+    }
+    e.uploaded |= 1u << job.sections[k];
+    ++uploaded;
+    if (quads) *quads += m.quad_count();
+  }
+  return uploaded;
+}
+
+void ColumnStreamer::run_mesh_job(Job& job, const mesh::BakedBlocks& blocks, const World* world) {
+  thread_local mesh::MeshScratch scratch;
+  thread_local std::unique_ptr<mesh::SectionInput> input = std::make_unique<mesh::SectionInput>();
+  const double t0 = thread_cpu_ms();
+  for (size_t k = 0; k < job.sections.size(); ++k) {
+    if (k < job.inputs.size()) {
+      mesh::mesh_section(blocks, *job.inputs[k], mesh::MeshOptions{}, scratch, job.meshes[k]);
+      job.inputs[k].reset();
+    } else {
+      VOXEN_ASSERT(world);
+      mesh::mesh_world_section(blocks, *world, {job.pos.x, job.sections[k], job.pos.z}, mesh::MeshOptions{}, *input,
+                               scratch, job.meshes[k]);
+    }
+  }
+  job.mesh_ms = thread_cpu_ms() - t0;
+}
+
+Result<StreamStats> ColumnStreamer::load_view(const std::vector<ColumnPos>& draw, const render::Frustum* frustum,
+                                              const render::Camera* camera) {
+  finish_jobs();
+  StreamStats st;
+  st.columns_drawn = draw.size();
+  const int64_t cx = camera ? camera->block.x : (draw.empty() ? 0 : draw.front().min_x());
+  const int64_t cz = camera ? camera->block.z : (draw.empty() ? 0 : draw.front().min_z());
+
+  // Load the draw columns and their ring (what is not in the World yet) in one batch, nearest first on the pool.
+  double t = wall_ms();
+  const std::vector<ColumnPos> ring = with_neighbour_ring(draw);
+  std::vector<ColumnPos> missing;
+  for (const ColumnPos& c : ring)
+    if (!m_world.find(c)) missing.push_back(c);
+  if (!missing.empty()) {
+    auto columns = m_source.load(missing, &m_pool, cx, cz);
+    if (!columns) return columns.error();
+    VOXEN_ASSERT(columns->size() == missing.size());  // the scheduler asks only for columns nobody holds
+    for (auto& col : *columns) m_world.insert(std::move(col));
+  }
+  st.columns_generated = missing.size();
+  st.generate_ms = wall_ms() - t;
+
+  // Light: the local pass of each new column on the pool, then the stitch across borders here.
+  t = wall_ms();
+  light::light_columns(m_world, m_light, missing, &m_pool);
+  for (const ColumnPos& c : ring) adopt_loaded(c);
+  st.light_ms = wall_ms() - t;
+
+  // Mesh: one job per draw column with its sections (in the frustum when given), nearest first.
+  t = wall_ms();
+  constexpr glm::dvec3 kSectionBox{kSectionSize, kSectionSize, kSectionSize};
+  std::vector<Job> jobs(draw.size());
+  for (size_t i = 0; i < draw.size(); ++i) {
+    Job& job = jobs[i];
+    job.kind = Job::kMesh;
+    job.pos = draw[i];
+    job.from = 0;
+    job.to = kSectionsPerColumn;
+    for (int s = 0; s < kSectionsPerColumn; ++s) {
+      const SectionPos sp{draw[i].x, s, draw[i].z};
+      if (frustum && camera) {
+        const glm::dvec3 mn = camera->relative({sp.x * kSectionSize, section_base_y(s), sp.z * kSectionSize});
+        if (!frustum->intersects_box(mn, kSectionBox)) continue;
+      }
+      if (mesh::section_is_skippable(m_world, sp)) continue;
+      job.sections.push_back(s);
+    }
+    job.meshes.resize(job.sections.size());
+    st.sections_meshed += job.sections.size();
+  }
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    Job* job = &jobs[i];
+    m_pool.submit(static_cast<double>(i), [this, job] { run_mesh_job(*job, m_blocks, &m_world); });
+  }
+  m_pool.wait_idle();
+  st.mesh_ms = wall_ms() - t;
+
+  // Upload in the draw order (nearest first): each mesh writes only its own spans.
+  t = wall_ms();
+  for (const Job& job : jobs) {
+    Entry& e = m_cols.at(job.pos);
+    st.sections_uploaded += static_cast<size_t>(upload_meshes(job, e, true, &st.quads));
+    e.meshed_from = 0;  // an edit remeshes any section of a drawn column
+    if (e.state != ColumnState::kDrawn) ++m_drawn;
+    e.state = ColumnState::kDrawn;
+    e.ever_drawn = true;
+  }
+  st.upload_ms = wall_ms() - t;
+  return st;
+}
+
 void ColumnStreamer::integrate_job(Job& job, StreamFrameStats& st) {
   auto it = m_cols.find(job.pos);
   VOXEN_ASSERT(it != m_cols.end());
@@ -180,13 +296,7 @@ void ColumnStreamer::integrate_job(Job& job, StreamFrameStats& st) {
     return;
   }
   const double t = wall_ms();
-  for (size_t k = 0; k < job.sections.size(); ++k) {
-    const mesh::SectionMesh& m = job.meshes[k];
-    if (m.empty()) continue;
-    m_renderer.set_section({job.pos.x, job.sections[k], job.pos.z}, m);
-    e.uploaded |= 1u << job.sections[k];
-    ++st.sections_uploaded;
-  }
+  st.sections_uploaded += upload_meshes(job, e, false, nullptr);
   e.meshed_from = static_cast<int8_t>(job.from);
   if (!job.deepen) {
     e.state = ColumnState::kDrawn;
@@ -233,7 +343,7 @@ void ColumnStreamer::integrate(uint64_t frame, StreamFrameStats& st) {
   }
 }
 
-void ColumnStreamer::finish_jobs(uint64_t frame) {
+void ColumnStreamer::finish_jobs() {
   StreamFrameStats st;
   while (!m_jobs.empty()) {
     Job& job = *m_jobs.front();
@@ -244,7 +354,6 @@ void ColumnStreamer::finish_jobs(uint64_t frame) {
     integrate_job(job, st);
     m_jobs.pop_front();
   }
-  (void)frame;
 }
 
 void ColumnStreamer::unload_far(StreamFrameStats& st) {
@@ -406,13 +515,7 @@ void ColumnStreamer::submit_mesh(uint64_t frame, ColumnPos pos, double prio, int
   m_jobs.push_back(std::move(job));
   ++m_mesh_in_flight;
   m_pool.submit(prio, [this, j] {
-    thread_local mesh::MeshScratch scratch;
-    const double t0 = thread_cpu_ms();
-    for (size_t k = 0; k < j->sections.size(); ++k) {
-      mesh::mesh_section(m_blocks, *j->inputs[k], mesh::MeshOptions{}, scratch, j->meshes[k]);
-      j->inputs[k].reset();
-    }
-    j->mesh_ms = thread_cpu_ms() - t0;
+    run_mesh_job(*j, m_blocks, nullptr);
     std::lock_guard lock(m_done_mutex);
     j->done = true;
     m_done_cv.notify_all();

@@ -1,7 +1,7 @@
 // Where columns come from: one interface, ColumnSource, for every caller (the shot's batch load, play's streamer,
 // the commands that read cells), with two implementations: GeneratedSource (a gen::Generator: the cells are the
 // terrain function's) and SavedWorld (saved_world.h: generation, then a saved world's records on top; "not found"
-// is generation). Cells only: the owner of the World lights, meshes and draws them (streamer.h, batch.h).
+// is generation). Cells only: the owner of the World lights, meshes and draws them (streamer.h).
 //
 // Command-line edits (`--edit X,Y,Z=NAME`) are a source concern too: add_edits() queues them, and load() places
 // each in its column's cells as that column is made, in the order given, before any light or mesh exists; the

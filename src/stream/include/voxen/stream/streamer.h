@@ -1,11 +1,20 @@
-// Streaming around a moving player: columns enter and leave as the eye moves. Workers load a column from the
-// ColumnSource (source.h: generation, or a saved world's cells over it) and light it locally
-// (light::light_column_local), and mesh a column's sections from padded snapshots; the main thread
-// integrates (World::insert + light::stitch), uploads meshes (Renderer::set_section) and unloads, within a budget
-// per frame.
+// The column scheduler: one owner of the column lifecycle (absent -> generating -> loaded -> meshing -> drawn, and
+// back through undraw and unload) for a World and a Renderer, in two modes that share the column states, the mesh
+// job, integration, the unload path and apply_edit:
+//   - batch mode, load_view(): run until a view is complete (`voxen shot`, the render tests and benchmarks). The
+//     missing columns of the draw set and its ring come from the ColumnSource in one batch spread over the pool
+//     (a saved world reads them in one pass), are lit (light::light_columns: local pass on the pool, one stitch),
+//     then the sections of each draw column (those intersecting a frustum when given) are meshed, one job per column,
+//     and uploaded in the draw set's order (nearest first). Output is byte-identical for any pool size.
+//   - incremental mode, update(): once a frame around a moving eye (`voxen play`), within a budget per frame.
+//     Workers load a column from the ColumnSource and light it locally (light::light_column_local), and mesh a
+//     column's sections from padded snapshots; the main thread integrates (World::insert + light::stitch), uploads
+//     meshes (Renderer::set_section) and unloads.
+// Columns already in the World when a mode first needs them are taken as loaded and lit by the caller (a command
+// that loads and lights with --edit edits, or a second renderer over the same World).
 //
-// Sets, for an eye at horizontal position e and render distance R columns (distances are from e to the nearest
-// point of a column, horizontally, in blocks; render::columns_for_view's rule):
+// Incremental sets, for an eye at horizontal position e and render distance R columns (distances are from e to the
+// nearest point of a column, horizontally, in blocks; columns_for_view's rule, view.h):
 //   draw      columns within R * 16: meshed and drawn once their 8 neighbours are loaded;
 //   load      the draw columns and their 8-neighbour ring: generated and lit (light travels at most 14 blocks
 //             sideways, so a column whose 8 neighbours are loaded has its final light, light.h; its mesh, a pure
@@ -41,7 +50,8 @@
 // Edits (apply_edit): light::apply_edit, then every section the edit dirtied (mesh::sections_dirtied_by: the cell's
 // padded box and the light changes) that is drawn is remeshed and uploaded at once; a mesh job in flight for a
 // dirtied column is dropped and redone; then the source is told (ColumnSource::record: a saved world journals it).
-// Threads: the main thread calls everything; jobs run on the JobPool and touch only their own job record.
+// Threads: the main thread calls everything; jobs run on the JobPool and touch only their own job record (batch
+// mode's mesh jobs also read the World, which nothing writes while load_view waits for them).
 #pragma once
 
 #include <atomic>
@@ -63,6 +73,7 @@
 #include "voxen/mesh/baked.h"
 #include "voxen/mesh/input.h"
 #include "voxen/mesh/mesher.h"
+#include "voxen/render/camera.h"
 #include "voxen/render/renderer.h"
 #include "voxen/stream/source.h"
 #include "voxen/world/column.h"
@@ -103,6 +114,16 @@ struct StreamFrameStats {
   int remeshed_after_light = 0; // drawn sections remeshed because stitching or unloading changed their light
 };
 
+/// Per-phase wall-clock milliseconds and counts of one load_view.
+struct StreamStats {
+  double generate_ms = 0, light_ms = 0, mesh_ms = 0, upload_ms = 0;
+  size_t columns_generated = 0;  // draw columns + ring newly loaded from the source
+  size_t columns_drawn = 0;      // draw columns
+  size_t sections_meshed = 0;    // sections given to the mesher
+  size_t sections_uploaded = 0;  // sections with a non-empty mesh
+  uint64_t quads = 0;            // quads uploaded
+};
+
 /// What an edit did.
 struct EditReport {
   bool applied = false;
@@ -118,15 +139,24 @@ enum class ColumnState : uint8_t { kAbsent, kGenerating, kLoaded, kMeshing, kDra
 
 class ColumnStreamer {
  public:
-  /// All references must outlive the streamer. Columns come from `source` (one column per job, on the workers).
+  /// All references must outlive the streamer. Missing columns come from `source`; `pool` runs their loading,
+  /// local light and meshing. `config` matters to the incremental mode only.
   ColumnStreamer(World& world, render::Renderer& renderer, ColumnSource& source, const light::LightTable& light_table,
-                 const mesh::BakedBlocks& blocks, JobPool& pool, StreamConfig config);
+                 const mesh::BakedBlocks& blocks, JobPool& pool, StreamConfig config = {});
   /// Waits for the jobs in flight (the columns they loaded are handed back to the source).
   ~ColumnStreamer();
   ColumnStreamer(const ColumnStreamer&) = delete;
   ColumnStreamer& operator=(const ColumnStreamer&) = delete;
 
-  /// One frame of streaming for an eye at `eye_block` + `eye_frac` looking along `forward` (world space).
+  /// Batch mode: loads what `draw` needs (its columns and their ring; columns already loaded are kept, not
+  /// reloaded), lights the new ones, meshes the sections of `draw` (those intersecting `frustum` when it and
+  /// `camera` are given, else all) and uploads them; the columns of `draw` are drawn after it. Jobs of the
+  /// incremental mode in flight are finished first. The load is spread nearest `camera`'s eye first (else the
+  /// first draw column). Errors: the source's (I/O of a saved world; nothing is loaded).
+  Result<StreamStats> load_view(const std::vector<ColumnPos>& draw, const render::Frustum* frustum = nullptr,
+                                const render::Camera* camera = nullptr);
+
+  /// Incremental mode: one frame of streaming for an eye at `eye_block` + `eye_frac` looking along `forward` (world space).
   StreamFrameStats update(uint64_t frame, const BlockPos& eye_block, const glm::dvec3& eye_frac, const glm::dvec3& forward);
 
   /// Applies an edit with light and remeshes what it dirtied (see the file comment). Not applied (and nothing
@@ -150,7 +180,7 @@ class ColumnStreamer {
   size_t mesh_waiting() const { return m_mesh_waiting; }
   const StreamConfig& config() const { return m_config; }
   /// Blocks until every job in flight has finished and been integrated (tests, shutdown).
-  void finish_jobs(uint64_t frame);
+  void finish_jobs();
   /// The first source error (loading or saving columns), if any; streaming stops loading after one.
   const std::optional<Error>& error() const { return m_error; }
 
@@ -183,6 +213,12 @@ class ColumnStreamer {
   bool neighbours_loaded(ColumnPos pos) const;
   double horizontal_distance(ColumnPos c) const;
   void drop_meshes(ColumnPos pos, Entry& e);
+  /// Marks a column integrated (loaded) if it is not known yet.
+  Entry& adopt_loaded(ColumnPos pos);
+  /// Uploads a finished mesh job's sections (non-empty meshes, or every one with `all`); returns the count uploaded.
+  int upload_meshes(const Job& job, Entry& e, bool all, uint64_t* quads);
+  /// The mesh job (on a worker): meshes job.sections from their snapshots, or from `world` (batch mode) when none.
+  static void run_mesh_job(Job& job, const mesh::BakedBlocks& blocks, const World* world);
 
   World& m_world;
   render::Renderer& m_renderer;
