@@ -3,7 +3,6 @@
 #pragma once
 
 #include <array>
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -14,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "voxen/core/clock.h"
 #include "voxen/core/coords.h"
 #include "voxen/core/error.h"
 
@@ -85,16 +85,5 @@ void write_file_durably(const std::string& path, const std::function<std::string
 
 /// Formats a 64-bit value as 16 lower-case hex digits.
 std::string hex64(uint64_t v);
-
-/// Wall-clock stopwatch in seconds.
-class Stopwatch {
- public:
-  Stopwatch() : m_start(std::chrono::steady_clock::now()) {}
-  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count(); }
-  double ms() const { return seconds() * 1000.0; }
-
- private:
-  std::chrono::steady_clock::time_point m_start;
-};
 
 }  // namespace voxen::app

@@ -17,7 +17,6 @@
 // columns unload, and everything is flushed on exit; the HUD's status line says "SAVING N EDITS" until the batches
 // holding them are committed (durable), then "ALL EDITS SAVED". Without it the world is ephemeral and the HUD says so.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -127,7 +126,7 @@ int run_play(const PlayOptions& o) {
               static_cast<unsigned long long>(h.seed), h.generator.c_str(), static_cast<long long>(spawn->x),
               static_cast<long long>(spawn->y), static_cast<long long>(spawn->z), h.render_distance);
 
-  auto last = std::chrono::steady_clock::now();
+  Stopwatch frame_clock;  // the measured time step
   bool first = true;
   render::Platform& platform = (*session)->platform();
   bool minimised = false;
@@ -145,9 +144,7 @@ int run_play(const PlayOptions& o) {
     }
     std::vector<play::InputEvent> events = input.take(f);
     // The frame's time step, measured and rounded to the microsecond, as an event (so replays simulate it too).
-    const auto now = std::chrono::steady_clock::now();
-    double dt = std::chrono::duration<double>(now - last).count();
-    last = now;
+    double dt = frame_clock.lap_seconds();
     dt = first ? game.controls().frame_seconds : std::round(std::clamp(dt, 0.0, 0.1) * 1e6) / 1e6;
     first = false;
     if (dt != game.controls().frame_seconds) {

@@ -235,7 +235,7 @@ int run_shot(const ShotOptions& o) {
   cam.pitch_deg = pitch;
   cam.fov_y_deg = o.fov;
   cam.aspect = static_cast<double>(width) / height;
-  const double radius = o.render_distance * static_cast<double>(kColumnWidth);
+  const double radius = render::render_radius_blocks(o.render_distance);
   cam.far_plane = std::sqrt((radius + 24.0) * (radius + 24.0) + 400.0 * 400.0) + 16.0;
 
   // Everything within the render distance in the frustum (or all of it with --load-all), and the ring around it:

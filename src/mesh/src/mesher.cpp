@@ -1130,29 +1130,29 @@ void mesh_section(const BakedBlocks& blocks, const uint32_t* cells, const Light*
   Mesher(blocks, cells, light, options, scratch.impl(), out).run();
 }
 
+bool section_is_buried(const BakedBlocks& blocks, const World& world, SectionPos pos) {
+  const auto occluder = [&](const SectionPos& p) {
+    if (p.y < 0 || p.y >= kSectionsPerColumn) return false;
+    const Column* c = world.find(p.column());
+    if (!c) return false;
+    const Section& s = c->section(p.y);
+    return s.is_uniform() && (blocks.cls(Cell::from_packed(s.palette()[0]).id) & kClassOccluder);
+  };
+  if (!occluder(pos)) return false;
+  for (const FaceAxes& fa : kFaceAxes) {
+    SectionPos n = pos;
+    if (fa.axis == 0) n.x += fa.sign;
+    if (fa.axis == 1) n.y += fa.sign;
+    if (fa.axis == 2) n.z += fa.sign;
+    if (!occluder(n)) return false;
+  }
+  return true;
+}
+
 void mesh_world_section(const BakedBlocks& blocks, const World& world, SectionPos pos, const MeshOptions& options,
                         SectionInput& input, MeshScratch& scratch, SectionMesh& out) {
   out.clear();
-  if (section_is_skippable(world, pos)) return;
-  // A uniform section of opaque cubes whose six face neighbours are uniform opaque cubes too has no face.
-  const Column* col = world.find(pos.column());
-  const Section& sec = col->section(pos.y);
-  const auto buried = [&](const Section& s) {
-    return s.is_uniform() && (blocks.cls(Cell::from_packed(s.palette()[0]).id) & kClassOccluder);
-  };
-  if (buried(sec)) {
-    bool all = true;
-    for (int d = 0; d < 6 && all; ++d) {
-      const FaceAxes& fa = kFaceAxes[d];
-      SectionPos n = pos;
-      if (fa.axis == 0) n.x += fa.sign;
-      if (fa.axis == 1) n.y += fa.sign;
-      if (fa.axis == 2) n.z += fa.sign;
-      const Column* nc = world.find(n.column());
-      all = nc && n.y >= 0 && n.y < kSectionsPerColumn && buried(nc->section(n.y));
-    }
-    if (all) return;
-  }
+  if (section_is_skippable(world, pos) || section_is_buried(blocks, world, pos)) return;
   build_section_input(world, pos, input);
   mesh_section(blocks, input, options, scratch, out);
 }

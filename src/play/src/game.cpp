@@ -1,18 +1,15 @@
 #include "voxen/play/game.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 
+#include "voxen/core/clock.h"
 #include "voxen/mesh/shapes.h"
 
 namespace voxen::play {
 namespace {
 
-double wall_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -314,7 +311,7 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render) {
     render::FrameParams fp;
     fp.camera = cam;
     fp.time_of_day = m_config.time_of_day;
-    fp.fog_end = m_config.render_distance * static_cast<double>(kColumnWidth);
+    fp.fog_end = render::render_radius_blocks(m_config.render_distance);
     fp.anim_seconds = m_sim_time;
     fp.eye_sky_light = light_sky(m_world.light(cam.block));
     // At most 32,768 translucent quads re-sorted a frame (about 3 ms on llvmpipe; docs/PERFORMANCE.md, Rendering):

@@ -3,8 +3,9 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
-#include <chrono>
 #include <thread>
+
+#include "voxen/core/clock.h"
 
 namespace voxen::play {
 namespace {
@@ -42,9 +43,6 @@ int translate_button(int button) {
 
 WindowInput* self(GLFWwindow* w) { return static_cast<WindowInput*>(glfwGetWindowUserPointer(w)); }
 
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 }  // namespace
 
@@ -154,7 +152,7 @@ FramePacer::FramePacer(double fps, double spin_ms) : m_period_ms(fps > 0 ? 1000.
 
 void FramePacer::wait() {
   if (m_period_ms <= 0) return;
-  const double now = now_ms();
+  const double now = wall_ms();
   const double target = m_next_ms + m_period_ms;
   if (m_next_ms < 0 || now >= target) {  // the first frame, or a late one: no wait, the schedule restarts now
     m_next_ms = now;
@@ -162,7 +160,7 @@ void FramePacer::wait() {
   }
   if (const double left = target - m_spin_ms - now; left > 0)
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(left));
-  while (now_ms() < target) {
+  while (wall_ms() < target) {
   }
   m_next_ms = target;
 }

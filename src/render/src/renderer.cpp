@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
 
 #include "gl_util.h"
+#include "voxen/core/clock.h"
 #include "voxen/render/textures.h"
 #include "voxen_shaders.h"
 
@@ -38,9 +38,6 @@ struct Batch {
   uint32_t first, count;  // into the frame's commands
 };
 
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // Streams `bytes` into `buffer` through `target`, orphaning the old storage (no wait on frames in flight).
 void stream(GLenum target, GLuint buffer, const void* data, size_t bytes) {
@@ -456,7 +453,7 @@ FrameStats Renderer::render(const FrameParams& params) {
   m_platform.make_current();
 
   // 0. Trim: arena buffers whose usage fell give their memory back (spans may move; only here, between frames).
-  double t0 = now_ms();
+  double t0 = wall_ms();
   {
     const auto opaque_moves = m_opaque->trim();
     const auto translucent_moves = m_translucent->trim();
@@ -484,9 +481,7 @@ FrameStats Renderer::render(const FrameParams& params) {
   for (size_t i = 0; i < n; ++i) {
     if (!m_visible[i]) continue;
     // Horizontal distance from the eye to the nearest point of the box: beyond fog_end it is all fog.
-    const double nx = std::max({m_rel_x[i], 0.0, -(m_rel_x[i] + kSectionExtent)});
-    const double nz = std::max({m_rel_z[i], 0.0, -(m_rel_z[i] + kSectionExtent)});
-    if (nx * nx + nz * nz > fog_end * fog_end) continue;
+    if (footprint_distance(m_rel_x[i], m_rel_z[i]) > fog_end) continue;
     const double cx = m_rel_x[i] + kSectionExtent / 2, cy = m_rel_y[i] + kSectionExtent / 2, cz = m_rel_z[i] + kSectionExtent / 2;
     g.distance[i] = cx * cx + cy * cy + cz * cz;
     g.order.push_back(static_cast<uint32_t>(i));
@@ -497,7 +492,7 @@ FrameStats Renderer::render(const FrameParams& params) {
     return m_pos[a] < m_pos[b];
   });
   st.sections_visible = static_cast<uint32_t>(g.order.size());
-  double t1 = now_ms();
+  double t1 = wall_ms();
   st.cull_ms = t1 - t0;
 
   // 2. Sort: visible sections whose translucent quads were ordered for another side of one of their planes (or
@@ -522,7 +517,7 @@ FrameStats Renderer::render(const FrameParams& params) {
       ++st.sections_sorted;
       st.quads_sorted += m_sorted.size();
     }
-  double t2 = now_ms();
+  double t2 = wall_ms();
   st.sort_ms = t2 - t1;
 
   // 3. Build: per-draw offsets (index = position in the near-first order) and the indirect commands, opaque
@@ -570,7 +565,7 @@ FrameStats Renderer::render(const FrameParams& params) {
   const size_t translucent_commands = g.commands.size() - opaque_commands;
   st.opaque_meshes = static_cast<uint32_t>(opaque_commands);
   st.translucent_meshes = static_cast<uint32_t>(translucent_commands);
-  double t3 = now_ms();
+  double t3 = wall_ms();
   st.build_ms = t3 - t2;
 
   // 4. Submit.
@@ -825,7 +820,7 @@ FrameStats Renderer::render(const FrameParams& params) {
   glBindVertexArray(g.vao.get());
   glDepthMask(GL_TRUE);
   glDisable(GL_BLEND);
-  st.submit_ms = now_ms() - t3;
+  st.submit_ms = wall_ms() - t3;
   return st;
 }
 

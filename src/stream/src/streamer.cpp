@@ -1,28 +1,15 @@
 #include "voxen/stream/streamer.h"
 
-#include <time.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
+#include "voxen/core/clock.h"
 #include "voxen/light/light.h"
 #include "voxen/mesh/dirty.h"
 #include "voxen/stream/view.h"
 
 namespace voxen::stream {
 namespace {
-
-double wall_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// CPU time of the calling thread (what a job costs its worker, whatever else the machine runs).
-double thread_cpu_ms() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-}
 
 constexpr double kUndrawMargin = 16.0;   // blocks past the render distance before a column loses its meshes
 constexpr double kUnloadMargin = 48.0;   // blocks past the render distance before a column is unloaded
@@ -87,11 +74,8 @@ bool ColumnStreamer::loaded(ColumnPos pos) const {
 }
 
 double ColumnStreamer::horizontal_distance(ColumnPos c) const {
-  const double mx = static_cast<double>(c.min_x() - m_eye_block.x) - m_eye_frac.x;
-  const double mz = static_cast<double>(c.min_z() - m_eye_block.z) - m_eye_frac.z;
-  const double nx = std::max({mx, 0.0, -(mx + kColumnWidth)});
-  const double nz = std::max({mz, 0.0, -(mz + kColumnWidth)});
-  return std::sqrt(nx * nx + nz * nz);
+  return render::footprint_distance(static_cast<double>(c.min_x() - m_eye_block.x) - m_eye_frac.x,
+                                    static_cast<double>(c.min_z() - m_eye_block.z) - m_eye_frac.z);
 }
 
 double ColumnStreamer::priority(ColumnPos c, const Entry* e) const {
@@ -262,7 +246,7 @@ void ColumnStreamer::integrate_job(Job& job, StreamFrameStats& st) {
   VOXEN_ASSERT(it != m_cols.end());
   Entry& e = it->second;
   e.job_in_flight = false;
-  const double keep = m_config.render_distance * static_cast<double>(kColumnWidth);
+  const double keep = render::render_radius_blocks(m_config.render_distance);
   if (job.kind == Job::kGenerate) {
     --m_gen_in_flight;
     st.generate_cpu_ms += job.generate_ms;
@@ -358,7 +342,7 @@ void ColumnStreamer::finish_jobs() {
 
 void ColumnStreamer::unload_far(StreamFrameStats& st) {
   const double t = wall_ms();
-  const double r = m_config.render_distance * static_cast<double>(kColumnWidth);
+  const double r = render::render_radius_blocks(m_config.render_distance);
   std::vector<std::pair<double, ColumnPos>> unload;
   for (auto& [pos, e] : m_cols) {
     const double d = horizontal_distance(pos);
@@ -484,25 +468,9 @@ void ColumnStreamer::submit_mesh(uint64_t frame, ColumnPos pos, double prio, int
   job->to = to;
   const Column* col = m_world.find(pos);
   VOXEN_ASSERT(col);
-  // A uniform section of occluders whose 6 face neighbours are too has no face (the mesher's own early-out).
-  auto buried_uniform = [&](const SectionPos& sp) {
-    auto occluder_section = [&](const SectionPos& p) {
-      if (p.y < 0 || p.y >= kSectionsPerColumn) return false;
-      const Column* c = m_world.find(p.column());
-      if (!c) return false;
-      const Section& s = c->section(p.y);
-      return s.is_uniform() && (m_blocks.cls(Cell::from_packed(s.palette()[0]).id) & mesh::kClassOccluder);
-    };
-    if (!occluder_section(sp)) return false;
-    const SectionPos n[6] = {{sp.x + 1, sp.y, sp.z}, {sp.x - 1, sp.y, sp.z}, {sp.x, sp.y + 1, sp.z},
-                             {sp.x, sp.y - 1, sp.z}, {sp.x, sp.y, sp.z + 1}, {sp.x, sp.y, sp.z - 1}};
-    for (const SectionPos& p : n)
-      if (!occluder_section(p)) return false;
-    return true;
-  };
   for (int s = from; s < to; ++s) {
     const SectionPos sp{pos.x, s, pos.z};
-    if (col->section(s).is_empty() || buried_uniform(sp)) continue;
+    if (col->section(s).is_empty() || mesh::section_is_buried(m_blocks, m_world, sp)) continue;
     job->sections.push_back(s);
     job->inputs.push_back(std::make_unique<mesh::SectionInput>());
     mesh::build_section_input(m_world, sp, *job->inputs.back());
@@ -524,7 +492,7 @@ void ColumnStreamer::submit_mesh(uint64_t frame, ColumnPos pos, double prio, int
 
 void ColumnStreamer::schedule(uint64_t frame, StreamFrameStats& st) {
   const double t = wall_ms();
-  const double r = m_config.render_distance * static_cast<double>(kColumnWidth);
+  const double r = render::render_radius_blocks(m_config.render_distance);
   const ColumnPos eye{column_of(m_eye_block.x), column_of(m_eye_block.z)};
   const int64_t reach = m_config.render_distance + 2;
 

@@ -33,10 +33,7 @@ std::vector<ColumnPos> columns_for_view(const Camera& camera, double radius_bloc
     for (int64_t dz = -reach; dz <= reach; ++dz) {
       const ColumnPos c{eye.x + dx, eye.z + dz};
       const glm::dvec3 mn = column_min(camera, c);
-      // Horizontal distance from the eye to the nearest point of the column.
-      const double nx = std::max({mn.x, 0.0, -(mn.x + kColumnWidth)});
-      const double nz = std::max({mn.z, 0.0, -(mn.z + kColumnWidth)});
-      if (nx * nx + nz * nz > radius_blocks * radius_blocks) continue;
+      if (render::footprint_distance(mn.x, mn.z) > radius_blocks) continue;
       if (frustum && !f.intersects_box(mn, kColumnSize)) continue;
       const double cx = mn.x + kColumnWidth / 2.0, cz = mn.z + kColumnWidth / 2.0;
       found.push_back({cx * cx + cz * cz, c});

@@ -89,8 +89,15 @@ inline void mesh_section(const BakedBlocks& blocks, const SectionInput& input, c
   mesh_section(blocks, input.cells.data(), input.light.data(), options, scratch, out);
 }
 
-/// Meshes section `pos` of a World: skips uniform-air and unloaded sections (empty mesh), otherwise builds the
-/// padded input into `input` and meshes it. Reads the World only.
+/// True when section `pos` is buried: uniform, of one opaque full cube (BlockClass kClassOccluder), and so are its
+/// six face neighbours (all loaded, all within y 0..23), so none of its faces can be seen and its mesh is empty
+/// without building its input. The one buried-section test: mesh_world_section and the column streamer's mesh jobs
+/// both skip what it names. Reads the World only.
+bool section_is_buried(const BakedBlocks& blocks, const World& world, SectionPos pos);
+
+/// Meshes section `pos` of a World: skips uniform-air, unloaded (section_is_skippable) and buried
+/// (section_is_buried) sections (empty mesh), otherwise builds the padded input into `input` and meshes it. Reads
+/// the World only.
 void mesh_world_section(const BakedBlocks& blocks, const World& world, SectionPos pos, const MeshOptions& options,
                         SectionInput& input, MeshScratch& scratch, SectionMesh& out);
 

@@ -11,7 +11,9 @@
 // Threads: plain values.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 
 #include <glm/glm.hpp>
@@ -54,6 +56,20 @@ struct Camera {
   /// projection() * view_rotation(): maps camera-relative positions to clip space.
   glm::dmat4 view_projection() const { return projection() * view_rotation(); }
 };
+
+/// Horizontal distance in blocks from the eye to the nearest point of a 16 x 16-block footprint (a column's, or a
+/// section's) whose min corner is at camera-relative (rel_x, rel_z) (Camera::relative); 0 when the eye is above or
+/// below it. The one eye-to-column rule: a column is within the render distance when this is <= the render radius
+/// (render_radius_blocks), for the draw set (stream::columns_for_view, the column streamer) and for the fog, whose
+/// end (FrameParams::fog_end) culls the sections beyond it, so the fog ends exactly where the draw set does.
+inline double footprint_distance(double rel_x, double rel_z) {
+  const double nx = std::max({rel_x, 0.0, -(rel_x + kColumnWidth)});
+  const double nz = std::max({rel_z, 0.0, -(rel_z + kColumnWidth)});
+  return std::sqrt(nx * nx + nz * nz);
+}
+
+/// The render radius in blocks of a render distance of `columns` columns: the draw set's radius and the fog's end.
+constexpr double render_radius_blocks(int columns) { return columns * static_cast<double>(kColumnWidth); }
 
 /// The six planes of a view frustum in camera-relative space, each (n, d) with n pointing inside and normalised:
 /// a point p is inside a plane when dot(n, p) + d >= 0. Planes: left, right, bottom, top, near, far.

@@ -72,7 +72,7 @@ struct RendererOptions {
 struct FrameParams {
   Camera camera;              // aspect is taken from the framebuffer
   double time_of_day = 10.0;  // hours 0..24: the sun rises in the east at 6, is highest at 12, sets at 18
-  double fog_end = 192.0;     // horizontal distance (blocks) where terrain is wholly fog (the render distance)
+  double fog_end = 192.0;     // horizontal distance (blocks, footprint_distance) where terrain is wholly fog: the render radius
   double fog_start = -1.0;    // where fog begins; < 0: 0.7 * fog_end
   double anim_seconds = 0.0;  // animation clock (flowing fluids scroll)
   int eye_sky_light = 15;     // sky light 0..15 of the cell the eye is in: below 15 the sky and the fog darken
