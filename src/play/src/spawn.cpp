@@ -37,7 +37,7 @@ std::optional<int64_t> highest_standing_spot(const Column& column, const BlockRe
   return std::nullopt;
 }
 
-std::optional<BlockPos> find_spawn(const ColumnSource& columns, const BlockRegistry& reg, int64_t x, int64_t z,
+std::optional<BlockPos> find_spawn(const ColumnLookup& columns, const BlockRegistry& reg, int64_t x, int64_t z,
                                    int max_rings) {
   const ColumnPos center{column_of(x), column_of(z)};
   for (int r = 0; r <= max_rings; ++r) {

@@ -23,8 +23,9 @@
 
 namespace voxen::play {
 
-/// Gives the column at a position (nullptr when it cannot be had: the search skips it).
-using ColumnSource = std::function<const Column*(ColumnPos)>;
+/// Looks up the column at a position, already held by the caller (nullptr when it cannot be had: the search skips
+/// it). A read-only view of cells, not a source of columns (those come from stream::ColumnSource).
+using ColumnLookup = std::function<const Column*(ColumnPos)>;
 
 /// True if (x, y, z) is a standing spot by the rules above, except the "highest" rule (the caller scans from the
 /// top). Reads cells through `column`, which must hold x, z.
@@ -34,7 +35,7 @@ bool is_standing_spot(const Column& column, const BlockRegistry& registry, int64
 std::optional<int64_t> highest_standing_spot(const Column& column, const BlockRegistry& registry, int64_t x, int64_t z);
 
 /// Searches outward from (x, z) up to `max_columns` rings of columns. Returns the feet cell.
-std::optional<BlockPos> find_spawn(const ColumnSource& columns, const BlockRegistry& registry, int64_t x, int64_t z,
+std::optional<BlockPos> find_spawn(const ColumnLookup& columns, const BlockRegistry& registry, int64_t x, int64_t z,
                                    int max_rings = 64);
 
 /// find_spawn over freshly generated columns (for a new world, before anything is loaded).
