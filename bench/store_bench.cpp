@@ -304,7 +304,7 @@ void BM_SaveJournalRocks(benchmark::State& state) {
 }
 BENCHMARK(BM_SaveJournalRocks)->Unit(benchmark::kMicrosecond);
 
-/// A whole column load through the WorldSession: generate (default generator) + read the journal + apply it.
+/// A whole column load through the saved world (stream::SavedWorld::load): generate (default generator) + read the journal + apply it.
 void BM_SessionLoadEditedColumn(benchmark::State& state) {
   TempDb tmp;
   const fs::path dir = tmp.dir / "world";
