@@ -179,8 +179,12 @@ TEST_F(StreamGl, TheBatchAndTheIncrementalModeDrawTheSameSectionsAndPixels) {
       const auto ta = (*ra)->translucent_span(sp), tb = (*rb)->translucent_span(sp);
       ASSERT_EQ(oa.has_value(), ob.has_value()) << sp.x << "," << sp.y << "," << sp.z;
       ASSERT_EQ(ta.has_value(), tb.has_value()) << sp.x << "," << sp.y << "," << sp.z;
-      if (oa) EXPECT_EQ(oa->count.value, ob->count.value);
-      if (ta) EXPECT_EQ(ta->count.value, tb->count.value);
+      if (oa) {
+        EXPECT_EQ(oa->count.value, ob->count.value);
+      }
+      if (ta) {
+        EXPECT_EQ(ta->count.value, tb->count.value);
+      }
       sections += oa || ta;
     }
   EXPECT_GT(sections, 20u);
