@@ -1,4 +1,4 @@
-// Where to put the player: "ask for room and for ground" (the VoxelBlox seed's lesson: "not inside a block" alone
+// Where to put the player: "ask for room and for ground" (VoxelBlox's lesson: "not inside a block" alone
 // once put a driver on top of the hill above the tunnel they had just dug).
 //
 // A standing spot is a cell (x, y, z) for the feet such that:

@@ -23,7 +23,7 @@
 //   unload    a loaded column farther than R * 16 + 48 and not a neighbour of a drawn or meshing column is removed
 //             (light::unload_column) and handed back to the source (a saved world queues its changes); so is a
 //             loaded column whose job is integrated after it stopped being wanted.
-// Priority (lower first; VoxelBlox seed: "ground where the player is comes first"): a column never drawn yet
+// Priority (lower first; VoxelBlox: "ground where the player is comes first"): a column never drawn yet
 // within `near_columns` (4) of the eye and in front of it (within 70 degrees of the horizontal view direction, or
 // within 24 blocks) gets its distance; the rest within `near_columns` 1000 + distance; everything else 2000 +
 // distance. Ties by position. A column a draw column needs as a neighbour (to be meshed, it needs all 8) is
@@ -38,7 +38,7 @@
 // speed. Live play instead integrates whatever has finished, up to integrate_budget_ms per frame (at least one
 // job), and keeps at most max_in_flight jobs queued.
 //
-// The deep is meshed only round the player (the VoxelBlox seed): a column is meshed from its sky floor up: one
+// The deep is meshed only round the player (VoxelBlox): a column is meshed from its sky floor up: one
 // section below the lowest section holding any sky light (> 0) in the column or its 4 face neighbours. Every surface
 // that can be seen from the open air (ground, cliff faces, ravines and cave mouths the sky reaches) has sky-lit air in
 // front of it, so it lies at or above the floor; the dark caves below are not meshed or drawn. Within the deep zone
