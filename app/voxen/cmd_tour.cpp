@@ -3,7 +3,8 @@
 // a cave) with deterministic streaming, headless (--headless: EGL) or in a window, and reports per segment the
 // frame time percentiles, CPU milliseconds per system, the holes in the view, columns loaded and every frame over
 // 250 ms with the part that took the time. --json FILE writes the whole report.
-// Exit codes: 0 done; 1 a segment's place could not be found or the GL context failed; 2 bad arguments.
+// Exit codes: 0 done; 1 a segment's place could not be found, the GL context failed, or a frame had a near hole in a
+// drawn column (ground a drawn column left out, named on stderr after the report); 2 bad arguments.
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -120,7 +121,9 @@ int run_tour_cmd(const TourCliOptions& o) {
                               {"upload", stat_json(s.upload)},     {"cull", stat_json(s.cull)},   {"draw", stat_json(s.draw)},
                               {"wait_for_workers", stat_json(s.wait)}};
     js["holes"] = {{"frames_measured", s.holes_frames}, {"mean_fraction", s.holes_mean}, {"max_fraction", s.holes_max},
-                   {"frames_with_near_holes", s.near_hole_frames}, {"first_near_hole", s.first_near_hole}};
+                   {"frames_with_near_holes", s.near_hole_frames}, {"first_near_hole", s.first_near_hole},
+                   {"frames_with_near_holes_in_drawn_columns", s.drawn_hole_frames},
+                   {"first_near_hole_in_drawn_column", s.first_drawn_hole}};
     js["columns_loaded"] = s.columns_loaded;
     js["columns_drawn"] = s.columns_drawn;
     js["edits"] = s.edits;
@@ -145,7 +148,14 @@ int run_tour_cmd(const TourCliOptions& o) {
     out << j.dump(2) << "\n";
     if (!out) throw RunError(o.json + ": cannot write the JSON report");
   }
-  return 0;
+  int failed = 0;
+  for (const play::SegmentReport& s : report->segments)
+    if (s.drawn_hole_frames > 0) {
+      std::fprintf(stderr, "voxen tour: %s: near holes in a drawn column in %llu frames; first at %s\n", s.name.c_str(),
+                   static_cast<unsigned long long>(s.drawn_hole_frames), s.first_drawn_hole.c_str());
+      failed = 1;
+    }
+  return failed;
 }
 
 }  // namespace

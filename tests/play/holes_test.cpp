@@ -62,8 +62,12 @@ TEST(Holes, WithNothingDrawnEveryGroundPixelWithinTheRenderDistanceIsAHole) {
     cam.aspect = static_cast<double>(kW) / kH;
     cam.far_plane = 400.0;
     const std::vector<float> sky(static_cast<size_t>(kW * kH), 1.0f);
-    const HolesResult r = measure_holes(sky, kW, kH, cam, kRadius, heights);
+    // Every column drawn: every hole is then ground a drawn column left out (all lie within the 64-block near
+    // distance here).
+    const HolesResult r = measure_holes(sky, kW, kH, cam, kRadius, heights, 1, 64.0, [](ColumnPos) { return true; });
     ASSERT_TRUE(r.measured);
+    EXPECT_EQ(r.near_hole_pixels, r.hole_pixels);
+    EXPECT_EQ(r.drawn_hole_pixels, r.hole_pixels);
     EXPECT_EQ(r.pixels, static_cast<uint64_t>(kW * kH));
     EXPECT_EQ(r.sky_pixels, r.pixels);
     EXPECT_EQ(r.crack_pixels, 0u);

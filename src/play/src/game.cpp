@@ -323,7 +323,8 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render) {
       t = wall_ms();
       const int w = m_platform.width(), h = m_platform.height();
       const std::vector<float> depth = m_renderer->read_depth();
-      rep.holes = measure_holes(depth, w, h, cam, fp.fog_end, *m_heights, m_config.holes_stride, m_config.holes_near_blocks);
+      rep.holes = measure_holes(depth, w, h, cam, fp.fog_end, *m_heights, m_config.holes_stride, m_config.holes_near_blocks,
+                                [this](ColumnPos col) { return m_streamer->drawn(col); });
       rep.holes_ms = wall_ms() - t;
     }
     t = wall_ms();

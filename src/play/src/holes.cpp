@@ -113,7 +113,8 @@ RayResult march(const glm::dvec3& d, const BlockPos& eye, const glm::dvec3& frac
 }  // namespace
 
 HolesResult measure_holes(const std::vector<float>& depth, int width, int height, const render::Camera& camera,
-                          double radius_blocks, HeightCache& heights, int stride, double near_blocks) {
+                          double radius_blocks, HeightCache& heights, int stride, double near_blocks,
+                          const DrawnFn& drawn) {
   HolesResult r;
   if (width <= 0 || height <= 0 || depth.size() < static_cast<size_t>(width) * static_cast<size_t>(height)) return r;
   stride = std::max(1, stride);
@@ -160,7 +161,10 @@ HolesResult measure_holes(const std::vector<float>& depth, int width, int height
       if (r.hole_pixels == 0) r.first_hole = hit.cell;
       if (r.hole_at.size() < 4096) r.hole_at.push_back({px, py});
       ++r.hole_pixels;
-      if (hit.distance < near_blocks) ++r.near_hole_pixels;
+      if (hit.distance < near_blocks) {
+        ++r.near_hole_pixels;
+        if (drawn && drawn(column_pos_of(hit.cell)) && r.drawn_hole_pixels++ == 0) r.first_drawn_hole = hit.cell;
+      }
     }
   return r;
 }

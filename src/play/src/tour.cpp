@@ -36,8 +36,8 @@ Stat stat_of(std::vector<double> v) {
 struct Collector {
   std::vector<double> frame, generate, light, mesh, upload, cull, draw, wait, edit;
   std::vector<double> holes;
-  uint64_t near_hole_frames = 0;
-  std::string first_near_hole;
+  uint64_t near_hole_frames = 0, drawn_hole_frames = 0;
+  std::string first_near_hole, first_drawn_hole;
   std::vector<Spike> spikes;
   double distance = 0;
   uint64_t edits = 0, refused = 0;
@@ -66,6 +66,16 @@ struct Collector {
                           " pixels, first at ground " + std::to_string(h.x) + "," + std::to_string(h.y) + "," + std::to_string(h.z) +
                           " (column state " + std::to_string(static_cast<int>(g.streamer().state(column_pos_of(h)))) +
                           "), eye " + std::to_string(cam.block.x) + "," + std::to_string(cam.block.y) + "," + std::to_string(cam.block.z);
+      }
+      if (r.holes.drawn_hole_pixels > 0 && ++drawn_hole_frames == 1) {
+        const BlockPos& h = r.holes.first_drawn_hole;
+        const ColumnPos c = column_pos_of(h);
+        const render::Camera cam = g.camera();
+        first_drawn_hole = "frame " + std::to_string(r.frame) + ": " + std::to_string(r.holes.drawn_hole_pixels) +
+                           " near-hole pixels in drawn columns, the first in column " + std::to_string(c.x) + "," +
+                           std::to_string(c.z) + " (ground " + std::to_string(h.x) + "," + std::to_string(h.y) + "," +
+                           std::to_string(h.z) + "), eye " + std::to_string(cam.block.x) + "," + std::to_string(cam.block.y) +
+                           "," + std::to_string(cam.block.z);
       }
     }
     distance += moved;
@@ -112,6 +122,8 @@ struct Collector {
     s.holes_mean = h.mean;
     s.holes_max = h.max;
     s.near_hole_frames = near_hole_frames;
+    s.drawn_hole_frames = drawn_hole_frames;
+    s.first_drawn_hole = first_drawn_hole;
     s.spikes = spikes;
     s.distance = distance;
   }

@@ -12,6 +12,8 @@
 // at a horizontal distance under the render distance, ground should be drawn there, and the pixel is a hole.
 // Pixels showing terrain are never holes, so trees and buildings cannot create false holes; ground the player
 // removed can (sky seen where generated ground was), which the tour's segments avoid by looking at unedited ground.
+// Near holes in drawn columns: a near hole whose ground lies in a column the caller says is drawn (its meshes are
+// in the renderer) is not streaming lagging behind but ground a drawn column left out; the tour fails on one.
 // When the eye is below the height map of its own block column (in a shaft or a cave) the frame is not measured
 // (HolesResult::measured is false): there, what the view should show is the caves, not the height map.
 // Cracks: a sky pixel whose neighbours (the 8 around it, those inside the frame on its border) all show terrain is
@@ -29,6 +31,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <unordered_map>
@@ -68,6 +71,9 @@ class HeightCache {
   const Entry* m_last = nullptr;
 };
 
+/// Whether a column is drawn (the streamer's state), for HolesResult::drawn_hole_pixels.
+using DrawnFn = std::function<bool(ColumnPos)>;
+
 /// One frame's measurement.
 struct HolesResult {
   bool measured = false;       // false when the eye is below the height map (see the file comment)
@@ -77,7 +83,9 @@ struct HolesResult {
   uint64_t edge_pixels = 0;    // of the other sky pixels, silhouette pixels whose ray meets ground (file comment)
   uint64_t hole_pixels = 0;    // of the other sky pixels, where ground should be visible within the render distance
   uint64_t near_hole_pixels = 0;  // holes whose ground lies within `near_blocks` (horizontally) of the eye
+  uint64_t drawn_hole_pixels = 0; // near holes whose ground lies in a column `drawn` says is drawn
   BlockPos first_hole;            // the opaque block the first hole's ray met (for reports)
+  BlockPos first_drawn_hole;      // the ground of the first near hole in a drawn column
   std::vector<std::pair<int, int>> hole_at;  // the first 4096 hole pixels (x, y; y = 0 at the bottom row)
   /// hole_pixels / pixels (0 when nothing was sampled).
   double fraction() const { return pixels ? static_cast<double>(hole_pixels) / static_cast<double>(pixels) : 0.0; }
@@ -87,8 +95,10 @@ struct HolesResult {
 /// at the bottom, GL's order).
 /// Measures holes (see the file comment). `camera` must be the camera the frame was rendered with (its aspect is
 /// set from width / height); `radius_blocks` the render distance in blocks; `near_blocks` the distance under which
-/// holes are also counted in near_hole_pixels.
+/// holes are also counted in near_hole_pixels; `drawn`, when given, says which columns are drawn, for
+/// drawn_hole_pixels.
 HolesResult measure_holes(const std::vector<float>& depth, int width, int height, const render::Camera& camera,
-                          double radius_blocks, HeightCache& heights, int stride = 1, double near_blocks = 64.0);
+                          double radius_blocks, HeightCache& heights, int stride = 1, double near_blocks = 64.0,
+                          const DrawnFn& drawn = nullptr);
 
 }  // namespace voxen::play

@@ -18,6 +18,9 @@
 // Play; a recorded run is in docs/PERFORMANCE.md), holes
 // (holes.h: mean and worst share of the view, and frames with holes within 4 columns), columns loaded and drawn,
 // edits' remesh + upload times, and every frame over 250 ms with the part of the frame that took the most time.
+// A near hole whose ground lies in a drawn column (holes.h) is not streaming lagging behind but ground a drawn
+// column left out: each segment counts the frames with one and names the first (frame, pixels, column), and
+// `voxen tour` fails (exit 1) on any.
 // Threads: the GL context's thread.
 #pragma once
 
@@ -70,6 +73,8 @@ struct SegmentReport {
   double holes_mean = 0, holes_max = 0;
   uint64_t near_hole_frames = 0;     // frames with a hole whose ground is within 4 columns
   std::string first_near_hole;       // the first such frame: where the ground was and what the column's state was
+  uint64_t drawn_hole_frames = 0;    // frames with a near hole whose ground lies in a drawn column (a failure)
+  std::string first_drawn_hole;      // the first such frame: its number, the pixels, the column, the ground
   size_t columns_loaded = 0, columns_drawn = 0;
   uint64_t edits = 0, edits_refused = 0;
   Stat edit_ms;                      // per edit: remesh + upload (main thread)
