@@ -2,7 +2,8 @@
 // render distance is a hole and no other pixel is (checked against rays cast here through each pixel onto the
 // plane); with the ground drawn there are none, and a single sky pixel within drawn ground is a crack, on the
 // frame's border too. Then through the real frame loop on the flat world: the first frame (nothing drawn yet) has
-// about as many holes as the completed view has terrain pixels, and the completed view has none.
+// about as many holes as the completed view has terrain pixels, and the completed view has none. And the tour's jet
+// over a deep sea finds no near hole in a drawn column (the sea bed, unlit, is drawn).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 
 #include "play_test_util.h"
 #include "voxen/play/holes.h"
+#include "voxen/play/tour.h"
 
 namespace voxen::play::testing {
 namespace {
@@ -111,6 +113,62 @@ TEST(Holes, WithNothingDrawnEveryGroundPixelWithinTheRenderDistanceIsAHole) {
     EXPECT_TRUE(d.measured);
     EXPECT_EQ(d.hole_pixels, 0u);
   }
+}
+
+/// A deep sea: stone up to y = 20, water from 21 to 61, air above. Sky light dies 5 blocks under the surface, so
+/// the bed lies 36 blocks below the last lit block.
+class SeaGenerator final : public gen::Generator {
+ public:
+  explicit SeaGenerator(const BlockRegistry& r) : m_stone(r.id("stone")), m_water(r.id("water")) {}
+  void generate(Column& out) const override {
+    for (int z = 0; z < 16; ++z)
+      for (int x = 0; x < 16; ++x)
+        for (int64_t y = kMinY; y <= 61; ++y) out.set(x, y, z, Cell{y <= kBed ? m_stone : m_water, 0});
+  }
+  int64_t surface_y(int64_t, int64_t) const override { return kBed; }
+  std::string_view name() const override { return "sea"; }
+  uint64_t seed() const override { return 0; }
+  static constexpr int64_t kBed = 20;
+
+ private:
+  uint16_t m_stone, m_water;
+};
+
+TEST(Holes, TheTourFindsNoNearHoleInADrawnColumnOverADeepSea) {
+  // The tour's jet (112 blocks/s, 10 blocks over the water, looking 15 degrees down) over the deep sea at render
+  // distance 4, through the real frame loop: the sea bed, seen through the water but unlit, must be drawn, so no
+  // frame may show sky where a drawn column's bed should be (before the sight floor, the bed section was never
+  // meshed and every such frame did).
+  render::PlatformConfig pc;
+  pc.width = 160;
+  pc.height = 90;
+  auto platform = render::make_egl_headless_platform(pc);
+  ASSERT_TRUE(platform) << platform.error().to_string();
+  JobPool pool(2);
+  World world;
+  SeaGenerator sea(registry());
+  GameConfig gc;
+  gc.render_distance = 4;
+  gc.stream.deterministic = true;
+  gc.measure_holes = true;
+  auto game = Game::create(gc, **platform, registry(), sea, pool, world);
+  ASSERT_TRUE(game) << game.error().to_string();
+  Game& g = **game;
+  g.start({0, 62, 0}, {0.5, 0.0, 0.5}, 90.0, -15.0, true);
+  TourOptions to;
+  to.frames = 30;
+  to.only = {"jet"};
+  const auto report = run_tour(g, sea, to);
+  ASSERT_TRUE(report) << report.error().to_string();
+  ASSERT_EQ(report->segments.size(), 1u);
+  const SegmentReport& s = report->segments[0];
+  ASSERT_TRUE(s.warmup_complete);
+  ASSERT_EQ(s.holes_frames, 30u) << "every frame is measured (the eye is over the water)";
+  EXPECT_EQ(s.drawn_hole_frames, 0u) << s.first_drawn_hole;
+  // The bed's section is drawn under the eye (the bed's top face).
+  const ColumnPos eye = column_pos_of(g.player().block);
+  EXPECT_TRUE(g.renderer().opaque_span({eye.x, section_of_y(SeaGenerator::kBed), eye.z}))
+      << "no mesh for the sea bed under the eye, column " << eye.x << "," << eye.z;
 }
 
 TEST(Holes, ASingleSkyPixelInDrawnGroundIsACrackOnTheFramesBorderToo) {

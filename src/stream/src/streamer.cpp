@@ -1,6 +1,7 @@
 #include "voxen/stream/streamer.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "voxen/core/clock.h"
@@ -15,6 +16,34 @@ constexpr double kUndrawMargin = 16.0;   // blocks past the render distance befo
 constexpr double kUnloadMargin = 48.0;   // blocks past the render distance before a column is unloaded
 constexpr int kUnloadsPerFrame = 32;     // columns unloaded per frame at most (farthest first)
 constexpr double kFrontCos = 0.3420201433256687;  // cos(70 degrees)
+
+// The lowest section holding the first occluder (opaque full cube) met going down one of the column's 256
+// verticals from the top of the world; 0 when a vertical meets none. Above it, every vertical is open to the sky
+// through air and see-through blocks (water, ice, glass, leaves, plants), so everything down to it can be seen
+// from above, however dark: water takes 3 levels of sky light a block, so a sea bed 5 blocks down is unlit.
+int sight_floor(const Column& col, const mesh::BakedBlocks& blocks) {
+  auto occluder = [&](Cell c) { return (blocks.cls(c.id) & mesh::kClassOccluder) != 0; };
+  std::array<bool, kColumnWidth * kColumnWidth> open;
+  open.fill(true);
+  int left = kColumnWidth * kColumnWidth;
+  for (int s = kSectionsPerColumn - 1; s >= 0; --s) {
+    const Section& sec = col.section(s);
+    if (std::none_of(sec.palette().begin(), sec.palette().end(), [&](uint32_t p) { return occluder(Cell::from_packed(p)); }))
+      continue;  // see-through throughout
+    if (sec.is_uniform()) return s;  // every vertical still open ends on its top layer
+    for (int i = 0; i < kColumnWidth * kColumnWidth; ++i) {
+      if (!open[static_cast<size_t>(i)]) continue;
+      for (int y = kSectionSize - 1; y >= 0; --y)
+        if (occluder(sec.get(i | (y << 8)))) {
+          open[static_cast<size_t>(i)] = false;
+          --left;
+          break;
+        }
+    }
+    if (left == 0) return s;
+  }
+  return 0;
+}
 
 }  // namespace
 
@@ -416,12 +445,14 @@ void ColumnStreamer::submit_gen(uint64_t frame, ColumnPos pos, double prio) {
 
 int ColumnStreamer::mesh_floor(ColumnPos pos) const {
   if (!m_config.mesh_floor) return 0;
-  // The lowest section with any sky light in the column or its 4 face neighbours, minus one.
-  int lowest = kSectionsPerColumn;
+  // The lowest section with any sky light in the column or its 4 face neighbours, minus one, or the lowest of
+  // their sight floors if that is lower (a sea bed under more than a few blocks of water).
+  int lowest = kSectionsPerColumn, sight = kSectionsPerColumn;
   const ColumnPos around[5] = {pos, {pos.x + 1, pos.z}, {pos.x - 1, pos.z}, {pos.x, pos.z + 1}, {pos.x, pos.z - 1}};
   for (const ColumnPos& c : around) {
     const Column* col = m_world.find(c);
     if (!col) continue;
+    sight = std::min(sight, sight_floor(*col, m_blocks));
     for (int s = 0; s < lowest; ++s) {
       const LightSection& ls = col->light_section(s);
       bool lit = false;
@@ -436,7 +467,7 @@ int ColumnStreamer::mesh_floor(ColumnPos pos) const {
       }
     }
   }
-  return std::max(0, lowest - 1);
+  return std::max(0, std::min(lowest - 1, sight));
 }
 
 bool ColumnStreamer::in_deep_zone(ColumnPos pos) const {

@@ -38,10 +38,15 @@
 // speed. Live play instead integrates whatever has finished, up to integrate_budget_ms per frame (at least one
 // job), and keeps at most max_in_flight jobs queued.
 //
-// The deep is meshed only round the player (VoxelBlox): a column is meshed from its sky floor up: one
-// section below the lowest section holding any sky light (> 0) in the column or its 4 face neighbours. Every surface
-// that can be seen from the open air (ground, cliff faces, ravines and cave mouths the sky reaches) has sky-lit air in
-// front of it, so it lies at or above the floor; the dark caves below are not meshed or drawn. Within the deep zone
+// The deep is meshed only round the player (VoxelBlox): a column is meshed from its floor up: one section
+// below the lowest section holding any sky light (> 0) in the column or its 4 face neighbours, or, when lower, the
+// lowest section where one of their 256 verticals first meets an opaque full cube coming down from the top of the
+// world (the sight floor). Every surface that can be seen from the open air has in front of it either sky-lit air
+// (ground, cliff faces, ravines and cave mouths the sky reaches) or see-through blocks open to the sky above (a sea
+// bed under deep water: water takes 3 levels of sky light a block, so a bed more than 5 blocks down is unlit, yet
+// it shows through the surface), so it lies at or above the floor; the dark caves below are not meshed or drawn.
+// (With the sky light alone, sea beds more than about 20 blocks down were left out: sky showed through the sea,
+// near holes in drawn columns in the tour's jet.) Within the deep zone
 // (deep_columns, 4, columns round the eye's column, Chebyshev) the floor also follows the eye down: sections from
 // two below the eye's section up are meshed too ("deepening" a drawn column when the eye comes near or goes
 // down), so a shaft being dug or a cave the player stands in is drawn, while the caves under the view are not
@@ -190,7 +195,7 @@ class ColumnStreamer {
     uint32_t uploaded = 0;    // bit s: section s has a mesh in the renderer
     uint32_t token = 0;       // bumped when a job in flight for this column goes stale
     int8_t meshed_from = kSectionsPerColumn;  // lowest section meshed (drawn columns)
-    int8_t sky_floor = 0;     // the column's sky floor, found when it was first meshed
+    int8_t sky_floor = 0;     // the column's floor (sky light and sight), found when it was first meshed
     bool job_in_flight = false;
     bool ever_drawn = false;
   };
