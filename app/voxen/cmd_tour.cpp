@@ -90,9 +90,9 @@ int run_tour_cmd(const TourCliOptions& o) {
   std::printf("voxen tour: seed %llu, %dx%d, render distance %d, %s (OpenGL %d.%d), %d worker threads, %.1f s\n",
               static_cast<unsigned long long>(h.seed), h.width, h.height, h.render_distance, info.renderer.c_str(), info.major,
               info.minor, (*session)->threads(), total.seconds());
-  std::printf("%-8s %6s %7s %7s %7s %7s | %6s %6s %6s %6s %6s %6s %6s | %8s %8s %5s | %5s %5s | %s\n", "segment", "frames",
-              "p50", "p95", "p99", "max", "gen", "light", "mesh", "upload", "cull", "draw", "wait", "holes%", "holes%max",
-              "near", "cols", "drawn", "spikes>250ms");
+  std::printf("%-8s %6s %7s %7s %7s %7s | %6s %6s %6s %6s %6s %6s %6s | %8s %8s %5s %7s %7s | %5s %5s | %s\n", "segment",
+              "frames", "p50", "p95", "p99", "max", "gen", "light", "mesh", "upload", "cull", "draw", "wait", "holes%",
+              "holes%max", "near", "holesms", "hmsmax", "cols", "drawn", "spikes>250ms");
   nlohmann::json j;
   j["seed"] = h.seed;
   j["generator"] = h.generator;
@@ -103,11 +103,11 @@ int run_tour_cmd(const TourCliOptions& o) {
   j["spike_threshold_ms"] = report->spike_threshold_ms;
   j["total_seconds"] = total.seconds();
   for (const play::SegmentReport& s : report->segments) {
-    std::printf("%-8s %6llu %7.1f %7.1f %7.1f %7.1f | %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f | %8.4f %8.4f %5llu | %5zu %5zu | %zu\n",
+    std::printf("%-8s %6llu %7.1f %7.1f %7.1f %7.1f | %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f | %8.4f %8.4f %5llu %7.2f %7.2f | %5zu %5zu | %zu\n",
                 s.name.c_str(), static_cast<unsigned long long>(s.frames), s.frame_ms.p50, s.frame_ms.p95, s.frame_ms.p99,
                 s.frame_ms.max, s.generate.mean, s.light.mean, s.mesh.mean, s.upload.mean, s.cull.mean, s.draw.mean, s.wait.mean,
-                100.0 * s.holes_mean, 100.0 * s.holes_max, static_cast<unsigned long long>(s.near_hole_frames), s.columns_loaded,
-                s.columns_drawn, s.spikes.size());
+                100.0 * s.holes_mean, 100.0 * s.holes_max, static_cast<unsigned long long>(s.near_hole_frames), s.holes_ms.mean,
+                s.holes_ms.max, s.columns_loaded, s.columns_drawn, s.spikes.size());
     nlohmann::json js;
     js["name"] = s.name;
     js["note"] = s.note;
@@ -123,7 +123,8 @@ int run_tour_cmd(const TourCliOptions& o) {
     js["holes"] = {{"frames_measured", s.holes_frames}, {"mean_fraction", s.holes_mean}, {"max_fraction", s.holes_max},
                    {"frames_with_near_holes", s.near_hole_frames}, {"first_near_hole", s.first_near_hole},
                    {"frames_with_near_holes_in_drawn_columns", s.drawn_hole_frames},
-                   {"first_near_hole_in_drawn_column", s.first_drawn_hole}};
+                   {"first_near_hole_in_drawn_column", s.first_drawn_hole},
+                   {"measurement_ms_per_frame", stat_json(s.holes_ms)}};
     js["columns_loaded"] = s.columns_loaded;
     js["columns_drawn"] = s.columns_drawn;
     js["edits"] = s.edits;

@@ -35,7 +35,7 @@ Stat stat_of(std::vector<double> v) {
 // Per-frame figures of one segment, summarised at the end.
 struct Collector {
   std::vector<double> frame, generate, light, mesh, upload, cull, draw, wait, edit;
-  std::vector<double> holes;
+  std::vector<double> holes, holes_ms;
   uint64_t near_hole_frames = 0, drawn_hole_frames = 0;
   std::string first_near_hole, first_drawn_hole;
   std::vector<Spike> spikes;
@@ -57,6 +57,7 @@ struct Collector {
       const double per = (r.edit_remesh_ms + r.edit_upload_ms) / r.edits_applied;
       for (int i = 0; i < r.edits_applied; ++i) edit.push_back(per);
     }
+    if (r.rendered) holes_ms.push_back(r.holes_ms);
     if (r.holes.measured) {
       holes.push_back(r.holes.fraction());
       if (r.holes.near_hole_pixels > 0 && ++near_hole_frames == 1) {
@@ -121,6 +122,7 @@ struct Collector {
     const Stat h = stat_of(holes);
     s.holes_mean = h.mean;
     s.holes_max = h.max;
+    s.holes_ms = stat_of(holes_ms);
     s.near_hole_frames = near_hole_frames;
     s.drawn_hole_frames = drawn_hole_frames;
     s.first_drawn_hole = first_drawn_hole;

@@ -13,7 +13,8 @@
 //   place      place 100 blocks round the player, cycling the hotbar (torches, glowstone, water, stairs ...), ten at
 //              a standing spot, then a teleport to the next spot 7 blocks east (so the player never walls itself in)
 //   cave       stand in a cave (an enclosed spot with no sky light, found in the loaded world) and look around
-// Per segment: frame time p50/p95/p99/max (wall clock, whole frame), CPU per system per frame (generate, light,
+// Per segment: frame time p50/p95/p99/max (wall clock, whole frame, less the holes measurement, whose own cost
+// per frame is reported apart), CPU per system per frame (generate, light,
 // mesh, upload, cull, draw: workers' thread CPU time plus the main thread's share, defined in docs/ARCHITECTURE.md,
 // Play; a recorded run is in docs/PERFORMANCE.md), holes
 // (holes.h: mean and worst share of the view, and frames with holes within 4 columns), columns loaded and drawn,
@@ -71,6 +72,7 @@ struct SegmentReport {
   // Holes over frames the measurement applies to (eye above the height map).
   uint64_t holes_frames = 0;
   double holes_mean = 0, holes_max = 0;
+  Stat holes_ms;                     // the measurement's own cost per drawn frame (depth read-back + rays; not in frame_ms)
   uint64_t near_hole_frames = 0;     // frames with a hole whose ground is within 4 columns
   std::string first_near_hole;       // the first such frame: where the ground was and what the column's state was
   uint64_t drawn_hole_frames = 0;    // frames with a near hole whose ground lies in a drawn column (a failure)
