@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <memory>
 #include <set>
 #include <utility>
 
@@ -169,6 +171,194 @@ TEST(Holes, TheTourFindsNoNearHoleInADrawnColumnOverADeepSea) {
   const ColumnPos eye = column_pos_of(g.player().block);
   EXPECT_TRUE(g.renderer().opaque_span({eye.x, section_of_y(SeaGenerator::kBed), eye.z}))
       << "no mesh for the sea bed under the eye, column " << eye.x << "," << eye.z;
+}
+
+// The plain measurement, as it was before the columns within reach were read once per frame and rays skipped
+// what stays under them (commit fef0652): the oracle for the fast one. Generated cells only, every ray stepped
+// block by block from the eye.
+class PlainHeights {
+ public:
+  PlainHeights(const gen::Generator& g, const BlockRegistry& r) : m_gen(g), m_reg(r) {}
+  int64_t top(int64_t x, int64_t z) {
+    const Column& c = column(x, z);
+    for (int64_t y = kMaxY; y >= kMinY; --y)
+      if (m_reg[c.get(local_of(x), y, local_of(z)).id].is_opaque_cube()) return y + 1;
+    return kMinY;
+  }
+  bool ground(int64_t x, int64_t y, int64_t z) {
+    return y_in_range(y) && m_reg[column(x, z).get(local_of(x), y, local_of(z)).id].is_opaque_cube();
+  }
+
+ private:
+  const Column& column(int64_t x, int64_t z) {
+    const ColumnPos c{column_of(x), column_of(z)};
+    auto& slot = m_cols[c];
+    if (!slot) {
+      slot = std::make_unique<Column>(c);
+      m_gen.generate(*slot);
+    }
+    return *slot;
+  }
+  const gen::Generator& m_gen;
+  const BlockRegistry& m_reg;
+  std::map<ColumnPos, std::unique_ptr<Column>> m_cols;
+};
+
+struct PlainHit {
+  bool ground = false;
+  double distance = 0.0;
+  BlockPos cell;
+};
+
+PlainHit plain_march(const glm::dvec3& d, const BlockPos& eye, const glm::dvec3& frac, double radius, PlainHeights& heights) {
+  const double hlen = std::sqrt(d.x * d.x + d.z * d.z);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double top_of_world = static_cast<double>(kMaxY + 1 - eye.y);
+  int64_t cell[2] = {0, 0};
+  const double o[2] = {frac.x, frac.z}, dd[2] = {d.x, d.z};
+  int step[2];
+  double t_max[2], t_delta[2];
+  for (int a = 0; a < 2; ++a) {
+    step[a] = dd[a] > 0 ? 1 : dd[a] < 0 ? -1 : 0;
+    t_max[a] = dd[a] > 0 ? (1.0 - o[a]) / dd[a] : dd[a] < 0 ? -o[a] / dd[a] : kInf;
+    t_delta[a] = dd[a] != 0 ? std::abs(1.0 / dd[a]) : kInf;
+  }
+  const double t_limit = hlen > 0 ? radius / hlen : kInf;
+  double t0 = 0.0;
+  for (;;) {
+    const double t1 = std::min({t_max[0], t_max[1], t_limit});
+    const int64_t wx = eye.x + cell[0], wz = eye.z + cell[1];
+    const double top = static_cast<double>(heights.top(wx, wz) - eye.y);
+    const double y0 = frac.y + d.y * t0, y1 = frac.y + d.y * t1;
+    if (std::min(y0, y1) < top) {
+      const double lo = std::min(y0, y1), hi = std::min(std::max(y0, y1), top - 1e-9);
+      const int64_t first = static_cast<int64_t>(std::floor(d.y < 0 ? hi : lo));
+      const int64_t last = static_cast<int64_t>(std::floor(d.y < 0 ? lo : hi));
+      for (int64_t yb = first;; yb += d.y < 0 ? -1 : 1) {
+        if (eye.y + yb < kMinY) break;
+        if (heights.ground(wx, eye.y + yb, wz)) {
+          double th = t0;
+          if (d.y < 0 && y0 > static_cast<double>(yb + 1)) th = (static_cast<double>(yb + 1) - frac.y) / d.y;
+          if (d.y > 0 && y0 < static_cast<double>(yb)) th = (static_cast<double>(yb) - frac.y) / d.y;
+          return {true, std::max(th, t0) * hlen, {wx, eye.y + yb, wz}};
+        }
+        if (yb == last) break;
+      }
+    }
+    if (t1 >= t_limit) return {};
+    if (d.y >= 0 && y1 > top_of_world) return {};
+    const int axis = t_max[0] <= t_max[1] ? 0 : 1;
+    t0 = t_max[axis];
+    cell[axis] += step[axis];
+    t_max[axis] += t_delta[axis];
+  }
+}
+
+/// The plain measurement of an all-sky frame (every pixel's rays marched): holes, edges, near holes, in pixel order.
+HolesResult plain_measure(int w, int h, const render::Camera& camera, double radius, PlainHeights& heights, double near) {
+  HolesResult r;
+  r.measured = true;
+  render::Camera cam = camera;
+  cam.aspect = static_cast<double>(w) / h;
+  const glm::dmat4 inv = glm::inverse(cam.view_projection());
+  for (int py = 0; py < h; ++py)
+    for (int px = 0; px < w; ++px) {
+      ++r.pixels;
+      ++r.sky_pixels;
+      auto ray = [&](double ox, double oy) {
+        const glm::dvec4 f = inv * glm::dvec4((px + 0.5 + ox) / w * 2.0 - 1.0, (py + 0.5 + oy) / h * 2.0 - 1.0, 1.0, 1.0);
+        return plain_march(glm::dvec3(f) / f.w, cam.block, cam.frac, radius, heights);
+      };
+      const PlainHit hit = ray(0.0, 0.0);
+      if (!hit.ground) continue;
+      if (!ray(-1.0, 0.0).ground || !ray(1.0, 0.0).ground || !ray(0.0, 1.0).ground || !ray(0.0, -1.0).ground) {
+        ++r.edge_pixels;
+        continue;
+      }
+      if (r.hole_pixels == 0) r.first_hole = hit.cell;
+      r.hole_at.push_back({px, py});
+      ++r.hole_pixels;
+      if (hit.distance < near) ++r.near_hole_pixels;
+    }
+  return r;
+}
+
+TEST(Holes, TheMeasurementGivesThePlainMarchsAnswersOverMountainsCavesAndWater) {
+  // Default terrain, seed 1: eyes over the highest ground near the spawn, on plains, over the sea and low in a
+  // valley, looking down, level and up in several directions; every pixel of a 48 x 27 all-sky frame is marched
+  // (its ray and the four around it). Half of the columns are in a World (the same generated cells), so both
+  // sources are used. The fast measurement must give the plain one's pixels exactly.
+  auto gen = gen::make_generator("default", 1, registry());
+  ASSERT_TRUE(gen.ok());
+  constexpr int kW = 48, kH = 27;
+  constexpr double kRadius = 80.0, kNear = 40.0;
+  World world;
+  for (int64_t cz = -24; cz <= 24; ++cz)
+    for (int64_t cx = -24; cx <= 24; cx += 2) {
+      auto c = std::make_unique<Column>(ColumnPos{cx + (cz & 1), cz});
+      (*gen)->generate(*c);
+      world.insert(std::move(c));
+    }
+  HeightCache fast(**gen, registry(), 64, &world);  // small: cleared between measurements, never during one
+  PlainHeights plain(**gen, registry());
+  const std::pair<int64_t, int64_t> places[] = {{0, 0}, {150, -90}, {-200, 170}, {260, 260}, {-300, -40}};
+  size_t holes = 0, edges = 0;
+  for (const auto& [x, z] : places) {
+    const int64_t ground = (*gen)->surface_y(x, z);
+    for (const double up : {2.5, 30.0}) {
+      for (const auto& [yaw, pitch] : {std::pair{0.0, -35.0}, {75.0, -8.0}, {160.0, 0.0}, {250.0, 12.0}, {330.0, -89.0}}) {
+        SCOPED_TRACE("at " + std::to_string(x) + "," + std::to_string(z) + " up " + std::to_string(up) + " yaw " +
+                     std::to_string(yaw) + " pitch " + std::to_string(pitch));
+        render::Camera cam = render::Camera::at({x, ground + static_cast<int64_t>(up), z}, {0.3, up - std::floor(up), 0.7});
+        cam.yaw_deg = yaw;
+        cam.pitch_deg = pitch;
+        cam.far_plane = 400.0;
+        const std::vector<float> sky(static_cast<size_t>(kW * kH), 1.0f);
+        const HolesResult f = measure_holes(sky, kW, kH, cam, kRadius, fast, 1, kNear);
+        if (!f.measured) continue;  // the eye under an overhang
+        const HolesResult p = plain_measure(kW, kH, cam, kRadius, plain, kNear);
+        EXPECT_EQ(f.pixels, p.pixels);
+        EXPECT_EQ(f.hole_pixels, p.hole_pixels);
+        EXPECT_EQ(f.edge_pixels, p.edge_pixels);
+        EXPECT_EQ(f.near_hole_pixels, p.near_hole_pixels);
+        EXPECT_EQ(f.hole_at, p.hole_at);
+        if (p.hole_pixels) {
+          EXPECT_EQ(f.first_hole, p.first_hole);
+        }
+        for (auto q : f.hole_at) if (std::find(p.hole_at.begin(), p.hole_at.end(), q) == p.hole_at.end()) ADD_FAILURE() << "DBG fast-only " << q.first << "," << q.second;
+        for (auto q : p.hole_at) if (std::find(f.hole_at.begin(), f.hole_at.end(), q) == f.hole_at.end()) ADD_FAILURE() << "DBG plain-only " << q.first << "," << q.second;
+        holes += p.hole_pixels;
+        edges += p.edge_pixels;
+      }
+    }
+  }
+  EXPECT_GT(holes, 5000u) << "the views should show much ground";
+  EXPECT_GT(edges, 50u) << "and silhouettes";
+}
+
+TEST(Holes, TheCacheFollowsTheWorldsEditsAndUnloads) {
+  // A column read from the World shows its edits once the cache is told (forget), and the generated cells again
+  // once the World let it go (forget_unloaded).
+  auto gen = gen::make_generator("default", 1, registry());
+  ASSERT_TRUE(gen.ok());
+  World world;
+  auto col = std::make_unique<Column>(ColumnPos{0, 0});
+  (*gen)->generate(*col);
+  world.insert(std::move(col));
+  HeightCache heights(**gen, registry(), 1024, &world);
+  const int64_t top = heights.top(5, 9);
+  ASSERT_GT(top, kMinY);
+  auto edit = world.make_edit({5, top - 1, 9}, kAir);  // the top block at (5, 9) goes
+  ASSERT_TRUE(edit);
+  ASSERT_TRUE(world.apply(*edit));
+  EXPECT_EQ(heights.top(5, 9), top) << "not told yet";
+  heights.forget({0, 0});
+  EXPECT_LT(heights.top(5, 9), top) << "the edit is seen";
+  EXPECT_FALSE(heights.ground(5, top - 1, 9));
+  world.remove({0, 0});
+  heights.forget_unloaded();
+  EXPECT_EQ(heights.top(5, 9), top) << "generated again";
+  EXPECT_TRUE(heights.ground(5, top - 1, 9));
 }
 
 TEST(Holes, ASingleSkyPixelInDrawnGroundIsACrackOnTheFramesBorderToo) {

@@ -89,7 +89,11 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
     source = g->m_own_source.get();
   }
   g->m_streamer = std::make_unique<stream::ColumnStreamer>(world, *g->m_renderer, *source, g->m_light, *g->m_baked, pool, sc);
-  if (config.measure_holes) g->m_heights = std::make_unique<HeightCache>(generator, registry);
+  if (config.measure_holes) {
+    // Room for every column within the render distance and its ring, twice over, before the cache is cleared.
+    const size_t across = 2 * static_cast<size_t>(config.render_distance) + 5;
+    g->m_heights = std::make_unique<HeightCache>(generator, registry, 2 * across * across, &world);
+  }
   g->m_handler.begin_frame(0, 0.0);
   // The default frame step; kFrameTime events change it.
   InputEvent step;
@@ -182,6 +186,7 @@ void Game::update_target() {
 
 bool Game::run_edit(const Edit& edit, FrameReport& rep) {
   const stream::EditReport er = m_streamer->apply_edit(edit);  // light, remesh, upload, then the source records it
+  if (er.applied && m_heights) m_heights->forget(column_pos_of(edit.pos));  // the measurement reads the World
   const bool ok = er.applied;
   rep.edit_light_ms += er.light_ms;
   rep.edit_remesh_ms += er.remesh_ms;
@@ -301,6 +306,13 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render) {
   rep.stream = m_streamer->update(m_frame, sim_cam.block, sim_cam.frac, sim_cam.forward());
   rep.stream_ms = wall_ms() - t;
   if (m_streamer->error()) rep.stream_error = m_streamer->error()->to_string();
+  if (m_heights && rep.stream.columns_unloaded > 0) {
+    // The holes measurement reads loaded columns from the World: it forgets the ones just unloaded (a column
+    // generated again later has lost an ephemeral world's edits).
+    t = wall_ms();
+    m_heights->forget_unloaded();
+    rep.holes_ms += wall_ms() - t;
+  }
 
   // 5. Drawing, from the eye interpolated between the last two steps; nothing while the window is minimised.
   rep.minimised = m_platform.minimised();
@@ -320,19 +332,24 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render) {
     rep.render = m_renderer->render(fp);
     rep.render_ms = wall_ms() - t;
     if (m_config.measure_holes && m_heights) {
+      // The GPU finishes the frame first, counted as presenting it would be: the read-back would otherwise wait
+      // for it inside the measurement, whose time is left out of frame_ms.
+      t = wall_ms();
+      m_renderer->finish();
+      rep.present_ms += wall_ms() - t;
       t = wall_ms();
       const int w = m_platform.width(), h = m_platform.height();
       const std::vector<float> depth = m_renderer->read_depth();
       rep.holes = measure_holes(depth, w, h, cam, fp.fog_end, *m_heights, m_config.holes_stride, m_config.holes_near_blocks,
                                 [this](ColumnPos col) { return m_streamer->drawn(col); });
-      rep.holes_ms = wall_ms() - t;
+      rep.holes_ms += wall_ms() - t;
     }
     t = wall_ms();
     if (m_hud) draw_hud(rep);
     rep.hud_ms = wall_ms() - t;
     t = wall_ms();
     m_platform.present();
-    rep.present_ms = wall_ms() - t;
+    rep.present_ms += wall_ms() - t;
   }
   rep.gl_error = render::take_gl_error();
 

@@ -851,4 +851,6 @@ std::vector<float> Renderer::read_depth() const {
   return depth;
 }
 
+void Renderer::finish() const { glFinish(); }
+
 }  // namespace voxen::render

@@ -6,12 +6,19 @@
 // depth is still the cleared 1.0 shows sky). For each such pixel (every `stride`-th in x and y), the view ray
 // through the pixel centre is marched across the (x, z) grid of blocks (a 2D DDA) and, where it dips under the
 // generated height map of opaque ground (per block column, the top of the highest opaque full cube), down the block
-// levels it crosses in that column, until it meets a generated opaque full cube (leaves, glass, fluids, plants and
+// levels it crosses in that column, until it meets an opaque full cube (leaves, glass, fluids, plants and
 // part-cell shapes are looked through, since the frame can show sky through or past them; overhangs and cave
-// mouths let it pass; the columns are generated and cached here, from the generator's own cells): if it meets one
-// at a horizontal distance under the render distance, ground should be drawn there, and the pixel is a hole.
-// Pixels showing terrain are never holes, so trees and buildings cannot create false holes; ground the player
-// removed can (sky seen where generated ground was), which the tour's segments avoid by looking at unedited ground.
+// mouths let it pass): if it meets one at a horizontal distance under the render distance, ground should be drawn
+// there, and the pixel is a hole. The cells are the World's for the columns it holds (the generated cells plus the
+// player's edits: the game tells the cache of every edit and unload) and the generator's for the others (generated
+// here on the calling thread and cached), so where the World is loaded nothing is generated again.
+// Pixels showing terrain are never holes, so trees and buildings cannot create false holes.
+// Speed (the answers are those of the plain march; tests/play/holes_test.cpp checks them against it): the columns
+// the frame's rays can reach (within the radius and, horizontally, within the view) are read once per frame, with
+// the highest top per 4 x 4 blocks, per column, per 4 x 4 columns, overall, and per sector of directions from the
+// eye by distance (1024 sectors); a ray starts where it first goes under the highest top of its sector, stops once
+// it rises above everything its sector holds farther on, and passes over any cell whose highest top stays under
+// it without looking at its blocks. Most sky rays thus end at once, and those near the horizon touch few blocks.
 // Near holes in drawn columns: a near hole whose ground lies in a column the caller says is drawn (its meshes are
 // in the renderer) is not streaming lagging behind but ground a drawn column left out; the tour fails on one.
 // When the eye is below the height map of its own block column (in a shaft or a cave) the frame is not measured
@@ -26,7 +33,7 @@
 // margin all round); otherwise it is counted as an edge_pixel. Missing ground (an undrawn column, a section not yet
 // uploaded) is an area, so only its one-pixel rim goes uncounted.
 // The depth values come from render::Renderer::read_depth (the GL lives in render); this file holds the measurement.
-// Threads: any; pure given the generator.
+// Threads: any; pure given the generator and the World (which must not change during a measurement).
 #pragma once
 
 #include <array>
@@ -42,31 +49,71 @@
 #include "voxen/render/camera.h"
 #include "voxen/world/column.h"
 #include "voxen/world/block_registry.h"
+#include "voxen/world/world.h"
 
 namespace voxen::play {
 
-/// Generated columns and their height map of opaque ground, cached: a column is generated (on the calling thread)
-/// the first time one of its blocks is asked for. Bounded: cleared when it holds more than `max_columns`.
+/// Columns and their height map of opaque ground, cached. With a `world`, a column it holds is read from it (its
+/// cells are the generated ones plus the player's edits; the caller says when they change: forget after an edit,
+/// forget_unloaded after the World let columns go); any other column is generated (on the calling thread) the first
+/// time one of its blocks is asked for. Bounded: cleared when it holds more than `max_columns`.
 class HeightCache {
  public:
-  HeightCache(const gen::Generator& generator, const BlockRegistry& registry, size_t max_columns = 1024)
-      : m_gen(generator), m_registry(registry), m_max(max_columns) {}
-  /// World y of the top face of the highest generated opaque full cube at block (x, z) (kMinY if none).
+  HeightCache(const gen::Generator& generator, const BlockRegistry& registry, size_t max_columns = 1024,
+              const World* world = nullptr)
+      : m_gen(generator), m_registry(registry), m_max(max_columns), m_world(world) {}
+  /// World y of the top face of the highest opaque full cube at block (x, z) (kMinY if none).
   int64_t top(int64_t x, int64_t z);
-  /// True if the generated cell at (x, y, z) is an opaque full cube.
+  /// The highest top() of the column's 256 blocks (kMinY if none).
+  int64_t column_top(ColumnPos c);
+  /// True if the cell at (x, y, z) is an opaque full cube.
   bool ground(int64_t x, int64_t y, int64_t z);
+  /// Forgets what was read of a column from the World (its cells changed: an edit). Cheap.
+  void forget(ColumnPos c);
+  /// Forgets every column read from the World that it no longer holds. Linear in the columns cached.
+  void forget_unloaded();
+  /// Brackets a measurement; begin() is called when the World may have changed since the last one (columns
+  /// loaded or unloaded). Between the two the cache is never cleared (it may outgrow max_columns), so the views it
+  /// hands out stay valid until end().
+  void begin() {
+    m_last = nullptr;
+    m_holding = true;
+  }
+  void end() { m_holding = false; }
+  /// A column's height map (256 tops, index z * 16 + x), its highest top and its cells (the World's or generated).
+  struct View {
+    const int32_t* top = nullptr;
+    const int32_t* quad = nullptr;  // the highest top of each 4 x 4 blocks, index (z / 4) * 4 + x / 4
+    const Column* cells = nullptr;
+    int32_t max_top = kMinY;
+  };
+  /// The column's view; with `generate` false, an empty view (top null) unless it is loaded or already cached.
+  View view(ColumnPos c, bool generate);
+  const BlockRegistry& registry() const { return m_registry; }
   size_t columns() const { return m_columns.size(); }
+  /// Columns generated since construction (not read from the World).
+  uint64_t generated() const { return m_generated; }
 
  private:
   struct Entry {
-    std::unique_ptr<Column> column;
+    std::unique_ptr<Column> column;  // generated; null when read from the World
     std::array<int32_t, 256> top;
+    std::array<int32_t, 16> quad;
+    int32_t max_top = kMinY;
   };
-  const Entry& entry(int64_t x, int64_t z);
+  using Map = std::unordered_map<ColumnPos, std::unique_ptr<Entry>, ColumnPosHash>;
+  const Entry& entry(ColumnPos c);
+  /// `it`: the column's place in the map (or end), `loaded`: the World's column (or null).
+  const Entry& entry(ColumnPos c, Map::iterator it, const Column* loaded);
+  const Entry& entry(int64_t x, int64_t z) { return entry(ColumnPos{column_of(x), column_of(z)}); }
+  void fill_tops(const Column& col, Entry& e) const;
   const gen::Generator& m_gen;
   const BlockRegistry& m_registry;
   size_t m_max;
-  std::unordered_map<ColumnPos, std::unique_ptr<Entry>, ColumnPosHash> m_columns;
+  const World* m_world;
+  uint64_t m_generated = 0;
+  bool m_holding = false;  // between begin() and end()
+  Map m_columns;
   ColumnPos m_last_pos{INT64_MIN, INT64_MIN};
   const Entry* m_last = nullptr;
 };

@@ -140,6 +140,9 @@ class Renderer {
   /// nothing was drawn, the sky writes none), row 0 at the BOTTOM (GL's order), x fastest. Waits for the GPU. The
   /// platform's context must be current (it is after render(); unlike read_pixels, no make_current each frame).
   std::vector<float> read_depth() const;
+  /// Waits until the GPU has finished every command issued so far (glFinish), so that what follows (a depth
+  /// read-back, a measurement) is not charged with the frame's rendering.
+  void finish() const;
 
   /// The path in use (the one asked for, or per-chunk when the context cannot do MDI).
   RenderPath path() const { return m_path; }
