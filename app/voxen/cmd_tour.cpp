@@ -1,6 +1,6 @@
 // voxen tour: the perf tour (play/tour.h). Drives the real frame loop along scripted paths (stand at the spawn,
 // walk, fly low over mountains at 40 blocks/s, the 112 blocks/s jet, dig 60 blocks down, place 100 blocks, stand in
-// a cave) with deterministic streaming, headless (--headless: EGL) or in a window, and reports per segment the
+// a cave) with deterministic streaming (or --stream live), headless (--headless: EGL) or in a window, and reports per segment the
 // frame time percentiles, CPU milliseconds per system, the holes in the view, columns loaded and every frame over
 // 250 ms with the part that took the time. --json FILE writes the whole report.
 // Exit codes: 0 done; 1 a segment's place could not be found, the GL context failed, or a frame had a near hole in a
@@ -35,6 +35,8 @@ struct TourCliOptions {
   std::string segments;
   int holes_stride = 2;
   std::string hole_shots;
+  std::string stream = "deterministic";
+  double jet_speed = 112.0;
 };
 
 nlohmann::json stat_json(const play::Stat& s) {
@@ -53,6 +55,8 @@ int run_tour_cmd(const TourCliOptions& o) {
   play::TourOptions to;
   to.frames = o.frames;
   to.holes_stride = o.holes_stride;
+  if (!(o.jet_speed >= 1.0 && o.jet_speed <= 2000.0)) throw UsageError("--jet-speed", "must be 1..2000 blocks/s");
+  to.jet_speed = o.jet_speed;
   if (!o.hole_shots.empty()) ensure_dir(o.hole_shots, "--hole-shots");
   to.hole_shots = o.hole_shots;
   if (!o.segments.empty()) {
@@ -77,6 +81,8 @@ int run_tour_cmd(const TourCliOptions& o) {
   so.game.status = "PERF TOUR";
   so.game.measure_holes = true;
   so.game.holes_stride = o.holes_stride;
+  so.deterministic = o.stream == "deterministic";
+  to.paced = !so.deterministic;  // live streaming runs in real time, as in play
   auto session = play::PlaySession::open(h, so, reg);
   if (!session) throw RunError(session.error().to_string());
   play::Game& game = (*session)->game();
@@ -87,9 +93,10 @@ int run_tour_cmd(const TourCliOptions& o) {
   if (!report) throw RunError(report.error().to_string());
 
   const auto& info = game.renderer().gl_info();
-  std::printf("voxen tour: seed %llu, %dx%d, render distance %d, %s (OpenGL %d.%d), %d worker threads, %.1f s\n",
+  const std::string stream = game.streamer().config().deterministic ? "deterministic" : "live";  // what ran
+  std::printf("voxen tour: seed %llu, %dx%d, render distance %d, %s (OpenGL %d.%d), %d worker threads, %s streaming, %.1f s\n",
               static_cast<unsigned long long>(h.seed), h.width, h.height, h.render_distance, info.renderer.c_str(), info.major,
-              info.minor, (*session)->threads(), total.seconds());
+              info.minor, (*session)->threads(), stream.c_str(), total.seconds());
   std::printf("%-8s %6s %7s %7s %7s %7s | %6s %6s %6s %6s %6s %6s %6s | %8s %8s %5s %7s %7s | %5s %5s | %s\n", "segment",
               "frames", "p50", "p95", "p99", "max", "gen", "light", "mesh", "upload", "cull", "draw", "wait", "holes%",
               "holes%max", "near", "holesms", "hmsmax", "cols", "drawn", "spikes>250ms");
@@ -98,6 +105,8 @@ int run_tour_cmd(const TourCliOptions& o) {
   j["generator"] = h.generator;
   j["size"] = std::to_string(h.width) + "x" + std::to_string(h.height);
   j["render_distance"] = h.render_distance;
+  j["stream"] = stream;
+  j["worker_threads"] = (*session)->threads();
   j["gl_renderer"] = info.renderer;
   j["gl_version"] = std::to_string(info.major) + "." + std::to_string(info.minor);
   j["spike_threshold_ms"] = report->spike_threshold_ms;
@@ -174,6 +183,10 @@ void add_tour_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--segments", o->segments, "comma-separated subset: spawn,walk,fly_low,jet,dig,place,cave");
   cmd->add_option("--holes-stride", o->holes_stride, "measure holes on every k-th pixel in x and y (default 2)");
   cmd->add_option("--hole-shots", o->hole_shots, "save each segment's first frame with holes near the player here (holes in red)");
+  cmd->add_option("--stream", o->stream,
+                  "deterministic (default: fixed jobs per frame, the replays' mode) or live (what the workers finish; frames paced to the 1/60 s step, as in play)")
+      ->check(CLI::IsMember({"deterministic", "live"}));
+  cmd->add_option("--jet-speed", o->jet_speed, "the jet segment's speed, blocks/s (default 112)");
   cmd->callback([o, &run] { run = [o] { return run_tour_cmd(*o); }; });
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "voxen/play/spawn.h"
+#include "voxen/play/window_input.h"
 
 namespace voxen::play {
 namespace {
@@ -189,7 +190,16 @@ std::optional<BlockPos> find_cave(const World& world, const BlockRegistry& reg, 
 
 class TourRunner {
  public:
-  TourRunner(Game& g, const gen::Generator& gen, const TourOptions& o) : m_g(g), m_gen(gen), m_o(o), m_heights(gen, g.registry()) {}
+  TourRunner(Game& g, const gen::Generator& gen, const TourOptions& o)
+      : m_g(g), m_gen(gen), m_o(o), m_heights(gen, g.registry()),
+        m_pacer(o.paced ? 1.0 / g.controls().frame_seconds : 0.0, /*spin_ms=*/0.0) {}
+
+  // One frame of the game, then (paced) the wait until the step's period has passed since the last frame began.
+  FrameReport frame(std::span<const InputEvent> events) {
+    FrameReport r = m_g.frame(events);
+    m_pacer.wait();
+    return r;
+  }
 
   /// Adds the events of measured frame i (`last`: the previous frame's report, null at first); returns false when
   /// the segment is done (that frame is not run).
@@ -205,10 +215,10 @@ class TourRunner {
     for (InputEvent& e : setup) e.frame = f0;
     Collector col;
     if (warmup) {
-      m_g.frame(setup);
+      frame(setup);
       ++s.warmup_frames;
       while (!m_g.streamer().view_complete() && s.warmup_frames < m_o.warmup_frames) {
-        const FrameReport r = m_g.frame({});
+        const FrameReport r = frame({});
         s.warmup_ms += r.frame_ms;
         ++s.warmup_frames;
       }
@@ -223,7 +233,7 @@ class TourRunner {
       if (!script(i, i ? &last : nullptr, ev)) break;
       for (InputEvent& e : ev) e.frame = m_g.frame_number();
       const glm::dvec3 before = m_g.player().feet();
-      last = m_g.frame(ev);
+      last = frame(ev);
       col.add(last, glm::length(m_g.player().feet() - before), m_g);
       if (!m_o.hole_shots.empty() && last.holes.near_hole_pixels > 0 && col.near_hole_frames == 1) {
         render::Image im = m_g.read_pixels();
@@ -306,18 +316,19 @@ class TourRunner {
     if (wanted("jet")) {
       begin("jet");
       const int64_t sx = spawn.x + 2000, sz = spawn.z + 500;
-      const int64_t length = static_cast<int64_t>(static_cast<double>(n) * 112.0 * m_g.controls().frame_seconds) + 16 * m_g.config().render_distance + 32;
+      const double speed = m_o.jet_speed;
+      const int64_t length = static_cast<int64_t>(static_cast<double>(n) * speed * m_g.controls().frame_seconds) + 16 * m_g.config().render_distance + 32;
       int64_t top = kSeaLevel;
       for (int64_t d = 0; d <= length; d += 4) top = std::max(top, m_heights.top(sx + d, sz));
       const double alt = static_cast<double>(top) + 10.0;
       const std::vector<InputEvent> setup = {make(0, EventKind::kTeleport, 0, sx + 0.5, alt, sz + 0.5),
-                                             make(0, EventKind::kSetFly, 1), make(0, EventKind::kFlySpeed, 0, 112.0),
+                                             make(0, EventKind::kSetFly, 1), make(0, EventKind::kFlySpeed, 0, speed),
                                              make(0, EventKind::kLook, 0, 90.0, -15.0)};
       SegmentReport s = segment("jet", setup, true, n, [&](uint64_t, const FrameReport*, std::vector<InputEvent>& out) {
         want_key(out, m_g.frame_number(), m_g.controls(), Key::kW, true);
         return true;
       });
-      s.note = "112 blocks/s east in a straight line at y " + std::to_string(static_cast<int64_t>(alt)) + " from " +
+      s.note = std::to_string(static_cast<int64_t>(speed)) + " blocks/s east in a straight line at y " + std::to_string(static_cast<int64_t>(alt)) + " from " +
                std::to_string(sx) + "," + std::to_string(sz);
       rep.segments.push_back(s);
     }
@@ -378,8 +389,8 @@ class TourRunner {
         std::vector<InputEvent> go = {make(m_g.frame_number(), EventKind::kTeleport, 0, spot->x + 0.5, static_cast<double>(spot->y), spot->z + 0.5),
                                       make(m_g.frame_number(), EventKind::kSetFly, 0)};
         release_all(go, m_g.frame_number(), m_g.controls());
-        m_g.frame(go);
-        for (uint64_t w = 0; w < m_o.warmup_frames && !m_g.streamer().view_complete(); ++w) m_g.frame({});
+        frame(go);
+        for (uint64_t w = 0; w < m_o.warmup_frames && !m_g.streamer().view_complete(); ++w) frame({});
         cave = find_cave(m_g.world(), m_g.registry(), m_g.player().block, m_heights);
         if (cave) break;
       }
@@ -411,6 +422,7 @@ class TourRunner {
   const gen::Generator& m_gen;
   const TourOptions& m_o;
   HeightCache m_heights;
+  FramePacer m_pacer;
 };
 
 }  // namespace

@@ -8,7 +8,8 @@
 //   walk       sprint forward, jumping when blocked
 //   fly_low    fly at 40 blocks/s about 14 blocks over the highest ground ahead, over the highest terrain found
 //              near the spawn (the VoxelBlox seed's "jet low over mountains")
-//   jet        fly a straight line at 112 blocks/s above the highest ground on the line (the seed's jet)
+//   jet        fly a straight line at 112 blocks/s (TourOptions::jet_speed) above the highest ground on the line (the
+//              seed's jet)
 //   dig        look straight down and remove the block below, one click a frame, until 60 blocks down
 //   place      place 100 blocks round the player, cycling the hotbar (torches, glowstone, water, stairs ...), ten at
 //              a standing spot, then a teleport to the next spot 7 blocks east (so the player never walls itself in)
@@ -41,6 +42,9 @@ struct TourOptions {
   uint64_t frames = 120;         // measured frames per segment (dig and place run until done, up to 5x this)
   uint64_t warmup_frames = 600;  // at most, per segment, waiting for the first complete view after a teleport
   int holes_stride = 2;          // holes sampled every k-th pixel in x and y
+  double jet_speed = 112.0;      // the jet segment's speed, blocks/s
+  bool paced = false;            // frames paced to the simulation step (real time, as in play: with live streaming
+                                 // the workers then get the wall time a real session gives them)
   std::vector<std::string> only; // run only these segments (empty: all)
   std::string hole_shots;        // a directory: each segment's first frame with holes near the player is saved
                                  // there (SEGMENT-holes-FRAME.png, hole pixels marked red) to check the instrument

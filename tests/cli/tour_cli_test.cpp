@@ -1,0 +1,49 @@
+// voxen tour's streaming and jet options through the real binary: --stream live runs the live scheduler (paced to
+// the step) and says so in the report, --jet-speed sets the jet's speed, and both refuse bad values with exit 2.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "run_command.h"
+
+namespace voxen {
+namespace {
+
+using testing::run_voxen;
+
+TEST(TourCli, LiveStreamingAndTheJetsSpeedReachTheReport) {
+  const std::string json = "/tmp/voxen_tour_cli_" + std::to_string(::getpid()) + ".json";
+  const auto r = run_voxen({"tour", "--headless", "--segments", "jet", "--frames", "3", "--render-distance", "2", "--stream",
+                            "live", "--jet-speed", "400", "--json", json});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("live streaming"), std::string::npos) << r.out;
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  std::remove(json.c_str());
+  EXPECT_EQ(j["stream"], "live");
+  ASSERT_EQ(j["segments"].size(), 1u);
+  const auto& s = j["segments"][0];
+  EXPECT_EQ(s["note"].get<std::string>().rfind("400 blocks/s east", 0), 0u) << s["note"];
+  // Flying speeds up towards the fly speed at 20/s: 3 frames reach 7.4 blocks at 400 blocks/s, 2.1 at 112.
+  EXPECT_GT(s["distance_blocks"].get<double>(), 6.0);
+  EXPECT_TRUE(s["holes"].contains("measurement_ms_per_frame"));
+  EXPECT_EQ(s["holes"]["frames_with_near_holes_in_drawn_columns"], 0);
+}
+
+TEST(TourCli, BadStreamingModesAndSpeedsAreUsageErrors) {
+  for (const auto& args : {std::vector<std::string>{"tour", "--headless", "--stream", "fast"},
+                           std::vector<std::string>{"tour", "--headless", "--jet-speed", "0"},
+                           std::vector<std::string>{"tour", "--headless", "--jet-speed", "5000"}}) {
+    const auto r = run_voxen(args);
+    EXPECT_EQ(r.exit_code, 2) << args[2] << " " << args[3] << ": " << r.err;
+    EXPECT_NE(r.err.find(args[2]), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace voxen
