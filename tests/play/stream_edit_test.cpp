@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cmath>
 #include <map>
 #include <set>
@@ -123,6 +125,32 @@ TEST(PlayStreaming, ColumnsLeftBehindAreUnloadedAndTheirGpuSpansFreed) {
   // The flat world repeats every 64 blocks, so the new view holds about as much as the old one: the arena's live
   // bytes did not grow by the start view's share (freed spans were reused or returned).
   EXPECT_LT(r.arena_used_bytes(), start_used * 3 / 2);
+}
+
+TEST(PlayStreaming, LiveStreamingQueuesWhatTheWorkersCanDoInAFrame) {
+  // Live streaming with one worker and frames of 40 ms (a slow renderer): the scheduler keeps enough jobs submitted
+  // for the worker to stay busy until the next frame (a flat column's jobs take a fraction of a millisecond), far
+  // more than the old constant 2 x workers + 2 = 4, which left the worker idle for most of every frame; and the
+  // view completes.
+  const RecordingHeader h = flat_header(24.5, 12.0, 30.5, 90.0, -20.0, /*render_distance=*/6);
+  SessionOptions so;
+  so.window = false;
+  so.threads = 1;
+  so.deterministic = false;
+  auto s = PlaySession::open(h, so, registry());
+  ASSERT_TRUE(s) << s.error().to_string();
+  Game& g = (*s)->game();
+  size_t most = 0;
+  bool complete = false;
+  for (int frame = 0; frame < 600 && !complete; ++frame) {
+    const FrameReport rep = g.frame({});
+    ASSERT_EQ(rep.gl_error, 0u);
+    most = std::max(most, g.streamer().gen_in_flight() + g.streamer().mesh_in_flight());
+    complete = settled(g);
+    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+  }
+  EXPECT_TRUE(complete);
+  EXPECT_GE(most, 16u) << "jobs submitted and not yet integrated, at most, after a frame";
 }
 
 /// Every loaded column of `w`, copied (cells and light).

@@ -16,6 +16,7 @@ constexpr double kUndrawMargin = 16.0;   // blocks past the render distance befo
 constexpr double kUnloadMargin = 48.0;   // blocks past the render distance before a column is unloaded
 constexpr int kUnloadsPerFrame = 32;     // columns unloaded per frame at most (farthest first)
 constexpr double kFrontCos = 0.3420201433256687;  // cos(70 degrees)
+constexpr double kEma = 0.2;  // weight of the newest value in the live mode's moving averages
 
 // The lowest section holding the first occluder (opaque full cube) met going down one of the column's 256
 // verticals from the top of the world; 0 when a vertical meets none. Above it, every vertical is open to the sky
@@ -77,7 +78,6 @@ ColumnStreamer::ColumnStreamer(World& world, render::Renderer& renderer, ColumnS
       m_pool(pool),
       m_config(config),
       m_input(std::make_unique<mesh::SectionInput>()) {
-  if (m_config.max_in_flight <= 0) m_config.max_in_flight = 2 * pool.thread_count() + 2;
   m_config.lag_frames = std::max(0, m_config.lag_frames);
   m_config.gen_jobs_per_frame = std::max(1, m_config.gen_jobs_per_frame);
   m_config.mesh_jobs_per_frame = std::max(1, m_config.mesh_jobs_per_frame);
@@ -281,6 +281,7 @@ void ColumnStreamer::integrate_job(Job& job, StreamFrameStats& st) {
     st.generate_cpu_ms += job.generate_ms;
     st.light_cpu_ms += job.light_ms;
     if (job.error && !m_error) m_error = job.error;
+    m_job_cpu_ms += kEma * (job.generate_ms + job.light_ms - m_job_cpu_ms);
     if (!job.column) {  // the source failed, or another owner holds the column
       m_cols.erase(it);
       return;
@@ -302,6 +303,7 @@ void ColumnStreamer::integrate_job(Job& job, StreamFrameStats& st) {
   }
   --m_mesh_in_flight;
   st.mesh_cpu_ms += job.mesh_ms;
+  m_job_cpu_ms += kEma * (job.mesh_ms - m_job_cpu_ms);
   const ColumnState expected = job.deepen ? ColumnState::kDrawn : ColumnState::kMeshing;
   if (job.token != e.token || e.state != expected) return;  // stale: redone by schedule()
   if (horizontal_distance(job.pos) > keep + kUndrawMargin) {
@@ -336,7 +338,7 @@ void ColumnStreamer::integrate(uint64_t frame, StreamFrameStats& st) {
     }
     return;
   }
-  // Live: whatever has finished, oldest first, within the time budget (one job at least).
+  // Live: whatever has finished, oldest first, within the frame's main-thread budget (one job at least).
   const double start = wall_ms();
   int integrated = 0;
   for (auto it = m_jobs.begin(); it != m_jobs.end();) {
@@ -352,8 +354,26 @@ void ColumnStreamer::integrate(uint64_t frame, StreamFrameStats& st) {
     integrate_job(**it, st);
     it = m_jobs.erase(it);
     ++integrated;
-    if (wall_ms() - start > m_config.integrate_budget_ms) break;
+    if (wall_ms() - start > m_budget_ms) break;
   }
+  m_integrate_ms = wall_ms() - start;
+}
+
+void ColumnStreamer::adapt_live_budget() {
+  // The frame time (wall, between updates) and the budgets that follow it.
+  const double now = wall_ms();
+  if (m_last_update_ms >= 0.0) m_frame_ms += kEma * (std::min(now - m_last_update_ms, 1000.0) - m_frame_ms);
+  m_last_update_ms = now;
+  m_budget_ms = std::max(m_config.integrate_budget_ms, 0.25 * m_frame_ms);
+  if (m_config.max_in_flight > 0) {
+    m_target = m_config.max_in_flight;
+    return;
+  }
+  // Enough jobs for every worker to stay busy until the next frame integrates and refills them, with a job each
+  // to spare; at least 2 x workers + 2 (the old constant), at most 64 per worker.
+  const double w = static_cast<double>(m_pool.thread_count());
+  const double busy = std::ceil(w * m_frame_ms / std::max(m_job_cpu_ms, 0.05)) + w;
+  m_target = static_cast<int>(std::clamp(busy, 2.0 * w + 2.0, 64.0 * w));
 }
 
 void ColumnStreamer::finish_jobs() {
@@ -586,13 +606,21 @@ void ColumnStreamer::schedule(uint64_t frame, StreamFrameStats& st) {
     for (; mi < mesh_c.size() && mi < static_cast<size_t>(m_config.mesh_jobs_per_frame); ++mi)
       submit_mesh_candidate(mesh_c[mi]);
   } else {
-    // Live: fill the free job slots from both lists by priority.
-    while (m_gen_in_flight + m_mesh_in_flight < static_cast<size_t>(m_config.max_in_flight) &&
-           (gi < gen.size() || mi < mesh_c.size())) {
-      const bool take_mesh = mi < mesh_c.size() && (gi >= gen.size() || mesh_c[mi] < gen[gi]);
+    // Live: fill the free job slots (the adaptive depth) from both lists by priority; a mesh job's snapshot is
+    // main-thread work, so mesh jobs stop (one at least) once the frame's integration and snapshots used the budget.
+    int meshes = 0;
+    bool meshes_closed = false;
+    while (m_gen_in_flight + m_mesh_in_flight < static_cast<size_t>(m_target) &&
+           (gi < gen.size() || (!meshes_closed && mi < mesh_c.size()))) {
+      const bool take_mesh = !meshes_closed && mi < mesh_c.size() && (gi >= gen.size() || mesh_c[mi] < gen[gi]);
+      if (take_mesh && meshes > 0 && m_integrate_ms + st.snapshot_ms > m_budget_ms) {
+        meshes_closed = true;  // the rest wait for the next frame; generation goes on
+        continue;
+      }
       if (take_mesh) {
         submit_mesh_candidate(mesh_c[mi]);
         ++mi;
+        ++meshes;
       } else {
         submit_gen(frame, gen[gi].pos, gen[gi].prio);
         ++gi;
@@ -607,6 +635,7 @@ void ColumnStreamer::schedule(uint64_t frame, StreamFrameStats& st) {
 StreamFrameStats ColumnStreamer::update(uint64_t frame, const BlockPos& eye_block, const glm::dvec3& eye_frac,
                                         const glm::dvec3& forward) {
   StreamFrameStats st;
+  if (!m_config.deterministic) adapt_live_budget();
   m_eye_block = eye_block;
   m_eye_frac = eye_frac;
   m_forward = forward;

@@ -35,8 +35,14 @@
 // integrated at frame N + lag_frames (default 1) in submission order, waiting for them if they are not done, and
 // each frame submits at most gen_jobs_per_frame generation and mesh_jobs_per_frame mesh jobs. So what the world and
 // the renderer hold after every frame is a pure function of the eye's path, whatever the pool size or the machine's
-// speed. Live play instead integrates whatever has finished, up to integrate_budget_ms per frame (at least one
-// job), and keeps at most max_in_flight jobs queued.
+// speed. Live play instead follows what the workers and the main thread can do, from moving averages of the
+// frame time F (wall, between updates) and of a job's worker CPU time J: it keeps up to
+// ceil(W x F / J) + W jobs submitted and not yet integrated for W workers (enough for every worker to stay busy
+// until the next frame refills it; at least 2W + 2, at most 64W; max_in_flight, when set, instead), integrates
+// whatever has finished, oldest first, and submits mesh jobs (whose padded snapshots the main thread builds) until
+// the frame's main-thread streaming time reaches max(integrate_budget_ms, F / 4) (one job at least each). Before,
+// the live depth was the constant 2W + 2: a frame of 20-50 ms gave a worker 4 jobs, about 2 ms of work.
+// Deterministic mode ignores all of this.
 //
 // The deep is meshed only round the player (VoxelBlox): a column is meshed from its floor up: one section
 // below the lowest section holding any sky light (> 0) in the column or its 4 face neighbours, or, when lower, the
@@ -93,8 +99,8 @@ struct StreamConfig {
   int lag_frames = 1;               // deterministic: frames between a job's submission and its integration
   int gen_jobs_per_frame = 6;       // deterministic: generation jobs submitted per frame at most
   int mesh_jobs_per_frame = 6;      // deterministic: mesh jobs submitted per frame at most
-  int max_in_flight = 0;            // live: jobs queued or running at most (0: 2 x workers + 2)
-  double integrate_budget_ms = 4.0; // live: main-thread milliseconds for integrating per frame (one job at least)
+  int max_in_flight = 0;            // live: jobs submitted and not yet integrated at most (0: adaptive, see above)
+  double integrate_budget_ms = 4.0; // live: the least main-thread ms per frame for integrating and mesh snapshots
   int near_columns = 4;             // "near the player" for the priority
   int deep_columns = 4;             // the deep zone: columns (Chebyshev) round the eye meshed from the world's bottom
   bool mesh_floor = true;           // false: mesh every section of every drawn column (no floor, no deep zone)
@@ -216,6 +222,8 @@ class ColumnStreamer {
   /// The lowest section a column should be meshed from now (its sky floor, lowered in the deep zone).
   int wanted_from(ColumnPos pos, const Entry& e) const;
   bool neighbours_loaded(ColumnPos pos) const;
+  /// Live: the frame time, the main-thread budget and the job depth for this update (see the file comment).
+  void adapt_live_budget();
   double horizontal_distance(ColumnPos c) const;
   void drop_meshes(ColumnPos pos, Entry& e);
   /// Marks a column integrated (loaded) if it is not known yet.
@@ -247,6 +255,13 @@ class ColumnStreamer {
   size_t m_loaded = 0, m_drawn = 0;
   size_t m_gen_in_flight = 0, m_mesh_in_flight = 0, m_gen_waiting = 0, m_mesh_waiting = 0;
   bool m_view_complete = false;
+  // Live mode's measurements and budgets (adapt_live_budget).
+  double m_last_update_ms = -1.0;  // wall clock of the last update
+  double m_frame_ms = 1000.0 / 60.0;  // moving average of the wall time between updates
+  double m_job_cpu_ms = 1.0;       // moving average of a job's worker CPU time
+  double m_budget_ms = 4.0;        // main-thread ms for integration and mesh snapshots this frame
+  double m_integrate_ms = 0.0;     // main-thread ms integration took this frame
+  int m_target = 0;                // jobs submitted and not yet integrated, at most, this frame
   mesh::MeshScratch m_scratch;                      // main-thread remeshing (edits)
   std::unique_ptr<mesh::SectionInput> m_input;      // main-thread remeshing (edits)
   mesh::SectionMesh m_mesh_out;
