@@ -106,6 +106,29 @@ TEST(Holes, WithNothingDrawnEveryGroundPixelWithinTheRenderDistanceIsAHole) {
       EXPECT_GT(r.hole_pixels, r.pixels / 4) << "looking down, much of the frame is ground";
     }
 
+    // Only the columns east of x = 1008 drawn: the drawn-column holes are those whose five rays all meet the plane
+    // in such columns (a pixel's margin off the rim of the drawn ground), none on the rim itself.
+    auto east = [](ColumnPos c) { return c.x >= column_of(1008); };
+    const HolesResult half = measure_holes(sky, kW, kH, cam, kRadius, heights, 1, 64.0, east);
+    auto column_hit = [&](double x, double y) {
+      const glm::dvec4 f = glm::inverse(cam.view_projection()) * glm::dvec4(x / kW * 2.0 - 1.0, y / kH * 2.0 - 1.0, 1.0, 1.0);
+      const glm::dvec3 d = glm::dvec3(f) / f.w;
+      const double t = cam.relative({0, 1, 0}).y / d.y;
+      return ColumnPos{column_of(static_cast<int64_t>(std::floor(static_cast<double>(cam.block.x) + cam.frac.x + d.x * t))), 0};
+    };
+    uint64_t inside = 0, centre_inside = 0;
+    for (const auto& [x, y] : r.hole_at) {
+      bool all = east(column_hit(x + 0.5, y + 0.5));
+      centre_inside += all;
+      for (const auto& [ox, oy] : {std::pair{-1.0, 0.0}, {1.0, 0.0}, {0.0, -1.0}, {0.0, 1.0}})
+        all = all && east(column_hit(x + 0.5 + ox, y + 0.5 + oy));
+      inside += all;
+    }
+    EXPECT_EQ(half.drawn_hole_pixels, inside);
+    if (centre_inside > 0 && centre_inside < r.hole_pixels) {
+      EXPECT_LT(inside, centre_inside) << "the rim of the drawn ground is left out";
+    }
+
     // The same view with the ground drawn (depth under 1 wherever a ray meets the plane, at any distance): none.
     std::vector<float> drawn = sky;
     for (int y = 0; y < kH; ++y)

@@ -490,7 +490,13 @@ HolesResult measure_holes(const std::vector<float>& depth, int width, int height
       };
       const RayResult hit = ray(0.0, 0.0);
       if (!hit.ground) continue;
-      if (!ray(-1.0, 0.0).ground || !ray(1.0, 0.0).ground || !ray(0.0, 1.0).ground || !ray(0.0, -1.0).ground) {
+      RayResult around[4];
+      bool all = true;
+      for (int k = 0; k < 4 && all; ++k) {
+        around[k] = ray(k == 0 ? -1.0 : k == 1 ? 1.0 : 0.0, k == 2 ? 1.0 : k == 3 ? -1.0 : 0.0);
+        all = around[k].ground;
+      }
+      if (!all) {
         ++r.edge_pixels;
         continue;
       }
@@ -499,7 +505,11 @@ HolesResult measure_holes(const std::vector<float>& depth, int width, int height
       ++r.hole_pixels;
       if (hit.distance < near_blocks) {
         ++r.near_hole_pixels;
-        if (drawn && drawn(column_pos_of(hit.cell)) && r.drawn_hole_pixels++ == 0) r.first_drawn_hole = hit.cell;
+        // In a drawn column with a pixel's margin all round: the five rays meet ground in drawn columns (on the rim
+        // of drawn ground next to undrawn ground, float rasterisation may round either way, as on a silhouette).
+        bool in_drawn = drawn && drawn(column_pos_of(hit.cell));
+        for (int k = 0; k < 4 && in_drawn; ++k) in_drawn = drawn(column_pos_of(around[k].cell));
+        if (in_drawn && r.drawn_hole_pixels++ == 0) r.first_drawn_hole = hit.cell;
       }
     }
   return r;

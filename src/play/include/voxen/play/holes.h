@@ -20,7 +20,9 @@
 // it rises above everything its sector holds farther on, and passes over any cell whose highest top stays under
 // it without looking at its blocks. Most sky rays thus end at once, and those near the horizon touch few blocks.
 // Near holes in drawn columns: a near hole whose ground lies in a column the caller says is drawn (its meshes are
-// in the renderer) is not streaming lagging behind but ground a drawn column left out; the tour fails on one.
+// in the renderer), as do the ground its four neighbouring rays meet (a pixel's margin, as for edges: on the rim of
+// drawn ground beside undrawn ground a pixel can round either way), is not streaming lagging behind but ground a
+// drawn column left out; the tour fails on one.
 // When the eye is below the height map of its own block column (in a shaft or a cave) the frame is not measured
 // (HolesResult::measured is false): there, what the view should show is the caves, not the height map.
 // Cracks: a sky pixel whose neighbours (the 8 around it, those inside the frame on its border) all show terrain is
@@ -130,7 +132,7 @@ struct HolesResult {
   uint64_t edge_pixels = 0;    // of the other sky pixels, silhouette pixels whose ray meets ground (file comment)
   uint64_t hole_pixels = 0;    // of the other sky pixels, where ground should be visible within the render distance
   uint64_t near_hole_pixels = 0;  // holes whose ground lies within `near_blocks` (horizontally) of the eye
-  uint64_t drawn_hole_pixels = 0; // near holes whose ground lies in a column `drawn` says is drawn
+  uint64_t drawn_hole_pixels = 0; // near holes whose ground, and their 4 neighbouring rays', lies in drawn columns
   BlockPos first_hole;            // the opaque block the first hole's ray met (for reports)
   BlockPos first_drawn_hole;      // the ground of the first near hole in a drawn column
   std::vector<std::pair<int, int>> hole_at;  // the first 4096 hole pixels (x, y; y = 0 at the bottom row)
