@@ -12,6 +12,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <algorithm>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -111,7 +113,8 @@ class OwnedWorld {
   }
 
   /// Loads the columns not in the World: generated (on `pool` when given), the saved cells put on top by the
-  /// session, inserted. Columns the session says another call holds are not inserted twice.
+  /// session, inserted. Columns the session says another call holds are not inserted twice: this call waits until
+  /// that call has inserted them (as a second caller waits for a column's owner), so they are loaded on return.
   Result<store::LoadReport> load(const std::vector<ColumnPos>& positions, JobPool* pool = nullptr) {
     std::vector<std::unique_ptr<Column>> cols;
     {
@@ -129,9 +132,13 @@ class OwnedWorld {
     }
     auto r = m_session->load(cols);
     if (!r) return r;
-    std::lock_guard lock(m_mu);
+    std::unique_lock lock(m_mu);
     for (auto& c : cols)
       if (c) m_world.insert(std::move(c));
+    m_inserted.notify_all();
+    m_inserted.wait(lock, [&] {
+      return std::all_of(r->held.begin(), r->held.end(), [&](ColumnPos p) { return m_world.find(p) != nullptr; });
+    });
     return r;
   }
   /// Places `cell` at p (World::make_edit + apply) and records it. nullopt if p's column is not loaded.
@@ -187,6 +194,7 @@ class OwnedWorld {
   std::unique_ptr<store::WorldSession> m_session;
   GenerateFn m_generate;
   mutable std::mutex m_mu;
+  std::condition_variable m_inserted;  // notified when load() has inserted columns
   World m_world;
 };
 
