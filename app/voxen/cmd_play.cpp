@@ -6,8 +6,11 @@
 //
 // The window's callbacks only queue InputEvents (play/window_input.h); each frame hands them, with the frame's
 // measured time step (a kFrameTime event when it changes), to the one InputHandler inside Game::frame, and
-// --record writes the same events, so `voxen replay` reproduces the session. Streaming is deterministic (the
-// jobs of frame N are integrated at frame N + 2), so a replay sees the same world at every frame. Frames are paced
+// --record writes the same events, so `voxen replay` reproduces the session. Streaming is live by default: it
+// follows what the workers finish and the frame's time (stream/streamer.h), and --record writes each frame's job
+// schedule (which jobs were integrated, how many were submitted: `jobs` lines, play/recording.h) so a replay
+// integrates and submits exactly the same and sees the same world at every frame. --stream deterministic streams
+// as replays of older recordings do (the jobs of frame N integrated at frame N + 2, 6 of each kind a frame). Frames are paced
 // with vsync off: sleep, then spin the last 1.5 ms, to the monitor's rate or --fps. While the window is minimised
 // (its framebuffer 0 x 0) nothing is drawn and the loop waits for window events, up to one frame period, instead
 // of polling and pacing; the simulation and the streaming still run a frame each time. --minimised-frames A,B is
@@ -48,6 +51,7 @@ struct PlayOptions {
   uint64_t frames = 0;           // quit after this many frames (0: when the window closes)
   std::string final_screenshot;  // PNG of the last frame, written on exit
   std::string minimised_frames;  // "A,B": frames A..B-1 run as if minimised (a test hook)
+  std::string stream = "live";   // live | deterministic
 };
 
 int run_play(const PlayOptions& o) {
@@ -91,7 +95,8 @@ int run_play(const PlayOptions& o) {
   if (!spawn) throw RunError("no place to stand found near " + std::to_string(sx) + "," + std::to_string(sz));
   h.start_block = *spawn;
   h.start_frac = {0.5, 0.0, 0.5};
-  h.stream_lag = 2;  // a frame of slack for the workers in a window
+  h.stream_lag = 2;  // deterministic: a frame of slack for the workers in a window
+  h.stream_live = o.stream == "live";
 
   play::SessionOptions so;
   so.window = true;
@@ -155,8 +160,9 @@ int run_play(const PlayOptions& o) {
       events.insert(events.begin(), e);
     }
     for (const play::InputEvent& e : events) writer.append(e);
-    writer.end_frame();
     const play::FrameReport rep = game.frame(events);
+    if (h.stream_live) writer.append_schedule(f, rep.stream.schedule);  // after the frame's events
+    writer.end_frame();
     if (!rep.stream_error.empty()) throw RunError("the saved world: " + rep.stream_error);
     if (saved && (rep.edits_applied > 0 || f % 600 == 0)) {
       if (auto s = saved->commit(); !s.ok()) throw RunError("saving the world: " + s.error().to_string());
@@ -212,6 +218,10 @@ void add_play_command(CLI::App& app, RunFn& run) {
   add_int_pair_option(*cmd, "--spawn", o->spawn, "X,Z near which to start (default 0,0)");
   cmd->add_option("--frames", o->frames, "quit after this many frames (default 0: when the window is closed)");
   cmd->add_option("--final-screenshot", o->final_screenshot, "write the last frame as this PNG on exit");
+  cmd->add_option("--stream", o->stream,
+                  "live (default: follows what the workers finish; --record keeps each frame's schedule) or "
+                  "deterministic (fixed jobs per frame)")
+      ->check(CLI::IsMember({"live", "deterministic"}));
   cmd->add_option("--minimised-frames", o->minimised_frames,
                   "A,B: frames A to B - 1 run as if the window were minimised (0 x 0; a test hook)");
   cmd->callback([o, &run] { run = [o] { return run_play(*o); }; });

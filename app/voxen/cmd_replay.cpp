@@ -1,9 +1,10 @@
 // voxen replay FILE: plays an input recording back through the same InputHandler and frame loop it was made with,
-// frame for frame, headless (--headless: EGL) or in a window, with deterministic streaming; so a play-through or a
-// crash reproduces. Writes F2 screenshots and the final frame (final.png) to --out-dir, checks the invariants
+// frame for frame, headless (--headless: EGL) or in a window, streaming as it was recorded (deterministic, or live
+// with each frame's recorded job schedule); so a play-through or a crash reproduces. Writes F2 screenshots and the final frame (final.png) to --out-dir, checks the invariants
 // after every frame (the player never inside a solid block, a finite position, no GL error) and prints the world
 // hash and the final frame's hash: the same recording gives the same world and the same final frame bytes.
-// Exit codes: 0 replayed with every invariant holding; 1 a bad recording (file:line named) or a failed invariant.
+// Exit codes: 0 replayed with every invariant holding; 1 a bad recording (file:line named), a failed invariant or a
+// replay that diverged from its recorded schedule (the frame named).
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -71,7 +72,7 @@ int run_replay(const ReplayOptions& o) {
       pacer.wait();
     }
     return shot_error.empty();
-  });
+  }, rec->header.stream_live ? &rec->schedules : nullptr);
   if (!shot_error.empty()) throw RunError(shot_error);
   const render::Image final_frame = game.read_pixels();
   if (!o.out_dir.empty()) {
@@ -107,7 +108,7 @@ int run_replay(const ReplayOptions& o) {
                 t_frame, t_stream, t_render, t_hud, t_present, t_physics, t_edit);
   }
   if (!r.failures.empty()) {
-    for (const std::string& f : r.failures) std::fprintf(stderr, "voxen replay: invariant failed: %s\n", f.c_str());
+    for (const std::string& f : r.failures) std::fprintf(stderr, "voxen replay: failed: %s\n", f.c_str());
     return 1;
   }
   return 0;

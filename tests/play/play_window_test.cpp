@@ -2,13 +2,16 @@
 // it opens, streams, draws and quits after --frames; the last frame (--final-screenshot) shows terrain below sky,
 // and the HUD's status line tells the player whether edits are saved: "EPHEMERAL WORLD" without --world, the
 // world's directory with it (and the world then exists on disk); frames while the window is minimised (the
-// --minimised-frames hook) are not drawn and the frame after the restore is the one of a run never minimised.
+// --minimised-frames hook) are not drawn and the frame after the restore is the one of a run never minimised; live
+// play records its job schedule and replays to one world whatever the worker count.
 // Skipped where xvfb-run is not installed.
 #include <gtest/gtest.h>
 
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <unistd.h>
@@ -81,17 +84,41 @@ TEST(PlayWindow, WithAWorldTheHudNamesItAndTheWorldIsCreated) {
   EXPECT_EQ(probe.exit_code, 0) << probe.err;
 }
 
+TEST(PlayWindow, LivePlayRecordsItsScheduleAndReplaysToOneWorldWhateverTheWorkers) {
+  if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (scripts/install-deps.sh installs xvfb)";
+  // `voxen play` streams live and --record keeps each frame's job schedule: the file says `stream live` and has
+  // `jobs` lines, and `voxen replay` follows them to the same world with one worker as with three.
+  const std::string dir = temp_dir("window_live_record");
+  const std::string rec = dir + "/live.rec";
+  play_frames(dir, {"--seed", "5", "--record", rec}, 30);  // render distance 2
+  std::ifstream in(rec);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.rfind("voxen-input-recording 2\n", 0), 0u) << text.substr(0, 200);
+  EXPECT_NE(text.find("\nstream live\n"), std::string::npos);
+  EXPECT_NE(text.find(" jobs "), std::string::npos) << "no frame's schedule was recorded";
+  std::string hashes[2];
+  for (int i = 0; i < 2; ++i) {
+    const auto r = run_voxen({"replay", "--headless", "--json", "--threads", i ? "3" : "1", rec});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    const size_t at = r.out.find("\"world_hash\"");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    hashes[i] = r.out.substr(at, 32);
+  }
+  EXPECT_EQ(hashes[0], hashes[1]);
+}
+
 TEST(PlayWindow, AMinimisedWindowDrawsNothingAndTheRestoredFrameIsTheSame) {
   if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (scripts/install-deps.sh installs xvfb)";
   // Standing still on the flat world for 60 frames; once never minimised, once minimised (the window's
   // framebuffer reported 0 x 0) for frames 10 to 49. Streaming is counted in frames, so both runs hold the same
-  // world at the end, and the last frame, drawn after the restore, is the same bytes.
+  // world at the end (--stream deterministic: live streaming follows the wall clock), and the last frame, drawn
+  // after the restore, is the same bytes.
   const std::string dir = temp_dir("window_minimised");
   std::filesystem::create_directories(dir + "/a");
   std::filesystem::create_directories(dir + "/b");
   std::string out_a, out_b;
-  const render::Image a = play_frames(dir + "/a", {"--seed", "3", "--generator", "flat"}, 60, &out_a);
-  const render::Image b = play_frames(dir + "/b", {"--seed", "3", "--generator", "flat", "--minimised-frames", "10,50"}, 60, &out_b);
+  const render::Image a = play_frames(dir + "/a", {"--seed", "3", "--generator", "flat", "--stream", "deterministic"}, 60, &out_a);
+  const render::Image b = play_frames(dir + "/b", {"--seed", "3", "--generator", "flat", "--stream", "deterministic", "--minimised-frames", "10,50"}, 60, &out_b);
   EXPECT_NE(out_a.find("played 60 frames: 60 drawn, 0 minimised (not drawn); no GL error"), std::string::npos) << out_a;
   EXPECT_NE(out_b.find("played 60 frames: 20 drawn, 40 minimised (not drawn); no GL error"), std::string::npos) << out_b;
   ASSERT_EQ(a.width, 480);

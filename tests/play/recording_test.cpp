@@ -64,6 +64,36 @@ TEST(Recording, RoundTripsBitForBit) {
   EXPECT_EQ(format_recording(*back), text);
 }
 
+TEST(Recording, LiveStreamingSchedulesRoundTripAfterTheirFramesEvents) {
+  // A recording of live play (version 2): `stream live` in the header and each frame's job schedule on a `jobs`
+  // line after the frame's events; it reads back to the same schedules and the same text. Without them the file is
+  // still written as version 1 (older builds read it).
+  Recording r = sample();
+  EXPECT_EQ(format_recording(r).rfind("voxen-input-recording 1\n", 0), 0u);
+  r.header.stream_live = true;  // the deterministic fields are then not written: back to their defaults
+  r.header.stream_lag = 1;
+  r.header.stream_gen = 6;
+  r.header.stream_mesh = 6;
+  r.schedules[0] = stream::FrameSchedule{{}, 4, 0};
+  r.schedules[3] = stream::FrameSchedule{{0, 2, 5}, 0, 7};
+  r.schedules[11] = stream::FrameSchedule{{1}, 1, 1};
+  const std::string text = format_recording(r);
+  EXPECT_EQ(text.rfind("voxen-input-recording 2\n", 0), 0u) << text;
+  EXPECT_NE(text.find("\nstream live\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("3 scroll -2\n3 jobs 0 7 0 2 5\n4 frame_time"), std::string::npos) << text;
+  EXPECT_NE(text.find("11 jobs 1 1 1\nend 12\n"), std::string::npos) << text;
+  auto back = parse_recording(text, "live.rec");
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(back->header, r.header);
+  EXPECT_EQ(back->events, r.events);
+  EXPECT_EQ(back->schedules, r.schedules);
+  EXPECT_EQ(format_recording(*back), text);
+  // Cut short after a `jobs` line past the last event: the frames covered reach it.
+  auto cut = parse_recording(text.substr(0, text.rfind("end ")), "live.rec");
+  ASSERT_TRUE(cut.ok()) << cut.error().to_string();
+  EXPECT_EQ(cut->frames, 12u);
+}
+
 TEST(Recording, ACutShortFileStillReads) {
   const Recording r = sample();
   std::string text = format_recording(r);
@@ -83,10 +113,23 @@ struct BadCase {
 TEST(Recording, BadFilesNameTheLine) {
   const std::string head =
       "voxen-input-recording 1\nseed 1\ngenerator flat\nrender_distance 2\nsize 64x36\nstart 0 1 0 0.5 0 0.5 0 0 0\n";
+  const std::string live =
+      "voxen-input-recording 2\nseed 1\ngenerator flat\nrender_distance 2\nsize 64x36\nstream live\nstart 0 1 0 0.5 0 0.5 0 0 0\n";
   const BadCase cases[] = {
       {"", "empty file"},
       {"hello\n", "bad.rec:1: not a voxen input recording"},
-      {"voxen-input-recording 2\n", "bad.rec:1: recording format version 2"},
+      {"voxen-input-recording 3\n", "bad.rec:1: recording format version 3 is not supported (this voxen reads versions 1 to 2)"},
+      {"voxen-input-recording 1\nstream live\n", "bad.rec:2: 'stream live' needs recording format version 2"},
+      {head + "0 jobs 1 0\n", "bad.rec:7: 'jobs' line in a recording whose streaming is not 'stream live'"},
+      {live + "0 jobs 1\n", "bad.rec:8: 'jobs' takes GEN MESH"},
+      {live + "0 jobs 1 2 3 3\n", "bad.rec:8: 'jobs': positions must ascend"},
+      {live + "0 jobs 1 2 -3\n", "bad.rec:8: 'jobs': position '-3' is not a number below 2^24"},
+      {live + "0 jobs 1 2 16777216\n", "bad.rec:8: 'jobs': position '16777216'"},
+      {live + "0 jobs 1048577 0\n", "bad.rec:8: 'jobs' takes GEN MESH (each 0..2^20)"},
+      {live + "0 jobs 1 0\n0 jobs 1 0\n", "bad.rec:9: a second 'jobs' line for frame 0"},
+      {live + "0 jobs 1 0\n0 key_down w\n", "bad.rec:9: event after frame 0's 'jobs' line"},
+      {live + "5 jobs 1 0\n4 key_up w\n", "bad.rec:9: frame 4 comes after frame 5"},
+      {live + "5 jobs 1 0\nend 5\n", "bad.rec:9: 'end 5' does not cover the last event's frame 5"},
       {"voxen-input-recording 1\nseed -4\n", "bad.rec:2: seed '-4'"},
       {"voxen-input-recording 1\nsize 64by36\n", "bad.rec:2: size"},
       {"voxen-input-recording 1\nrender_distance 99\n", "bad.rec:2: render_distance"},

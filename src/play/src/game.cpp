@@ -240,7 +240,7 @@ void Game::do_place(FrameReport& rep) {
   run_edit(*edit, rep);
 }
 
-FrameReport Game::frame(std::span<const InputEvent> events, bool render) {
+FrameReport Game::frame(std::span<const InputEvent> events, bool render, const stream::FrameSchedule* schedule) {
   FrameReport rep;
   rep.frame = m_frame;
   const double t_frame = wall_ms();
@@ -303,7 +303,7 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render) {
   // 4. Streaming around the simulated eye.
   t = wall_ms();
   const render::Camera sim_cam = camera_of(m_player);
-  rep.stream = m_streamer->update(m_frame, sim_cam.block, sim_cam.frac, sim_cam.forward());
+  rep.stream = m_streamer->update(m_frame, sim_cam.block, sim_cam.frac, sim_cam.forward(), schedule);
   rep.stream_ms = wall_ms() - t;
   if (m_streamer->error()) rep.stream_error = m_streamer->error()->to_string();
   if (m_heights && rep.stream.columns_unloaded > 0) {

@@ -73,7 +73,10 @@ class Parser {
         if (w[0] != "voxen-input-recording") return fail("not a voxen input recording (the first line must be 'voxen-input-recording 1')");
         int v = 0;
         if (w.size() != 2 || !parse_int(w[1], v)) return fail("malformed version line (expected 'voxen-input-recording 1')");
-        if (v != kRecordingVersion) return fail("recording format version " + std::to_string(v) + " is not supported (this voxen reads version 1)");
+        if (v < 1 || v > kRecordingVersion)
+          return fail("recording format version " + std::to_string(v) + " is not supported (this voxen reads versions 1 to " +
+                      std::to_string(kRecordingVersion) + ")");
+        m_version = v;
         have_version = true;
         continue;
       }
@@ -83,8 +86,8 @@ class Parser {
         if (rec.frames > kMaxRecordingFrames)
           return fail("'end " + std::to_string(rec.frames) + "' is more than the " + std::to_string(kMaxRecordingFrames) +
                       " frames a recording may cover");
-        if (!rec.events.empty() && rec.frames <= rec.events.back().frame)
-          return fail("'end " + std::to_string(rec.frames) + "' does not cover the last event's frame " + std::to_string(rec.events.back().frame));
+        if (m_any_frame && rec.frames <= m_last_frame)
+          return fail("'end " + std::to_string(rec.frames) + "' does not cover the last event's frame " + std::to_string(m_last_frame));
         rec.complete = true;
         continue;
       }
@@ -99,20 +102,62 @@ class Parser {
       if (w[0][0] == '-') return fail("frame " + quote(w[0]) + " is negative (frames count from 0)");
       if (!have_start) return fail("event before the 'start' line (the header must say where the player starts)");
       in_events = true;
+      uint64_t frame = 0;
+      if (w.size() >= 2 && w[1] == "jobs") {
+        auto js = jobs(w, rec);
+        if (!js.ok()) return js.error();
+        frame = js->first;
+        if (auto s = frame_order(frame); !s.ok()) return s.error();
+        rec.schedules.emplace(frame, std::move(js->second));
+        continue;
+      }
       auto e = event(w);
       if (!e.ok()) return e.error();
-      if (!rec.events.empty() && e->frame < rec.events.back().frame)
-        return fail("frame " + std::to_string(e->frame) + " comes after frame " + std::to_string(rec.events.back().frame) + " (frames must not decrease)");
+      if (auto s = frame_order(e->frame); !s.ok()) return s.error();
+      if (rec.schedules.count(e->frame)) return fail("event after frame " + std::to_string(e->frame) + "'s 'jobs' line (it comes last in its frame)");
       rec.events.push_back(*e);
     }
     if (!have_version) return Error{"empty file: not a voxen input recording", m_path};
     if (!have_start) return Error{"no 'start' line: the header must say where the player starts", m_path};
-    if (!rec.complete) rec.frames = rec.events.empty() ? 0 : rec.events.back().frame + 1;
+    if (!rec.complete) rec.frames = m_any_frame ? m_last_frame + 1 : 0;
     return rec;
   }
 
  private:
   Error fail(const std::string& what) const { return Error{what, m_path, m_line}; }
+
+  /// Frames must not decrease from line to line.
+  Status frame_order(uint64_t frame) {
+    if (m_any_frame && frame < m_last_frame)
+      return fail("frame " + std::to_string(frame) + " comes after frame " + std::to_string(m_last_frame) + " (frames must not decrease)");
+    m_any_frame = true;
+    m_last_frame = frame;
+    return Ok{};
+  }
+
+  /// A `<frame> jobs GEN MESH [P ...]` line.
+  Result<std::pair<uint64_t, stream::FrameSchedule>> jobs(const std::vector<std::string_view>& w, const Recording& rec) {
+    constexpr uint64_t kMaxSubmitted = uint64_t{1} << 20, kMaxPosition = uint64_t{1} << 24;
+    uint64_t frame = 0, gen = 0, mesh = 0;
+    if (!parse_int(w[0], frame)) return fail("frame " + quote(w[0]) + " is not a decimal uint64");
+    if (frame >= kMaxRecordingFrames)
+      return fail("frame " + std::to_string(frame) + " is past the " + std::to_string(kMaxRecordingFrames) +
+                  " frames a recording may cover");
+    if (!rec.header.stream_live) return fail("'jobs' line in a recording whose streaming is not 'stream live'");
+    if (rec.schedules.count(frame)) return fail("a second 'jobs' line for frame " + std::to_string(frame));
+    if (w.size() < 4 || !parse_int(w[2], gen) || !parse_int(w[3], mesh) || gen > kMaxSubmitted || mesh > kMaxSubmitted)
+      return fail("'jobs' takes GEN MESH (each 0..2^20) and then the integrated jobs' queue positions");
+    stream::FrameSchedule sc;
+    sc.gen = static_cast<uint32_t>(gen);
+    sc.mesh = static_cast<uint32_t>(mesh);
+    for (size_t i = 4; i < w.size(); ++i) {
+      uint64_t p = 0;
+      if (!parse_int(w[i], p) || p >= kMaxPosition) return fail("'jobs': position " + quote(w[i]) + " is not a number below 2^24");
+      if (!sc.integrated.empty() && p <= sc.integrated.back()) return fail("'jobs': positions must ascend");
+      sc.integrated.push_back(static_cast<uint32_t>(p));
+    }
+    return std::pair{frame, std::move(sc)};
+  }
 
   Status header_field(const std::vector<std::string_view>& w, RecordingHeader& h, bool& have_start) {
     const std::string key(w[0]);
@@ -152,6 +197,9 @@ class Parser {
     } else if (key == "step") {
       if (auto s = need(1); !s.ok()) return s;
       if (!parse_double(w[1], h.step) || !(h.step > 0.0) || h.step > 1.0) return fail("step " + quote(w[1]) + " must be in (0, 1] seconds");
+    } else if (key == "stream" && w.size() == 2 && w[1] == "live") {
+      if (m_version < 2) return fail("'stream live' needs recording format version 2");
+      h.stream_live = true;
     } else if (key == "stream") {
       if (auto s = need(3); !s.ok()) return s;
       if (!parse_int(w[1], h.stream_lag) || !parse_int(w[2], h.stream_gen) || !parse_int(w[3], h.stream_mesh) || h.stream_lag < 0 ||
@@ -257,6 +305,9 @@ class Parser {
   const std::string& m_path;
   int64_t m_line = 0;
   std::map<std::string, int64_t> m_header_lines;  // header field -> the line it was first given on
+  int m_version = 1;
+  bool m_any_frame = false;   // an event or `jobs` line was read
+  uint64_t m_last_frame = 0;  // the frame of the last one
 };
 
 }  // namespace
@@ -282,23 +333,39 @@ std::string format_event(const InputEvent& e) {
 
 std::string format_header(const RecordingHeader& h) {
   std::ostringstream o;
-  o << "voxen-input-recording " << kRecordingVersion << "\n";
+  o << "voxen-input-recording " << (h.stream_live ? 2 : 1) << "\n";
   o << "seed " << h.seed << "\n";
   o << "generator " << h.generator << "\n";
   o << "render_distance " << h.render_distance << "\n";
   o << "size " << h.width << "x" << h.height << "\n";
   o << "fov " << num(h.fov) << "\n";
   o << "step " << num(h.step) << "\n";
-  o << "stream " << h.stream_lag << " " << h.stream_gen << " " << h.stream_mesh << "\n";
+  if (h.stream_live) o << "stream live\n";
+  else o << "stream " << h.stream_lag << " " << h.stream_gen << " " << h.stream_mesh << "\n";
   o << "start " << h.start_block.x << " " << h.start_block.y << " " << h.start_block.z << " " << num(h.start_frac.x) << " "
     << num(h.start_frac.y) << " " << num(h.start_frac.z) << " " << num(h.start_yaw) << " " << num(h.start_pitch) << " "
     << (h.start_flying ? 1 : 0) << "\n";
   return o.str();
 }
 
+std::string format_schedule(uint64_t frame, const stream::FrameSchedule& schedule) {
+  std::string s = std::to_string(frame) + " jobs " + std::to_string(schedule.gen) + " " + std::to_string(schedule.mesh);
+  for (const uint32_t p : schedule.integrated) s += " " + std::to_string(p);
+  return s;
+}
+
 std::string format_recording(const Recording& r) {
   std::string s = format_header(r.header);
-  for (const InputEvent& e : r.events) s += format_event(e) + "\n";
+  // Each frame's events, then its `jobs` line.
+  auto sc = r.schedules.begin();
+  auto flush_schedules = [&](uint64_t before) {
+    for (; sc != r.schedules.end() && sc->first < before; ++sc) s += format_schedule(sc->first, sc->second) + "\n";
+  };
+  for (const InputEvent& e : r.events) {
+    flush_schedules(e.frame);
+    s += format_event(e) + "\n";
+  }
+  flush_schedules(UINT64_MAX);
   s += "end " + std::to_string(r.frames) + "\n";
   return s;
 }
@@ -366,6 +433,12 @@ Status RecordingWriter::open(const std::string& path, const RecordingHeader& hea
 void RecordingWriter::append(const InputEvent& e) {
   if (!m_file) return;
   const std::string line = format_event(e) + "\n";
+  if (std::fwrite(line.data(), 1, line.size(), m_file) != line.size()) m_failed = true;
+}
+
+void RecordingWriter::append_schedule(uint64_t frame, const stream::FrameSchedule& schedule) {
+  if (!m_file || schedule.empty()) return;
+  const std::string line = format_schedule(frame, schedule) + "\n";
   if (std::fwrite(line.data(), 1, line.size(), m_file) != line.size()) m_failed = true;
 }
 

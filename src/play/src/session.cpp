@@ -29,7 +29,7 @@ Result<std::unique_ptr<PlaySession>> PlaySession::open(const RecordingHeader& he
   g.render_distance = header.render_distance;
   g.fov = header.fov;
   g.step = header.step;
-  g.stream.deterministic = options.deterministic;
+  g.stream.deterministic = options.deterministic && !header.stream_live;  // a live recording: its schedules
   g.stream.lag_frames = header.stream_lag;
   g.stream.gen_jobs_per_frame = header.stream_gen;
   g.stream.mesh_jobs_per_frame = header.stream_mesh;
@@ -50,7 +50,9 @@ uint64_t world_hash(const World& world) {
 }
 
 RunResult run_events(Game& game, const std::vector<InputEvent>& events, uint64_t frames, int render_every,
-                     bool check_invariants, const FrameCallback& on_frame) {
+                     bool check_invariants, const FrameCallback& on_frame,
+                     const std::map<uint64_t, stream::FrameSchedule>* schedules) {
+  static const stream::FrameSchedule kNothing;
   RunResult r;
   render_every = std::max(1, render_every);
   size_t next = 0;
@@ -62,9 +64,19 @@ RunResult run_events(Game& game, const std::vector<InputEvent>& events, uint64_t
     while (end < events.size() && events[end].frame == f) ++end;
     const bool last = i + 1 == frames;
     const bool draw = last || (f - first) % static_cast<uint64_t>(render_every) == 0;
-    const FrameReport rep = game.frame(std::span<const InputEvent>(events.data() + next, end - next), draw);
+    const stream::FrameSchedule* sc = nullptr;
+    if (schedules) {
+      const auto it = schedules->find(f);
+      sc = it == schedules->end() ? &kNothing : &it->second;
+    }
+    const FrameReport rep = game.frame(std::span<const InputEvent>(events.data() + next, end - next), draw, sc);
     next = end;
     ++r.frames;
+    if (!rep.stream_error.empty()) {
+      r.failures.push_back("frame " + std::to_string(f) + ": streaming: " + rep.stream_error);
+      r.failed_frame = f;
+      return r;
+    }
     r.edits_applied += static_cast<uint64_t>(rep.edits_applied);
     r.edits_refused += static_cast<uint64_t>(rep.edits_refused);
     if (check_invariants) {

@@ -322,26 +322,52 @@ void ColumnStreamer::integrate_job(Job& job, StreamFrameStats& st) {
   st.upload_ms += wall_ms() - t;
 }
 
-void ColumnStreamer::integrate(uint64_t frame, StreamFrameStats& st) {
+void ColumnStreamer::wait_done(const Job& job, StreamFrameStats& st) {
+  const double t = wall_ms();
+  std::unique_lock lock(m_done_mutex);
+  m_done_cv.wait(lock, [&] { return job.done; });
+  st.wait_ms += wall_ms() - t;
+}
+
+void ColumnStreamer::diverged(uint64_t frame, const std::string& what) {
+  if (!m_error)
+    m_error = Error{"replay diverged from its recording at frame " + std::to_string(frame) + ": " + what +
+                    " (recorded with another world, registry or voxen version?)"};
+}
+
+void ColumnStreamer::integrate(uint64_t frame, StreamFrameStats& st, const FrameSchedule* replay) {
+  std::vector<uint32_t>& done_at = st.schedule.integrated;
+  if (replay) {
+    // Exactly the recorded jobs, by their positions in the queue as the frame began, waiting for each.
+    uint32_t at = 0;
+    auto it = m_jobs.begin();
+    for (const uint32_t want : replay->integrated) {
+      if (want < at) return diverged(frame, "job positions are not ascending");
+      for (; at < want && it != m_jobs.end(); ++at) ++it;
+      if (it == m_jobs.end())
+        return diverged(frame, "it integrates job #" + std::to_string(want) + " but only " + std::to_string(at) +
+                                   " jobs are in flight");
+      wait_done(**it, st);
+      integrate_job(**it, st);
+      it = m_jobs.erase(it);
+      done_at.push_back(at++);
+    }
+    return;
+  }
   if (m_config.deterministic) {
     // Exactly the jobs submitted up to frame - lag, in submission order, waiting for any still running.
     while (!m_jobs.empty() && m_jobs.front()->frame + static_cast<uint64_t>(m_config.lag_frames) <= frame) {
-      Job& job = *m_jobs.front();
-      {
-        const double t = wall_ms();
-        std::unique_lock lock(m_done_mutex);
-        m_done_cv.wait(lock, [&] { return job.done; });
-        st.wait_ms += wall_ms() - t;
-      }
-      integrate_job(job, st);
+      wait_done(*m_jobs.front(), st);
+      integrate_job(*m_jobs.front(), st);
       m_jobs.pop_front();
+      done_at.push_back(static_cast<uint32_t>(done_at.size()));
     }
     return;
   }
   // Live: whatever has finished, oldest first, within the frame's main-thread budget (one job at least).
   const double start = wall_ms();
-  int integrated = 0;
-  for (auto it = m_jobs.begin(); it != m_jobs.end();) {
+  uint32_t at = 0;
+  for (auto it = m_jobs.begin(); it != m_jobs.end(); ++at) {
     bool done;
     {
       std::lock_guard lock(m_done_mutex);
@@ -353,7 +379,7 @@ void ColumnStreamer::integrate(uint64_t frame, StreamFrameStats& st) {
     }
     integrate_job(**it, st);
     it = m_jobs.erase(it);
-    ++integrated;
+    done_at.push_back(at);
     if (wall_ms() - start > m_budget_ms) break;
   }
   m_integrate_ms = wall_ms() - start;
@@ -379,12 +405,8 @@ void ColumnStreamer::adapt_live_budget() {
 void ColumnStreamer::finish_jobs() {
   StreamFrameStats st;
   while (!m_jobs.empty()) {
-    Job& job = *m_jobs.front();
-    {
-      std::unique_lock lock(m_done_mutex);
-      m_done_cv.wait(lock, [&] { return job.done; });
-    }
-    integrate_job(job, st);
+    wait_done(*m_jobs.front(), st);
+    integrate_job(*m_jobs.front(), st);
     m_jobs.pop_front();
   }
 }
@@ -541,7 +563,7 @@ void ColumnStreamer::submit_mesh(uint64_t frame, ColumnPos pos, double prio, int
   });
 }
 
-void ColumnStreamer::schedule(uint64_t frame, StreamFrameStats& st) {
+void ColumnStreamer::schedule(uint64_t frame, StreamFrameStats& st, const FrameSchedule* replay) {
   const double t = wall_ms();
   const double r = render::render_radius_blocks(m_config.render_distance);
   const ColumnPos eye{column_of(m_eye_block.x), column_of(m_eye_block.z)};
@@ -601,7 +623,21 @@ void ColumnStreamer::schedule(uint64_t frame, StreamFrameStats& st) {
   };
   size_t gi = 0, mi = 0;
   if (m_error) gen.clear();  // the source failed: stop loading (what is loaded stays)
-  if (m_config.deterministic) {
+  if (replay) {
+    // The recorded counts, interleaved by priority as live mode submits them (schedule.h).
+    if (replay->gen > gen.size() || replay->mesh > mesh_c.size())
+      diverged(frame, "it submits " + std::to_string(replay->gen) + " generation and " + std::to_string(replay->mesh) +
+                          " mesh jobs but there are " + std::to_string(gen.size()) + " and " +
+                          std::to_string(mesh_c.size()) + " candidates");
+    else
+      while (gi < replay->gen || mi < replay->mesh) {
+        if (mi < replay->mesh && (gi >= replay->gen || mesh_c[mi] < gen[gi])) submit_mesh_candidate(mesh_c[mi++]);
+        else {
+          submit_gen(frame, gen[gi].pos, gen[gi].prio);
+          ++gi;
+        }
+      }
+  } else if (m_config.deterministic) {
     for (; gi < gen.size() && gi < static_cast<size_t>(m_config.gen_jobs_per_frame); ++gi) submit_gen(frame, gen[gi].pos, gen[gi].prio);
     for (; mi < mesh_c.size() && mi < static_cast<size_t>(m_config.mesh_jobs_per_frame); ++mi)
       submit_mesh_candidate(mesh_c[mi]);
@@ -627,21 +663,23 @@ void ColumnStreamer::schedule(uint64_t frame, StreamFrameStats& st) {
       }
     }
   }
+  st.schedule.gen = static_cast<uint32_t>(gi);
+  st.schedule.mesh = static_cast<uint32_t>(mi);
   m_gen_waiting = gen.size() - gi;
   m_mesh_waiting = mesh_c.size() - mi;
   st.schedule_ms += wall_ms() - t - st.snapshot_ms;
 }
 
 StreamFrameStats ColumnStreamer::update(uint64_t frame, const BlockPos& eye_block, const glm::dvec3& eye_frac,
-                                        const glm::dvec3& forward) {
+                                        const glm::dvec3& forward, const FrameSchedule* replay) {
   StreamFrameStats st;
-  if (!m_config.deterministic) adapt_live_budget();
+  if (!m_config.deterministic && !replay) adapt_live_budget();
   m_eye_block = eye_block;
   m_eye_frac = eye_frac;
   m_forward = forward;
-  integrate(frame, st);
+  integrate(frame, st, replay);
   unload_far(st);
-  schedule(frame, st);
+  schedule(frame, st, replay);
   return st;
 }
 

@@ -18,8 +18,9 @@
 // Frame pacing: the player's path is a function of the events and their simulation times, not of how the time
 // is cut into frames: events at times that are whole numbers of steps meet the same state at any frame pacing,
 // so a recording's positions and edits are the same whether it was played at 30 or 144 frames a second.
-// Determinism: with deterministic streaming (stream::StreamConfig::deterministic), everything a frame does is a function
-// of the events up to it and the start state, so a recording replays to the same world and the same pixels. The
+// Determinism: with deterministic streaming (stream::StreamConfig::deterministic), or with live streaming replayed
+// from each frame's recorded schedule (frame()'s `schedule`), everything a frame does is a function of the events
+// (and schedules) up to it and the start state, so a recording replays to the same world and the same pixels. The
 // F3 overlay shows wall-clock frame times only when `overlay_wall_times` is set (live play); otherwise it shows
 // figures that are themselves deterministic.
 // Threads: the GL context's thread; the JobPool runs the streamer's jobs.
@@ -120,7 +121,10 @@ class Game {
   /// Runs one frame with the events of this frame (their `frame` fields should equal frame_number()). With
   /// render = false, or while the platform is minimised, the frame is simulated and streamed but not drawn (the
   /// fuzzer's every-k-th frame).
-  FrameReport frame(std::span<const InputEvent> events, bool render = true);
+  /// With `schedule`, the frame's streaming integrates and submits exactly what it says (replaying a recording of
+  /// live play, stream/schedule.h); the report's stream.schedule is what the frame did either way.
+  FrameReport frame(std::span<const InputEvent> events, bool render = true,
+                    const stream::FrameSchedule* schedule = nullptr);
 
   uint64_t frame_number() const { return m_frame; }
   double sim_time() const { return m_sim_time; }

@@ -14,15 +14,23 @@
 //                                            kPhysicsStep steps within them, player.h)
 //   stream LAG GEN MESH                      deterministic streaming: frames from a job's submission to its
 //                                            integration, generation and mesh jobs submitted per frame at most
+//   stream live                              (version 2) live streaming: each frame's job schedule is in the
+//                                            recording's `jobs` lines (stream/schedule.h); a frame without one
+//                                            integrated and submitted nothing
 //   start BX BY BZ FX FY FZ YAW PITCH FLY    the player's feet: int64 block (|BX|, |BZ| <= 2^62) + fraction in
 //                                            [0,1) per axis, look (degrees) and 1 when flying
 //   <frame> <kind> <arguments>               an event (kinds and arguments below), frames non-decreasing, each
 //                                            below kMaxRecordingFrames
+//   <frame> jobs GEN MESH [P ...]            (version 2, `stream live` only; at most one per frame, after the
+//                                            frame's events) the frame's streaming: GEN generation and MESH mesh
+//                                            jobs submitted (each 0..2^20), the jobs at queue positions P
+//                                            (ascending, each below 2^24) integrated
 //   end <frames>                             the number of frames the recording covers (last line), at most
 //                                            kMaxRecordingFrames
 // Event arguments: key_down/key_up KEY; button_down/button_up BUTTON; mouse DX DY; scroll DY; frame_time SECONDS;
 // teleport X Y Z (finite; |X|, |Z| <= kMaxTeleportCoord); look YAW PITCH; set_fly 0|1; fly_speed BLOCKS_PER_S.
-// Numbers are written with 17 significant digits, so every double reads back bit for bit.
+// Numbers are written with 17 significant digits, so every double reads back bit for bit. A recording without live
+// streaming is written as version 1, so older voxen builds read it.
 // Each header field appears at most once. Errors name the file, the line and what is wrong, quoting at most
 // kMaxQuotedToken characters of the offending text; nothing is half-read.
 // Threads: plain functions; a RecordingWriter belongs to one thread.
@@ -30,6 +38,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,10 +48,12 @@
 #include "voxen/core/coords.h"
 #include "voxen/core/error.h"
 #include "voxen/play/input.h"
+#include "voxen/stream/schedule.h"
 
 namespace voxen::play {
 
-inline constexpr int kRecordingVersion = 1;
+/// The newest recording format version this voxen reads and writes (it reads 1 and 2).
+inline constexpr int kRecordingVersion = 2;
 
 /// Most frames a recording may cover: `end N` and every event's frame are below this (an event on frame
 /// kMaxRecordingFrames - 1 at the latest). `voxen fuzz-play --frames` has the same cap.
@@ -69,6 +80,8 @@ struct RecordingHeader {
   int stream_lag = 1;             // streaming (stream::StreamConfig): lag_frames, 0..16
   int stream_gen = 6;             //   gen_jobs_per_frame, 1..1024
   int stream_mesh = 6;            //   mesh_jobs_per_frame, 1..1024
+  bool stream_live = false;       // live streaming, its schedule recorded per frame (`stream live`; the three
+                                  // deterministic fields above are then unused)
   BlockPos start_block;           // the player's feet: integer part (world blocks)
   glm::dvec3 start_frac{0.5, 0.0, 0.5};  // fractional part, each in [0, 1)
   double start_yaw = 0.0, start_pitch = 0.0;
@@ -80,15 +93,18 @@ struct RecordingHeader {
 struct Recording {
   RecordingHeader header;
   std::vector<InputEvent> events;  // frame order
+  std::map<uint64_t, stream::FrameSchedule> schedules;  // by frame, `stream live` only: the frames' `jobs` lines
   uint64_t frames = 0;             // frames covered: from `end`, else (no `end`: cut short) last event frame + 1
   bool complete = false;           // the file had its `end` line
 };
 
 /// One event as its recording line (without the newline), e.g. "12 key_down w".
 std::string format_event(const InputEvent& e);
+/// A frame's schedule as its `jobs` line (without the newline), e.g. "12 jobs 3 1 0 2".
+std::string format_schedule(uint64_t frame, const stream::FrameSchedule& schedule);
 /// The header lines (with newlines).
 std::string format_header(const RecordingHeader& h);
-/// The whole file text of a recording (header, events, `end`).
+/// The whole file text of a recording (header, events and each frame's `jobs` line after its events, `end`).
 std::string format_recording(const Recording& r);
 
 /// Parses recording text; `path` names the file in errors ("FILE:LINE: what").
@@ -114,6 +130,9 @@ class RecordingWriter {
   bool is_open() const { return m_file != nullptr; }
   /// Appends one event line.
   void append(const InputEvent& e);
+  /// Appends a frame's `jobs` line (live streaming; nothing when the schedule is empty). Call after the frame's
+  /// events.
+  void append_schedule(uint64_t frame, const stream::FrameSchedule& schedule);
   /// Flushes what the frame wrote to the OS.
   void end_frame();
   /// Writes `end <frames>` and closes. Errors name the file (a full disk, say).

@@ -43,6 +43,10 @@
 // the frame's main-thread streaming time reaches max(integrate_budget_ms, F / 4) (one job at least each). Before,
 // the live depth was the constant 2W + 2: a frame of 20-50 ms gave a worker 4 jobs, about 2 ms of work.
 // Deterministic mode ignores all of this.
+// Replaying live play (schedule.h): given the frame's recorded FrameSchedule, update() integrates exactly the
+// recorded jobs (waiting for them) and submits exactly the recorded counts, whatever the configured mode; a
+// recording that asks for a job not in flight or more candidates than there are has diverged from this world
+// (error()).
 //
 // The deep is meshed only round the player (VoxelBlox): a column is meshed from its floor up: one section
 // below the lowest section holding any sky light (> 0) in the column or its 4 face neighbours, or, when lower, the
@@ -74,6 +78,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <glm/glm.hpp>
@@ -86,6 +91,7 @@
 #include "voxen/mesh/mesher.h"
 #include "voxen/render/camera.h"
 #include "voxen/render/renderer.h"
+#include "voxen/stream/schedule.h"
 #include "voxen/stream/source.h"
 #include "voxen/world/column.h"
 #include "voxen/world/edit.h"
@@ -123,6 +129,7 @@ struct StreamFrameStats {
   int columns_unloaded = 0;
   int sections_uploaded = 0;
   int remeshed_after_light = 0; // drawn sections remeshed because stitching or unloading changed their light
+  FrameSchedule schedule;       // the jobs this frame integrated and submitted (live play records it)
 };
 
 /// Per-phase wall-clock milliseconds and counts of one load_view.
@@ -167,8 +174,11 @@ class ColumnStreamer {
   Result<StreamStats> load_view(const std::vector<ColumnPos>& draw, const render::Frustum* frustum = nullptr,
                                 const render::Camera* camera = nullptr);
 
-  /// Incremental mode: one frame of streaming for an eye at `eye_block` + `eye_frac` looking along `forward` (world space).
-  StreamFrameStats update(uint64_t frame, const BlockPos& eye_block, const glm::dvec3& eye_frac, const glm::dvec3& forward);
+  /// Incremental mode: one frame of streaming for an eye at `eye_block` + `eye_frac` looking along `forward` (world
+  /// space). With `replay`, the frame integrates and submits exactly what it says (a recorded live frame, see the
+  /// file comment) instead of what the mode would decide.
+  StreamFrameStats update(uint64_t frame, const BlockPos& eye_block, const glm::dvec3& eye_frac, const glm::dvec3& forward,
+                          const FrameSchedule* replay = nullptr);
 
   /// Applies an edit with light and remeshes what it dirtied (see the file comment). Not applied (and nothing
   /// changes) when its column is not loaded.
@@ -208,12 +218,16 @@ class ColumnStreamer {
   struct Job;
 
   double priority(ColumnPos c, const Entry* e) const;
-  void integrate(uint64_t frame, StreamFrameStats& st);
+  void integrate(uint64_t frame, StreamFrameStats& st, const FrameSchedule* replay);
+  /// Waits for a job in flight to finish.
+  void wait_done(const Job& job, StreamFrameStats& st);
+  /// Records that a replay has diverged from its recording (error()).
+  void diverged(uint64_t frame, const std::string& what);
   void integrate_job(Job& job, StreamFrameStats& st);
   void remesh_light_changes(const std::vector<SectionPos>& dirty, StreamFrameStats* st);
   void remesh_now(const SectionPos& sp, Entry& e);
   void unload_far(StreamFrameStats& st);
-  void schedule(uint64_t frame, StreamFrameStats& st);
+  void schedule(uint64_t frame, StreamFrameStats& st, const FrameSchedule* replay);
   void submit_gen(uint64_t frame, ColumnPos pos, double prio);
   /// Submits a mesh job for sections [from, to) of a column (from < 0: from its mesh floor).
   void submit_mesh(uint64_t frame, ColumnPos pos, double prio, int from, int to, StreamFrameStats& st);

@@ -1,0 +1,26 @@
+// One frame's job schedule in the incremental mode (stream::ColumnStreamer::update): which of the jobs in flight the
+// frame integrated and how many it submitted. Live streaming decides these from what the workers have finished
+// and from its budgets, so they differ from run to run; `voxen play` records them (play/recording.h, `jobs` lines)
+// and a replay hands each frame's schedule back to update(), which then does exactly the same: a live session
+// replays to the same world and pixels on any machine and pool size.
+// Which jobs are submitted follows from the counts: the candidates are ranked by priority every frame (a function
+// of the world, the eye and the columns' states), and update() takes the best `gen` generation and best `mesh`
+// mesh candidates, interleaved by priority (live mode's order).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace voxen::stream {
+
+struct FrameSchedule {
+  /// The jobs integrated, in order: their positions (0 = oldest) in the queue of jobs submitted and not yet
+  /// integrated as it stood when the frame began, ascending.
+  std::vector<uint32_t> integrated;
+  uint32_t gen = 0;   // generation jobs submitted
+  uint32_t mesh = 0;  // mesh jobs submitted
+  bool empty() const { return integrated.empty() && gen == 0 && mesh == 0; }
+  friend bool operator==(const FrameSchedule&, const FrameSchedule&) = default;
+};
+
+}  // namespace voxen::stream
