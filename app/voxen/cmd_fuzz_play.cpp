@@ -1,4 +1,4 @@
-// voxen fuzz-play --seed N --frames F [--headless]: plays random but plausible input (play/session.h InputFuzzer, a
+// voxen fuzz-play --seed N --frames F [--headless]: plays random but plausible input (playtest/input_fuzzer.h, a
 // pure function of the seed and the frame) through the real InputHandler and frame loop on the world of seed N,
 // checking after every frame that the player is not inside a solid block, its position is finite, and GL reported
 // no error. The input is recorded as it goes (flushed every frame), so a failed invariant or a crash leaves a
@@ -19,6 +19,7 @@
 #include "voxen/play/recording.h"
 #include "voxen/play/session.h"
 #include "voxen/play/spawn.h"
+#include "voxen/playtest/input_fuzzer.h"
 #include "world_setup.h"
 
 namespace voxen::app {
@@ -69,7 +70,7 @@ int run_fuzz(const FuzzOptions& o) {
   auto session = play::PlaySession::open(h, so, reg);
   if (!session) throw RunError(session.error().to_string());
   play::Game& game = (*session)->game();
-  const play::InputFuzzer fuzzer(o.seed);
+  const playtest::InputFuzzer fuzzer(o.seed);
 
   std::vector<std::string> failures;
   uint64_t edits = 0, refused = 0, frames = 0;

@@ -1,4 +1,4 @@
-// voxen tour: the perf tour (play/tour.h). Drives the real frame loop along scripted paths (stand at the spawn,
+// voxen tour: the perf tour (playtest/tour.h). Drives the real frame loop along scripted paths (stand at the spawn,
 // walk, fly low over mountains at 40 blocks/s, the 112 blocks/s jet, dig 60 blocks down, place 100 blocks, stand in
 // a cave) with deterministic streaming (or --stream live), headless (--headless: EGL) or in a window, and reports per segment the
 // frame time percentiles, CPU milliseconds per system, the holes in the view, columns loaded and every frame over
@@ -18,7 +18,7 @@
 #include "play_cli.h"
 #include "voxen/play/session.h"
 #include "voxen/play/spawn.h"
-#include "voxen/play/tour.h"
+#include "voxen/playtest/tour.h"
 #include "world_setup.h"
 
 namespace voxen::app {
@@ -39,7 +39,7 @@ struct TourCliOptions {
   double jet_speed = 112.0;
 };
 
-nlohmann::json stat_json(const play::Stat& s) {
+nlohmann::json stat_json(const playtest::Stat& s) {
   return {{"p50", s.p50}, {"p95", s.p95}, {"p99", s.p99}, {"max", s.max}, {"mean", s.mean}, {"total", s.total}};
 }
 
@@ -52,7 +52,7 @@ int run_tour_cmd(const TourCliOptions& o) {
   h.render_distance = o.render_distance;
   if (o.frames < 1 || o.frames > 100000) throw UsageError("--frames", "must be 1..100000");
   if (o.holes_stride < 1 || o.holes_stride > 64) throw UsageError("--holes-stride", "must be 1..64");
-  play::TourOptions to;
+  playtest::TourOptions to;
   to.frames = o.frames;
   to.holes_stride = o.holes_stride;
   if (!(o.jet_speed >= 1.0 && o.jet_speed <= 2000.0)) throw UsageError("--jet-speed", "must be 1..2000 blocks/s");
@@ -63,7 +63,7 @@ int run_tour_cmd(const TourCliOptions& o) {
     std::stringstream ss(o.segments);
     std::string name;
     while (std::getline(ss, name, ',')) {
-      const auto& all = play::tour_segment_names();
+      const auto& all = playtest::tour_segment_names();
       if (std::find(all.begin(), all.end(), name) == all.end())
         throw UsageError("--segments", "unknown segment '" + name + "' (expected spawn, walk, fly_low, jet, dig, place, cave)");
       to.only.push_back(name);
@@ -79,15 +79,13 @@ int run_tour_cmd(const TourCliOptions& o) {
   so.window = !o.headless;
   so.threads = o.threads;
   so.game.status = "PERF TOUR";
-  so.game.measure_holes = true;
-  so.game.holes_stride = o.holes_stride;
   so.deterministic = o.stream == "deterministic";
   to.paced = !so.deterministic;  // live streaming runs in real time, as in play
   auto session = play::PlaySession::open(h, so, reg);
   if (!session) throw RunError(session.error().to_string());
   play::Game& game = (*session)->game();
   Stopwatch total;
-  auto report = play::run_tour(game, (*session)->generator(), to, [](const std::string& name) {
+  auto report = playtest::run_tour(game, (*session)->generator(), to, [](const std::string& name) {
     std::fprintf(stderr, "voxen tour: %s\n", name.c_str());
   });
   if (!report) throw RunError(report.error().to_string());
@@ -111,7 +109,7 @@ int run_tour_cmd(const TourCliOptions& o) {
   j["gl_version"] = std::to_string(info.major) + "." + std::to_string(info.minor);
   j["spike_threshold_ms"] = report->spike_threshold_ms;
   j["total_seconds"] = total.seconds();
-  for (const play::SegmentReport& s : report->segments) {
+  for (const playtest::SegmentReport& s : report->segments) {
     std::printf("%-8s %6llu %7.1f %7.1f %7.1f %7.1f | %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f | %8.4f %8.4f %5llu %7.2f %7.2f | %5zu %5zu | %zu\n",
                 s.name.c_str(), static_cast<unsigned long long>(s.frames), s.frame_ms.p50, s.frame_ms.p95, s.frame_ms.p99,
                 s.frame_ms.max, s.generate.mean, s.light.mean, s.mesh.mean, s.upload.mean, s.cull.mean, s.draw.mean, s.wait.mean,
@@ -141,7 +139,7 @@ int run_tour_cmd(const TourCliOptions& o) {
     js["edit_remesh_upload_ms"] = stat_json(s.edit_ms);
     js["distance_blocks"] = s.distance;
     nlohmann::json spikes = nlohmann::json::array();
-    for (const play::Spike& sp : s.spikes) spikes.push_back({{"frame", sp.frame}, {"ms", sp.ms}, {"part", sp.part}, {"part_ms", sp.part_ms}});
+    for (const playtest::Spike& sp : s.spikes) spikes.push_back({{"frame", sp.frame}, {"ms", sp.ms}, {"part", sp.part}, {"part_ms", sp.part_ms}});
     js["spikes"] = spikes;
     j["segments"].push_back(js);
     if (!s.warmup_complete) std::printf("  %s: the view was not complete after %llu warm-up frames\n", s.name.c_str(), static_cast<unsigned long long>(s.warmup_frames));
@@ -149,7 +147,7 @@ int run_tour_cmd(const TourCliOptions& o) {
       std::printf("  %s: %llu edits (%llu refused), remesh + upload p50 %.2f ms, max %.2f ms\n", s.name.c_str(),
                   static_cast<unsigned long long>(s.edits), static_cast<unsigned long long>(s.edits_refused), s.edit_ms.p50, s.edit_ms.max);
     if (!s.first_near_hole.empty()) std::printf("  %s: near holes, %s\n", s.name.c_str(), s.first_near_hole.c_str());
-    for (const play::Spike& sp : s.spikes)
+    for (const playtest::Spike& sp : s.spikes)
       std::printf("  %s: frame %llu took %.0f ms, most in %s (%.0f ms)\n", s.name.c_str(), static_cast<unsigned long long>(sp.frame), sp.ms,
                   sp.part.c_str(), sp.part_ms);
   }
@@ -159,7 +157,7 @@ int run_tour_cmd(const TourCliOptions& o) {
     if (!out) throw RunError(o.json + ": cannot write the JSON report");
   }
   int failed = 0;
-  for (const play::SegmentReport& s : report->segments)
+  for (const playtest::SegmentReport& s : report->segments)
     if (s.drawn_hole_frames > 0) {
       std::fprintf(stderr, "voxen tour: %s: near holes in a drawn column in %llu frames; first at %s\n", s.name.c_str(),
                    static_cast<unsigned long long>(s.drawn_hole_frames), s.first_drawn_hole.c_str());

@@ -1,7 +1,6 @@
 // The play commands through the real binary: a replay is deterministic (the same recording gives the same world
 // and the same final frame bytes, whatever the number of worker threads, and reproduces the run that recorded it),
-// a bad recording is refused naming its line, and the seeded fuzzer plays 2,000 frames on two seeds with every
-// invariant holding.
+// and a bad recording is refused naming its line. (The fuzzer's own run: tests/playtest/fuzz_play_cli_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -64,18 +63,6 @@ TEST(PlayCli, BadRecordingIsRefusedNamingTheLine) {
   auto gen = run_voxen({"replay", path, "--headless", "--render-every", "0"});
   EXPECT_EQ(gen.exit_code, 2);
   EXPECT_NE(gen.err.find("--render-every"), std::string::npos) << gen.err;
-}
-
-TEST(PlayCli, FuzzerPlays2000FramesOnTwoSeedsWithEveryInvariantHolding) {
-  const std::string dir = temp_dir("fuzz");
-  for (const char* seed : {"1", "2"}) {
-    // Invariants are checked every frame; drawing every 8th frame keeps the software rasteriser's cost down.
-    auto r = run_voxen({"fuzz-play", "--seed", seed, "--frames", "2000", "--headless", "--render-every", "8",
-                        "--render-distance", "2", "--out-dir", dir});
-    EXPECT_EQ(r.exit_code, 0) << "seed " << seed << ": " << r.err;
-    EXPECT_NE(r.out.find("2000 frames"), std::string::npos) << r.out;
-    EXPECT_FALSE(std::filesystem::exists(dir + "/fuzz-" + std::string(seed) + ".rec")) << "a clean run deletes its recording";
-  }
 }
 
 }  // namespace

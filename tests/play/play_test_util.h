@@ -87,11 +87,10 @@ class RecordingBuilder {
 };
 
 /// Opens a headless session for a recording's header.
-inline std::unique_ptr<PlaySession> open_session(const RecordingHeader& h, bool measure_holes = false) {
+inline std::unique_ptr<PlaySession> open_session(const RecordingHeader& h) {
   SessionOptions so;
   so.window = false;
   so.threads = 2;
-  so.game.measure_holes = measure_holes;
   auto s = PlaySession::open(h, so, registry());
   if (!s) {
     ADD_FAILURE() << "session: " << s.error().to_string();

@@ -32,6 +32,15 @@ const char* compass(double yaw) {
   return kNames[static_cast<int>(std::floor((y + 45.0) / 90.0)) % 4];
 }
 
+// Calls `call` on every observer, in order, adding the wall time they take to `ms`.
+template <class Call>
+void tell(const std::vector<FrameObserver*>& observers, double& ms, Call&& call) {
+  if (observers.empty()) return;
+  const double t = wall_ms();
+  for (FrameObserver* o : observers) call(*o);
+  ms += wall_ms() - t;
+}
+
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
@@ -89,11 +98,6 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
     source = g->m_own_source.get();
   }
   g->m_streamer = std::make_unique<stream::ColumnStreamer>(world, *g->m_renderer, *source, g->m_light, *g->m_baked, pool, sc);
-  if (config.measure_holes) {
-    // Room for every column within the render distance and its ring, twice over, before the cache is cleared.
-    const size_t across = 2 * static_cast<size_t>(config.render_distance) + 5;
-    g->m_heights = std::make_unique<HeightCache>(generator, registry, 2 * across * across, &world);
-  }
   g->m_handler.begin_frame(0, 0.0);
   // The default frame step; kFrameTime events change it.
   InputEvent step;
@@ -186,7 +190,7 @@ void Game::update_target() {
 
 bool Game::run_edit(const Edit& edit, FrameReport& rep) {
   const stream::EditReport er = m_streamer->apply_edit(edit);  // light, remesh, upload, then the source records it
-  if (er.applied && m_heights) m_heights->forget(column_pos_of(edit.pos));  // the measurement reads the World
+  if (er.applied) tell(m_observers, rep.observer_ms, [&](FrameObserver& o) { o.edit_applied(m_frame, edit); });
   const bool ok = er.applied;
   rep.edit_light_ms += er.light_ms;
   rep.edit_remesh_ms += er.remesh_ms;
@@ -306,13 +310,7 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
   rep.stream = m_streamer->update(m_frame, sim_cam.block, sim_cam.frac, sim_cam.forward(), schedule);
   rep.stream_ms = wall_ms() - t;
   if (m_streamer->error()) rep.stream_error = m_streamer->error()->to_string();
-  if (m_heights && rep.stream.columns_unloaded > 0) {
-    // The holes measurement reads loaded columns from the World: it forgets the ones just unloaded (a column
-    // generated again later has lost an ephemeral world's edits).
-    t = wall_ms();
-    m_heights->forget_unloaded();
-    rep.holes_ms += wall_ms() - t;
-  }
+  tell(m_observers, rep.observer_ms, [&](FrameObserver& o) { o.streamed(m_frame, rep.stream, *m_streamer); });
 
   // 5. Drawing, from the eye interpolated between the last two steps; nothing while the window is minimised.
   rep.minimised = m_platform.minimised();
@@ -331,18 +329,14 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
     fp.sort_budget_quads = 32768;
     rep.render = m_renderer->render(fp);
     rep.render_ms = wall_ms() - t;
-    if (m_config.measure_holes && m_heights) {
-      // The GPU finishes the frame first, counted as presenting it would be: the read-back would otherwise wait
-      // for it inside the measurement, whose time is left out of frame_ms.
+    if (!m_observers.empty()) {
+      // The GPU finishes the frame first, counted as presenting it would be: a read-back would otherwise wait for
+      // it inside an observer, whose time is left out of frame_ms.
       t = wall_ms();
       m_renderer->finish();
       rep.present_ms += wall_ms() - t;
-      t = wall_ms();
-      const int w = m_platform.width(), h = m_platform.height();
-      const std::vector<float> depth = m_renderer->read_depth();
-      rep.holes = measure_holes(depth, w, h, cam, fp.fog_end, *m_heights, m_config.holes_stride, m_config.holes_near_blocks,
-                                [this](ColumnPos col) { return m_streamer->drawn(col); });
-      rep.holes_ms += wall_ms() - t;
+      const RenderedFrame rf{m_frame, fp, m_platform.width(), m_platform.height(), *m_renderer, *m_streamer};
+      tell(m_observers, rep.observer_ms, [&](FrameObserver& o) { o.world_rendered(rf); });
     }
     t = wall_ms();
     if (m_hud) draw_hud(rep);
@@ -353,7 +347,7 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
   }
   rep.gl_error = render::take_gl_error();
 
-  rep.frame_ms = wall_ms() - t_frame - rep.holes_ms;
+  rep.frame_ms = wall_ms() - t_frame - rep.observer_ms;
   m_frame_times.push_back(rep.frame_ms);
   if (m_frame_times.size() > 240) m_frame_times.pop_front();
   m_sim_time += dt;

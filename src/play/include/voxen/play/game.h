@@ -14,7 +14,11 @@
 //      its own column or one of the 8 around it is not loaded; then the target is picked again for the HUD;
 //   4. streaming: stream::ColumnStreamer::update around the simulated eye (integrate, unload, schedule);
 //   5. drawing (not while the platform's window is minimised): Renderer::render from the eye interpolated
-//      between the last two steps by the clock's remainder, the HUD, the optional holes measurement, present.
+//      between the last two steps by the clock's remainder, the observers (FrameObserver), the HUD, present.
+// Observers: tools that watch the loop without the game knowing them (the holes measurement, src/playtest) attach a
+// FrameObserver, called at fixed points: after each applied edit, after the frame's streaming, and after the world
+// is rendered (the GPU having finished it) and before the HUD. Their time is FrameReport::observer_ms, left out of
+// frame_ms.
 // Frame pacing: the player's path is a function of the events and their simulation times, not of how the time
 // is cut into frames: events at times that are whole numbers of steps meet the same state at any frame pacing,
 // so a recording's positions and edits are the same whether it was played at 30 or 144 frames a second.
@@ -41,7 +45,6 @@
 #include "voxen/gen/generator.h"
 #include "voxen/light/rules.h"
 #include "voxen/mesh/baked.h"
-#include "voxen/play/holes.h"
 #include "voxen/play/hud.h"
 #include "voxen/play/input.h"
 #include "voxen/play/pick.h"
@@ -51,6 +54,7 @@
 #include "voxen/render/overlay.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
+#include "voxen/world/edit.h"
 #include "voxen/world/world.h"
 
 namespace voxen::play {
@@ -69,9 +73,6 @@ struct GameConfig {
                                                // (after the frame's edits): a live save indicator
   bool hud = true;                // draw the HUD
   bool overlay_wall_times = false;  // F3 shows wall-clock frame times (live play only; see the file comment)
-  bool measure_holes = false;     // read depth and measure holes every rendered frame (tour, tests)
-  int holes_stride = 1;
-  double holes_near_blocks = 64.0;
 };
 
 /// What one frame did and cost (wall-clock milliseconds on the main thread unless named otherwise).
@@ -88,8 +89,9 @@ struct FrameReport {
   double stream_ms = 0;     // stream::ColumnStreamer::update (its parts in `stream`)
   double render_ms = 0;     // Renderer::render (its parts in `render`)
   double hud_ms = 0;
-  double present_ms = 0;    // Platform::present (glFinish headless: waits for the GPU)
-  double holes_ms = 0;      // measurement (not part of frame_ms)
+  double present_ms = 0;    // Platform::present (glFinish headless: waits for the GPU); with observers attached
+                            // also the GPU's finishing the world before they run (Renderer::finish)
+  double observer_ms = 0;   // the FrameObservers' callbacks (not part of frame_ms)
   stream::StreamFrameStats stream;
   render::FrameStats render;
   int edits_applied = 0;
@@ -99,7 +101,36 @@ struct FrameReport {
   uint32_t gl_error = 0;    // the first GL error code the frame raised (render::take_gl_error; 0: none)
   std::string stream_error; // a column backend's load/save error (the saved world cannot be read or written)
   bool screenshot = false;  // F2 asked for a screenshot of this frame
-  HolesResult holes;
+};
+
+/// A drawn frame as FrameObserver::world_rendered sees it: the world is rendered and the GPU has finished it
+/// (Renderer::finish, counted in FrameReport::present_ms), so a read-back does not wait for the frame; the HUD is
+/// not drawn yet.
+struct RenderedFrame {
+  uint64_t frame;                         // Game::frame_number() of the frame
+  const render::FrameParams& params;      // what the world was rendered with: params.camera is the drawn eye's,
+                                          // params.fog_end the render radius (blocks)
+  int width, height;                      // the framebuffer, pixels
+  const render::Renderer& renderer;       // read_depth / read_pixels give this frame's world
+  const stream::ColumnStreamer& streamer; // which columns are loaded and drawn now
+};
+
+/// Watches the frame loop at fixed points (Game::add_observer), without the game knowing what it does: the
+/// measuring tools (src/playtest) are observers. Callbacks run on the game's thread, inside Game::frame, in the
+/// order observers were added; their wall time is FrameReport::observer_ms. They must not edit the World or drive
+/// the game. Each default does nothing.
+class FrameObserver {
+ public:
+  virtual ~FrameObserver() = default;
+  /// After an edit of frame `frame` was applied (lit, remeshed, uploaded and recorded; refused edits are not told):
+  /// the cell that changed, before and after.
+  virtual void edit_applied(uint64_t /*frame*/, const Edit& /*edit*/) {}
+  /// After frame `frame`'s streaming update (every frame, drawn or not): what it did (columns integrated,
+  /// unloaded, ...) and the streamer in its new state.
+  virtual void streamed(uint64_t /*frame*/, const stream::StreamFrameStats& /*stats*/,
+                        const stream::ColumnStreamer& /*streamer*/) {}
+  /// After the world of a drawn frame is rendered, before the HUD (not on frames that are not drawn).
+  virtual void world_rendered(const RenderedFrame& /*frame*/) {}
 };
 
 class Game {
@@ -137,6 +168,11 @@ class Game {
   /// Called after every physics step with the step's number (from 1) and the player's state (tests, tools).
   using StepObserver = std::function<void(uint64_t step, const PlayerState& player)>;
   void set_step_observer(StepObserver observer) { m_step_observer = std::move(observer); }
+  /// Attaches a frame observer, called after those attached before it. The game does not own it: it must stay
+  /// alive while frames run until it is removed. Attaching one twice calls it twice.
+  void add_observer(FrameObserver& observer) { m_observers.push_back(&observer); }
+  /// Detaches an observer (every attachment of it; nothing when it is not attached).
+  void remove_observer(const FrameObserver& observer) { std::erase(m_observers, &observer); }
   const Controls& controls() const { return m_handler.controls(); }
   InputHandler& handler() { return m_handler; }
   const std::optional<PickHit>& target() const { return m_target; }
@@ -181,13 +217,13 @@ class Game {
   std::unique_ptr<render::Overlay> m_hud;  // draws the HUD's layout (hud.h); null when GameConfig::hud is off
   std::unique_ptr<stream::GeneratedSource> m_own_source;  // when create() was given no source
   std::unique_ptr<stream::ColumnStreamer> m_streamer;
-  std::unique_ptr<HeightCache> m_heights;
   InputHandler m_handler;
   PlayerState m_player;
   PlayerState m_drawn_from;          // the player before the last physics step (drawing interpolates from it)
   StepClock m_clock;
   uint64_t m_steps = 0;
   StepObserver m_step_observer;
+  std::vector<FrameObserver*> m_observers;  // in the order added
   std::optional<PickHit> m_target;
   std::array<uint16_t, kHotbarSlots> m_hotbar{};
   uint16_t m_bedrock = 0;

@@ -1,7 +1,8 @@
 // A play session: everything a Game needs, built from a recording header (world seed and generator, render
 // distance, frame size, field of view, step), on a headless EGL context or in a GLFW window; plus running a
-// recording through it frame by frame, and the seeded input fuzzer. `voxen replay`, `voxen fuzz-play`, `voxen tour`
-// and the tests use these, so they all drive the same Game through the same InputHandler.
+// recording through it frame by frame and the world hash that replays compare. `voxen play`, `voxen replay`, the
+// measuring tools (src/playtest: `voxen fuzz-play`, `voxen tour`) and the tests use these, so they all drive the
+// same Game through the same InputHandler.
 // Threads: the thread that creates the session owns its GL context and calls everything.
 #pragma once
 
@@ -84,18 +85,5 @@ using FrameCallback = std::function<bool(const FrameReport&)>;
 RunResult run_events(Game& game, const std::vector<InputEvent>& events, uint64_t frames, int render_every,
                      bool check_invariants, const FrameCallback& on_frame = nullptr,
                      const std::map<uint64_t, stream::FrameSchedule>* schedules = nullptr);
-
-/// The seeded input fuzzer: random but plausible input (movement keys held and released, mouse motion, clicks,
-/// hotbar choices, fly toggles, the overlay, the cursor released and recaptured), a pure function of (seed, frame)
-/// and the controls the game holds, so the same seed gives the same events.
-class InputFuzzer {
- public:
-  explicit InputFuzzer(uint64_t seed) : m_seed(seed) {}
-  /// The events of frame `frame` for a game whose controls are `controls`.
-  std::vector<InputEvent> events(uint64_t frame, const Controls& controls) const;
-
- private:
-  uint64_t m_seed;
-};
 
 }  // namespace voxen::play

@@ -1,4 +1,4 @@
-// The perf tour: drives the real frame loop (Game::frame, the same InputHandler and streaming as play) along
+// The perf tour: drives the real frame loop (play::Game::frame, the same InputHandler and streaming as play) along
 // scripted paths and reports what each cost. Scripts produce input events from the game's state, like a player
 // would: keys held and released, clicks, looks, and the scripting events (teleport, fly speed) to reach each place.
 //
@@ -15,7 +15,8 @@
 //              a standing spot, then a teleport to the next spot 7 blocks east (so the player never walls itself in)
 //   cave       stand in a cave (an enclosed spot with no sky light, found in the loaded world) and look around
 // Per segment: frame time p50/p95/p99/max (wall clock, whole frame, less the holes measurement, whose own cost
-// per frame is reported apart), CPU per system per frame (generate, light,
+// per frame is reported apart: the tour attaches a HolesObserver, holes.h, to the game for its run, and the game
+// leaves an observer's time out of frame_ms), CPU per system per frame (generate, light,
 // mesh, upload, cull, draw: workers' thread CPU time plus the main thread's share, defined in docs/ARCHITECTURE.md,
 // Play; a recorded run is in docs/PERFORMANCE.md), holes
 // (holes.h: mean and worst share of the view, and frames with holes within 4 columns), columns loaded and drawn,
@@ -34,14 +35,15 @@
 
 #include "voxen/gen/generator.h"
 #include "voxen/play/game.h"
+#include "voxen/playtest/holes.h"
 #include "voxen/world/block_registry.h"
 
-namespace voxen::play {
+namespace voxen::playtest {
 
 struct TourOptions {
   uint64_t frames = 120;         // measured frames per segment (dig and place run until done, up to 5x this)
   uint64_t warmup_frames = 600;  // at most, per segment, waiting for the first complete view after a teleport
-  int holes_stride = 2;          // holes sampled every k-th pixel in x and y
+  int holes_stride = 2;          // holes sampled every k-th pixel in x and y (HolesOptions::stride)
   double jet_speed = 112.0;      // the jet segment's speed, blocks/s
   bool paced = false;            // frames paced to the simulation step (real time, as in play: with live streaming
                                  // the workers then get the wall time a real session gives them)
@@ -94,12 +96,13 @@ struct TourReport {
   double spike_threshold_ms = 250.0;
 };
 
-/// Runs the tour on `game` (freshly created, player at the spawn). `progress` is called with each segment's name
-/// before it starts. Errors: a segment's place could not be found (no mountain, no cave), named.
-Result<TourReport> run_tour(Game& game, const gen::Generator& generator, const TourOptions& options,
+/// Runs the tour on `game` (freshly created, player at the spawn; `generator` the one its columns come from), with a
+/// HolesObserver attached for the run. `progress` is called with each segment's name before it starts.
+/// Errors: an unknown segment in `only`, a segment's place could not be found (no mountain, no cave), named.
+Result<TourReport> run_tour(play::Game& game, const gen::Generator& generator, const TourOptions& options,
                             const std::function<void(const std::string&)>& progress = nullptr);
 
 /// The segment names in order.
 const std::vector<std::string>& tour_segment_names();
 
-}  // namespace voxen::play
+}  // namespace voxen::playtest

@@ -10,10 +10,11 @@
 // part-cell shapes are looked through, since the frame can show sky through or past them; overhangs and cave
 // mouths let it pass): if it meets one at a horizontal distance under the render distance, ground should be drawn
 // there, and the pixel is a hole. The cells are the World's for the columns it holds (the generated cells plus the
-// player's edits: the game tells the cache of every edit and unload) and the generator's for the others (generated
-// here on the calling thread and cached), so where the World is loaded nothing is generated again.
+// player's edits: HolesObserver tells the cache of every edit and unload the frame loop reports) and the
+// generator's for the others (generated here on the calling thread and cached), so where the World is loaded
+// nothing is generated again.
 // Pixels showing terrain are never holes, so trees and buildings cannot create false holes.
-// Speed (the answers are those of the plain march; tests/play/holes_test.cpp checks them against it): the columns
+// Speed (the answers are those of the plain march; tests/playtest/holes_test.cpp checks them against it): the columns
 // the frame's rays can reach (within the radius and, horizontally, within the view) are read once per frame, with
 // the highest top per 4 x 4 blocks, per column, per 4 x 4 columns, overall, and per sector of directions from the
 // eye by distance (1024 sectors); a ray starts where it first goes under the highest top of its sector, stops once
@@ -34,8 +35,11 @@
 // a hole only when the rays one pixel to its left, right, top and bottom meet ground too (ground with a pixel's
 // margin all round); otherwise it is counted as an edge_pixel. Missing ground (an undrawn column, a section not yet
 // uploaded) is an area, so only its one-pixel rim goes uncounted.
-// The depth values come from render::Renderer::read_depth (the GL lives in render); this file holds the measurement.
-// Threads: any; pure given the generator and the World (which must not change during a measurement).
+// The depth values come from render::Renderer::read_depth (the GL lives in render); this file holds the measurement
+// and HolesObserver, which attaches it to a play::Game's frame loop (play::FrameObserver): the game itself does not
+// know it.
+// Threads: any for measure_holes; pure given the generator and the World (which must not change during a
+// measurement). HolesObserver: the game's thread.
 #pragma once
 
 #include <array>
@@ -48,12 +52,14 @@
 
 #include "voxen/core/coords.h"
 #include "voxen/gen/generator.h"
+#include "voxen/play/game.h"
 #include "voxen/render/camera.h"
+#include "voxen/stream/streamer.h"
 #include "voxen/world/column.h"
 #include "voxen/world/block_registry.h"
 #include "voxen/world/world.h"
 
-namespace voxen::play {
+namespace voxen::playtest {
 
 /// Columns and their height map of opaque ground, cached. With a `world`, a column it holds is read from it (its
 /// cells are the generated ones plus the player's edits; the caller says when they change: forget after an edit,
@@ -150,4 +156,46 @@ HolesResult measure_holes(const std::vector<float>& depth, int width, int height
                           double radius_blocks, HeightCache& heights, int stride = 1, double near_blocks = 64.0,
                           const DrawnFn& drawn = nullptr);
 
-}  // namespace voxen::play
+/// What HolesObserver samples and counts apart.
+struct HolesOptions {
+  int stride = 1;             // pixels sampled: every stride-th in x and y (1..)
+  double near_blocks = 64.0;  // holes whose ground lies within this horizontal distance (blocks) are near holes
+};
+
+/// The holes measurement attached to a game's frame loop (play::Game::add_observer). It owns the HeightCache over
+/// the game's World: after each edit the loop applies it forgets the edited column, after the frame's streaming the
+/// columns the World let go; after the world of a drawn frame is rendered (the GPU has finished it, so the depth
+/// read-back does not wait for the frame; the game leaves an observer's time out of frame_ms) it reads the depth
+/// back and measures the frame, the columns the streamer has drawn counting for drawn_hole_pixels. A frame's result
+/// and the observer's own wall time in it are kept until the first callback of a later frame.
+/// Threads: the game's (the GL context's) thread.
+class HolesObserver final : public play::FrameObserver {
+ public:
+  /// `world`: the game's World (play::Game::world()); `render_distance`: the game's, in columns (the cache holds
+  /// every column within it and its ring, twice over, before it is cleared). The generator, registry and World
+  /// must outlive the observer.
+  HolesObserver(const gen::Generator& generator, const BlockRegistry& registry, const World& world, int render_distance,
+                HolesOptions options = {});
+  void edit_applied(uint64_t frame, const Edit& edit) override;
+  void streamed(uint64_t frame, const stream::StreamFrameStats& stats, const stream::ColumnStreamer& streamer) override;
+  void world_rendered(const play::RenderedFrame& frame) override;
+  /// Frame `frame`'s measurement; `measured` is false when that frame was not drawn, its eye was below the height
+  /// map, or a later frame has been observed since.
+  const HolesResult& result(uint64_t frame) const { return frame == m_frame ? m_result : m_none; }
+  /// Wall-clock milliseconds this observer took in frame `frame` (forgetting columns, the depth read-back and the
+  /// rays); 0 when a later frame has been observed since.
+  double ms(uint64_t frame) const { return frame == m_frame ? m_ms : 0.0; }
+  HeightCache& heights() { return m_heights; }
+
+ private:
+  /// Starts frame `frame`'s record when it is not the current one.
+  void begin(uint64_t frame);
+  HeightCache m_heights;
+  HolesOptions m_options;
+  uint64_t m_frame = UINT64_MAX;  // the frame of the last callback
+  HolesResult m_result;
+  double m_ms = 0;
+  HolesResult m_none;
+};
+
+}  // namespace voxen::playtest

@@ -1,11 +1,13 @@
-#include "voxen/play/holes.h"
+#include "voxen/playtest/holes.h"
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <limits>
 
-namespace voxen::play {
+#include "voxen/core/clock.h"
+
+namespace voxen::playtest {
 
 void HeightCache::fill_tops(const Column& col, Entry& e) const {
   e.top.fill(kMinY);
@@ -515,4 +517,50 @@ HolesResult measure_holes(const std::vector<float>& depth, int width, int height
   return r;
 }
 
-}  // namespace voxen::play
+namespace {
+// Room for every column within the render distance and its ring, twice over, before the cache is cleared.
+size_t cache_columns(int render_distance) {
+  const size_t across = 2 * static_cast<size_t>(std::max(render_distance, 0)) + 5;
+  return 2 * across * across;
+}
+}  // namespace
+
+HolesObserver::HolesObserver(const gen::Generator& generator, const BlockRegistry& registry, const World& world,
+                             int render_distance, HolesOptions options)
+    : m_heights(generator, registry, cache_columns(render_distance), &world), m_options(options) {}
+
+void HolesObserver::begin(uint64_t frame) {
+  if (frame == m_frame) return;
+  m_frame = frame;
+  m_result = HolesResult{};
+  m_ms = 0;
+}
+
+void HolesObserver::edit_applied(uint64_t frame, const Edit& edit) {
+  begin(frame);
+  const double t = wall_ms();
+  m_heights.forget(column_pos_of(edit.pos));  // the measurement reads the World
+  m_ms += wall_ms() - t;
+}
+
+void HolesObserver::streamed(uint64_t frame, const stream::StreamFrameStats& stats, const stream::ColumnStreamer&) {
+  begin(frame);
+  if (stats.columns_unloaded == 0) return;
+  // Loaded columns are read from the World: forget the ones just unloaded (a column generated again later has lost
+  // an ephemeral world's edits).
+  const double t = wall_ms();
+  m_heights.forget_unloaded();
+  m_ms += wall_ms() - t;
+}
+
+void HolesObserver::world_rendered(const play::RenderedFrame& f) {
+  begin(f.frame);
+  const double t = wall_ms();
+  const std::vector<float> depth = f.renderer.read_depth();
+  const stream::ColumnStreamer& streamer = f.streamer;
+  m_result = measure_holes(depth, f.width, f.height, f.params.camera, f.params.fog_end, m_heights, m_options.stride,
+                           m_options.near_blocks, [&streamer](ColumnPos col) { return streamer.drawn(col); });
+  m_ms += wall_ms() - t;
+}
+
+}  // namespace voxen::playtest

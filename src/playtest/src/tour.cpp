@@ -1,4 +1,4 @@
-#include "voxen/play/tour.h"
+#include "voxen/playtest/tour.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,10 @@
 #include "voxen/play/spawn.h"
 #include "voxen/play/window_input.h"
 
-namespace voxen::play {
+namespace voxen::playtest {
+
+using namespace voxen::play;  // the tour drives the game as a player would: its events, controls and spawn search
+
 namespace {
 
 constexpr double kSpikeMs = 250.0;
@@ -36,14 +39,15 @@ Stat stat_of(std::vector<double> v) {
 // Per-frame figures of one segment, summarised at the end.
 struct Collector {
   std::vector<double> frame, generate, light, mesh, upload, cull, draw, wait, edit;
-  std::vector<double> holes, holes_ms;
+  std::vector<double> holes_share, holes_ms;
   uint64_t near_hole_frames = 0, drawn_hole_frames = 0;
   std::string first_near_hole, first_drawn_hole;
   std::vector<Spike> spikes;
   double distance = 0;
   uint64_t edits = 0, refused = 0;
 
-  void add(const FrameReport& r, double moved, const Game& g) {
+  /// `holes`, `holes_ms_now`: the holes observer's result and its time in frame r.frame.
+  void add(const FrameReport& r, const HolesResult& holes, double holes_ms_now, double moved, const Game& g) {
     refused += static_cast<uint64_t>(r.edits_refused);
     frame.push_back(r.frame_ms);
     generate.push_back(r.stream.generate_cpu_ms);
@@ -58,22 +62,22 @@ struct Collector {
       const double per = (r.edit_remesh_ms + r.edit_upload_ms) / r.edits_applied;
       for (int i = 0; i < r.edits_applied; ++i) edit.push_back(per);
     }
-    if (r.rendered) holes_ms.push_back(r.holes_ms);
-    if (r.holes.measured) {
-      holes.push_back(r.holes.fraction());
-      if (r.holes.near_hole_pixels > 0 && ++near_hole_frames == 1) {
-        const BlockPos& h = r.holes.first_hole;
+    if (r.rendered) holes_ms.push_back(holes_ms_now);
+    if (holes.measured) {
+      holes_share.push_back(holes.fraction());
+      if (holes.near_hole_pixels > 0 && ++near_hole_frames == 1) {
+        const BlockPos& h = holes.first_hole;
         const render::Camera cam = g.camera();
-        first_near_hole = "frame " + std::to_string(r.frame) + ": " + std::to_string(r.holes.near_hole_pixels) +
+        first_near_hole = "frame " + std::to_string(r.frame) + ": " + std::to_string(holes.near_hole_pixels) +
                           " pixels, first at ground " + std::to_string(h.x) + "," + std::to_string(h.y) + "," + std::to_string(h.z) +
                           " (column state " + std::to_string(static_cast<int>(g.streamer().state(column_pos_of(h)))) +
                           "), eye " + std::to_string(cam.block.x) + "," + std::to_string(cam.block.y) + "," + std::to_string(cam.block.z);
       }
-      if (r.holes.drawn_hole_pixels > 0 && ++drawn_hole_frames == 1) {
-        const BlockPos& h = r.holes.first_drawn_hole;
+      if (holes.drawn_hole_pixels > 0 && ++drawn_hole_frames == 1) {
+        const BlockPos& h = holes.first_drawn_hole;
         const ColumnPos c = column_pos_of(h);
         const render::Camera cam = g.camera();
-        first_drawn_hole = "frame " + std::to_string(r.frame) + ": " + std::to_string(r.holes.drawn_hole_pixels) +
+        first_drawn_hole = "frame " + std::to_string(r.frame) + ": " + std::to_string(holes.drawn_hole_pixels) +
                            " near-hole pixels in drawn columns, the first in column " + std::to_string(c.x) + "," +
                            std::to_string(c.z) + " (ground " + std::to_string(h.x) + "," + std::to_string(h.y) + "," +
                            std::to_string(h.z) + "), eye " + std::to_string(cam.block.x) + "," + std::to_string(cam.block.y) +
@@ -119,8 +123,8 @@ struct Collector {
     s.edits = edits;
     s.edits_refused = refused;
     s.first_near_hole = first_near_hole;
-    s.holes_frames = holes.size();
-    const Stat h = stat_of(holes);
+    s.holes_frames = holes_share.size();
+    const Stat h = stat_of(holes_share);
     s.holes_mean = h.mean;
     s.holes_max = h.max;
     s.holes_ms = stat_of(holes_ms);
@@ -192,7 +196,13 @@ class TourRunner {
  public:
   TourRunner(Game& g, const gen::Generator& gen, const TourOptions& o)
       : m_g(g), m_gen(gen), m_o(o), m_heights(gen, g.registry()),
-        m_pacer(o.paced ? 1.0 / g.controls().frame_seconds : 0.0, /*spin_ms=*/0.0) {}
+        m_holes(gen, g.registry(), g.world(), g.config().render_distance, HolesOptions{.stride = o.holes_stride}),
+        m_pacer(o.paced ? 1.0 / g.controls().frame_seconds : 0.0, /*spin_ms=*/0.0) {
+    m_g.add_observer(m_holes);
+  }
+  ~TourRunner() { m_g.remove_observer(m_holes); }
+  TourRunner(const TourRunner&) = delete;
+  TourRunner& operator=(const TourRunner&) = delete;
 
   // One frame of the game, then (paced) the wait until the step's period has passed since the last frame began.
   FrameReport frame(std::span<const InputEvent> events) {
@@ -234,10 +244,11 @@ class TourRunner {
       for (InputEvent& e : ev) e.frame = m_g.frame_number();
       const glm::dvec3 before = m_g.player().feet();
       last = frame(ev);
-      col.add(last, glm::length(m_g.player().feet() - before), m_g);
-      if (!m_o.hole_shots.empty() && last.holes.near_hole_pixels > 0 && col.near_hole_frames == 1) {
+      const HolesResult& holes = m_holes.result(last.frame);
+      col.add(last, holes, m_holes.ms(last.frame), glm::length(m_g.player().feet() - before), m_g);
+      if (!m_o.hole_shots.empty() && holes.near_hole_pixels > 0 && col.near_hole_frames == 1) {
         render::Image im = m_g.read_pixels();
-        for (const auto& [x, y] : last.holes.hole_at) {
+        for (const auto& [x, y] : holes.hole_at) {
           uint8_t* p = im.at(x, im.height - 1 - y);
           p[0] = 255;
           p[1] = 0;
@@ -421,7 +432,8 @@ class TourRunner {
   Game& m_g;
   const gen::Generator& m_gen;
   const TourOptions& m_o;
-  HeightCache m_heights;
+  HeightCache m_heights;    // generated ground only: finding the segments' places
+  HolesObserver m_holes;    // the measurement, attached to the game while the runner lives
   FramePacer m_pacer;
 };
 
@@ -441,4 +453,4 @@ Result<TourReport> run_tour(Game& game, const gen::Generator& generator, const T
   return runner.run(progress);
 }
 
-}  // namespace voxen::play
+}  // namespace voxen::playtest

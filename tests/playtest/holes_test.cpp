@@ -1,8 +1,9 @@
-// The holes measurement (play/holes.h): with nothing drawn, every pixel where a plane of ground lies within the
+// The holes measurement (playtest/holes.h): with nothing drawn, every pixel where a plane of ground lies within the
 // render distance is a hole and no other pixel is (checked against rays cast here through each pixel onto the
 // plane); with the ground drawn there are none, and a single sky pixel within drawn ground is a crack, on the
-// frame's border too. Then through the real frame loop on the flat world: the first frame (nothing drawn yet) has
-// about as many holes as the completed view has terrain pixels, and the completed view has none. And the tour's jet
+// frame's border too. Then through the real frame loop on the flat world, with a HolesObserver attached to the
+// game: the first frame (nothing drawn yet) has about as many holes as the completed view has terrain pixels, and
+// the completed view has none. And the tour's jet
 // over a deep sea finds no near hole in a drawn column (the sea bed, unlit, is drawn).
 #include <gtest/gtest.h>
 
@@ -13,12 +14,15 @@
 #include <set>
 #include <utility>
 
-#include "play_test_util.h"
-#include "voxen/play/holes.h"
-#include "voxen/play/tour.h"
+#include "../play/play_test_util.h"
+#include "voxen/playtest/holes.h"
+#include "voxen/playtest/tour.h"
 
-namespace voxen::play::testing {
+namespace voxen::playtest::testing {
 namespace {
+
+using namespace voxen::play;
+using namespace voxen::play::testing;
 
 /// Stone up to y = 0 and air above: ground whose top face is the plane y = 1, everywhere.
 class PlaneGenerator final : public gen::Generator {
@@ -175,7 +179,6 @@ TEST(Holes, TheTourFindsNoNearHoleInADrawnColumnOverADeepSea) {
   GameConfig gc;
   gc.render_distance = 4;
   gc.stream.deterministic = true;
-  gc.measure_holes = true;
   auto game = Game::create(gc, **platform, registry(), sea, pool, world);
   ASSERT_TRUE(game) << game.error().to_string();
   Game& g = **game;
@@ -413,14 +416,17 @@ TEST(Holes, ASingleSkyPixelInDrawnGroundIsACrackOnTheFramesBorderToo) {
 
 TEST(Holes, TheFirstFrameIsAllHolesAndTheCompletedViewHasNone) {
   // The flat world looking west over plain grass and the horizon, render distance 2 (32 blocks).
-  auto s = open_session(flat_header(24.5, 1.0, 30.5, 270.0, -10.0), /*measure_holes=*/true);
+  const RecordingHeader header = flat_header(24.5, 1.0, 30.5, 270.0, -10.0);
+  auto s = open_session(header);
   ASSERT_TRUE(s);
   Game& g = s->game();
+  HolesObserver holes(s->generator(), registry(), g.world(), header.render_distance);
+  g.add_observer(holes);
   HolesResult first, last;
   bool complete = false;
   const RunResult r = run_events(g, {}, 60, 1, true, [&](const FrameReport& rep) {
-    if (rep.frame == 0) first = rep.holes;
-    last = rep.holes;
+    if (rep.frame == 0) first = holes.result(rep.frame);
+    last = holes.result(rep.frame);
     complete = g.streamer().view_complete();
     return true;
   });
@@ -441,4 +447,4 @@ TEST(Holes, TheFirstFrameIsAllHolesAndTheCompletedViewHasNone) {
 }
 
 }  // namespace
-}  // namespace voxen::play::testing
+}  // namespace voxen::playtest::testing
