@@ -3,7 +3,7 @@
 // plane); with the ground drawn there are none, and a single sky pixel within drawn ground is a crack, on the
 // frame's border too. Then through the real frame loop on the flat world, with a HolesObserver attached to the
 // game: the first frame (nothing drawn yet) has about as many holes as the completed view has terrain pixels, and
-// the completed view has none. And the tour's jet
+// the completed view has none; the observer's height map follows the game's edits and unloads. And the tour's jet
 // over a deep sea finds no near hole in a drawn column (the sea bed, unlit, is drawn).
 #include <gtest/gtest.h>
 
@@ -385,6 +385,45 @@ TEST(Holes, TheCacheFollowsTheWorldsEditsAndUnloads) {
   heights.forget_unloaded();
   EXPECT_EQ(heights.top(5, 9), top) << "generated again";
   EXPECT_TRUE(heights.ground(5, top - 1, 9));
+}
+
+TEST(Holes, TheObserverForgetsWhatTheGameEditsAndUnloads) {
+  // Through the real frame loop on the flat world: the click removes the ground block (7, 0, 5), so the observer's
+  // height map lowers there; then the player teleports 400 blocks east, where the World lets column (0, 0) go (and
+  // its edit with it: nothing is saved), and back, where the column is generated again: the height map must be the
+  // generated one, not the edited one it read before the unload.
+  const std::string dir = temp_dir("holes_observer");
+  const double pitch = pitch_to(1.0 + 1.62, 1.0, 2.0);  // the eye 1.62 over the feet, aiming at (7, 0, 5)'s top
+  RecordingBuilder b(flat_header(5.5, 1.0, 5.5, 90.0, pitch));
+  b.click(40, MouseButton::kLeft);
+  b.add(50, EventKind::kTeleport, 0, 400.5, 1.0, 5.5);
+  b.add(70, EventKind::kTeleport, 0, 5.5, 1.0, 5.5);
+  const Recording rec = b.finish(110, dir + "/holes_observer.rec");
+  auto s = open_session(rec.header);
+  ASSERT_TRUE(s);
+  Game& g = s->game();
+  HolesObserver holes(s->generator(), registry(), g.world(), rec.header.render_distance);
+  g.add_observer(holes);
+  run_events(g, rec.events, 40, 4, true);
+  ASSERT_TRUE(g.world().find({0, 0}));
+  const int64_t generated = holes.heights().top(7, 5);  // read from the World now, before the edit
+  const RunResult dig = run_events(g, rec.events, 10, 4, true);
+  ASSERT_EQ(dig.edits_applied, 1u);
+  ASSERT_EQ(g.world().get({7, 0, 5}), kAir);
+  HeightCache fresh(s->generator(), registry(), 64, &g.world());
+  EXPECT_EQ(holes.heights().top(7, 5), fresh.top(7, 5)) << "the edit should be seen";
+  EXPECT_LT(holes.heights().top(7, 5), generated);
+  // Away and back, drawing (so measuring) only the first frame, 400 blocks east, and the last: no measurement
+  // looks at column (0, 0) while it is gone.
+  bool unloaded = false;
+  run_events(g, rec.events, 60, 1000, true, [&](const FrameReport&) {
+    unloaded = unloaded || !g.world().find({0, 0});
+    return true;
+  });
+  ASSERT_TRUE(unloaded) << "column 0,0 should have been unloaded";
+  ASSERT_TRUE(g.world().find({0, 0})) << "column 0,0 should have been loaded again";
+  ASSERT_NE(g.world().get({7, 0, 5}), kAir) << "generated again, without the edit";
+  EXPECT_EQ(holes.heights().top(7, 5), generated) << "the height map still shows the edit the World lost";
 }
 
 TEST(Holes, ASingleSkyPixelInDrawnGroundIsACrackOnTheFramesBorderToo) {
