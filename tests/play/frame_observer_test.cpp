@@ -51,12 +51,8 @@ class Log final : public FrameObserver {
 
 TEST(FrameObserver, IsToldOfEditsStreamingAndTheRenderedWorldAtTheFramesFixedPoints) {
   const std::string dir = temp_dir("observer");
-  // Looking straight down: a placement into the feet's cell is refused at frame 40; then 45 degrees down to the
-  // east, a stone goes to (7, 1, 5) at frame 52 (as PlayLoop.PlacingIntoThePlayersOwnBoxIsRefused).
-  RecordingBuilder b(flat_header(5.5, 1.0, 5.5, 0.0, -90.0));
-  b.click(40, MouseButton::kRight);
-  b.look(50, 90.0, -45.0).click(52, MouseButton::kRight);
-  const Recording rec = b.finish(60, dir + "/observer.rec");
+  // A placement into the feet's cell refused at frame 40, a stone placed at (7, 1, 5) at frame 52.
+  const Recording rec = place_self_recording(dir + "/observer.rec");
   auto s = open_session(rec.header);
   ASSERT_TRUE(s);
   Game& g = s->game();

@@ -100,12 +100,7 @@ TEST(PlayLoop, DigRemovesExactlyTheTargetedBlock) {
 
 TEST(PlayLoop, PlacingIntoThePlayersOwnBoxIsRefused) {
   const std::string dir = temp_dir("place_self");
-  // Looking straight down: the target is the block under the feet, and its top face leads into the feet's cell.
-  RecordingBuilder b(flat_header(5.5, 1.0, 5.5, 0.0, -90.0));
-  b.click(40, MouseButton::kRight);
-  // Then aim 45 degrees down to the east: the ground block (7, 0, 5), so the block goes to (7, 1, 5).
-  b.look(50, 90.0, -45.0).click(52, MouseButton::kRight);
-  const Recording rec = b.finish(60, dir + "/place_self.rec");
+  const Recording rec = place_self_recording(dir + "/place_self.rec");
   auto s = open_session(rec.header);
   ASSERT_TRUE(s);
   Game& g = s->game();

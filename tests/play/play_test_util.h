@@ -86,6 +86,17 @@ class RecordingBuilder {
   Recording m_rec;
 };
 
+/// On the flat world, feet at (5.5, 1, 5.5) looking straight down, 60 frames written to `path`: a right click at
+/// frame 40 would place into the feet's cell (the target is the block under the feet, whose top face leads there),
+/// so it is refused; then at frame 50 the look turns 45 degrees down to the east, at the ground block (7, 0, 5),
+/// and the right click at frame 52 places a stone at (7, 1, 5).
+inline Recording place_self_recording(const std::string& path) {
+  RecordingBuilder b(flat_header(5.5, 1.0, 5.5, 0.0, -90.0));
+  b.click(40, MouseButton::kRight);
+  b.look(50, 90.0, -45.0).click(52, MouseButton::kRight);
+  return b.finish(60, path);
+}
+
 /// Opens a headless session for a recording's header.
 inline std::unique_ptr<PlaySession> open_session(const RecordingHeader& h) {
   SessionOptions so;

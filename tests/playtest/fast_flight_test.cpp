@@ -7,14 +7,11 @@
 #include <algorithm>
 #include <string>
 
-#include "../play/play_test_util.h"
+#include "playtest_test_util.h"
 #include "voxen/playtest/holes.h"
 
 namespace voxen::playtest::testing {
 namespace {
-
-using namespace voxen::play;
-using namespace voxen::play::testing;
 
 TEST(FastFlight, NeverLeavesNearGroundUndrawn) {
   const std::string dir = temp_dir("jet");
@@ -43,11 +40,10 @@ TEST(FastFlight, NeverLeavesNearGroundUndrawn) {
   RecordingBuilder b(h);
   b.fly_speed(0, 112.0).key(0, Key::kW, true);
   const Recording rec = b.finish(300, dir + "/jet.rec");
-  auto s = open_session(rec.header);
-  ASSERT_TRUE(s);
-  Game& g = s->game();
-  HolesObserver holes(s->generator(), registry(), g.world(), rec.header.render_distance);
-  g.add_observer(holes);
+  MeasuredSession m = open_measured_session(rec.header);
+  ASSERT_TRUE(m.session);
+  Game& g = m.game();
+  HolesObserver& holes = *m.holes;
   constexpr uint64_t kFirstChecked = 30;  // the first frames load the ground round the start
   bool complete_seen = false;
   int frames_checked = 0, undrawn = 0;

@@ -14,15 +14,12 @@
 #include <set>
 #include <utility>
 
-#include "../play/play_test_util.h"
+#include "playtest_test_util.h"
 #include "voxen/playtest/holes.h"
 #include "voxen/playtest/tour.h"
 
 namespace voxen::playtest::testing {
 namespace {
-
-using namespace voxen::play;
-using namespace voxen::play::testing;
 
 /// Stone up to y = 0 and air above: ground whose top face is the plane y = 1, everywhere.
 class PlaneGenerator final : public gen::Generator {
@@ -399,18 +396,17 @@ TEST(Holes, TheObserverForgetsWhatTheGameEditsAndUnloads) {
   b.add(50, EventKind::kTeleport, 0, 400.5, 1.0, 5.5);
   b.add(70, EventKind::kTeleport, 0, 5.5, 1.0, 5.5);
   const Recording rec = b.finish(110, dir + "/holes_observer.rec");
-  auto s = open_session(rec.header);
-  ASSERT_TRUE(s);
-  Game& g = s->game();
-  HolesObserver holes(s->generator(), registry(), g.world(), rec.header.render_distance);
-  g.add_observer(holes);
+  MeasuredSession m = open_measured_session(rec.header);
+  ASSERT_TRUE(m.session);
+  Game& g = m.game();
+  HolesObserver& holes = *m.holes;
   run_events(g, rec.events, 40, 4, true);
   ASSERT_TRUE(g.world().find({0, 0}));
   const int64_t generated = holes.heights().top(7, 5);  // read from the World now, before the edit
   const RunResult dig = run_events(g, rec.events, 10, 4, true);
   ASSERT_EQ(dig.edits_applied, 1u);
   ASSERT_EQ(g.world().get({7, 0, 5}), kAir);
-  HeightCache fresh(s->generator(), registry(), 64, &g.world());
+  HeightCache fresh(m.session->generator(), registry(), 64, &g.world());
   EXPECT_EQ(holes.heights().top(7, 5), fresh.top(7, 5)) << "the edit should be seen";
   EXPECT_LT(holes.heights().top(7, 5), generated);
   // Away and back, drawing (so measuring) only the first frame, 400 blocks east, and the last: no measurement
@@ -456,11 +452,10 @@ TEST(Holes, ASingleSkyPixelInDrawnGroundIsACrackOnTheFramesBorderToo) {
 TEST(Holes, TheFirstFrameIsAllHolesAndTheCompletedViewHasNone) {
   // The flat world looking west over plain grass and the horizon, render distance 2 (32 blocks).
   const RecordingHeader header = flat_header(24.5, 1.0, 30.5, 270.0, -10.0);
-  auto s = open_session(header);
-  ASSERT_TRUE(s);
-  Game& g = s->game();
-  HolesObserver holes(s->generator(), registry(), g.world(), header.render_distance);
-  g.add_observer(holes);
+  MeasuredSession m = open_measured_session(header);
+  ASSERT_TRUE(m.session);
+  Game& g = m.game();
+  HolesObserver& holes = *m.holes;
   HolesResult first, last;
   bool complete = false;
   const RunResult r = run_events(g, {}, 60, 1, true, [&](const FrameReport& rep) {
