@@ -81,10 +81,11 @@ class HeightCache {
   /// Forgets every column read from the World that it no longer holds. Linear in the columns cached.
   void forget_unloaded();
   /// Brackets a measurement; begin() is called when the World may have changed since the last one (columns
-  /// loaded or unloaded). Between the two the cache is never cleared (it may outgrow max_columns), so the views it
-  /// hands out stay valid until end().
+  /// loaded or unloaded). begin() clears the cache when it holds max_columns or more; between the two it is never
+  /// cleared (it may outgrow max_columns), so the views it hands out stay valid until end().
   void begin() {
     m_last = nullptr;
+    if (m_columns.size() >= m_max) m_columns.clear();
     m_holding = true;
   }
   void end() { m_holding = false; }
