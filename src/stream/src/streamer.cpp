@@ -67,11 +67,22 @@ struct ColumnStreamer::Job {
   double mesh_ms = 0;
 };
 
+ColumnStreamer::ColumnStreamer(World& world, MeshSink& sink, ColumnSource& source, const light::LightTable& light_table,
+                               const mesh::BakedBlocks& blocks, JobPool& pool, StreamConfig config)
+    : ColumnStreamer(world, nullptr, &sink, source, light_table, blocks, pool, config) {}
+
 ColumnStreamer::ColumnStreamer(World& world, render::Renderer& renderer, ColumnSource& source,
                                const light::LightTable& light_table, const mesh::BakedBlocks& blocks, JobPool& pool,
                                StreamConfig config)
+    : ColumnStreamer(world, std::make_unique<RendererSink>(renderer), nullptr, source, light_table, blocks, pool,
+                     config) {}
+
+ColumnStreamer::ColumnStreamer(World& world, std::unique_ptr<MeshSink> owned, MeshSink* sink, ColumnSource& source,
+                               const light::LightTable& light_table, const mesh::BakedBlocks& blocks, JobPool& pool,
+                               StreamConfig config)
     : m_world(world),
-      m_renderer(renderer),
+      m_owned_sink(std::move(owned)),
+      m_sink(sink ? *sink : *m_owned_sink),
       m_source(source),
       m_light(light_table),
       m_blocks(blocks),
@@ -129,14 +140,14 @@ bool ColumnStreamer::neighbours_loaded(ColumnPos pos) const {
 
 void ColumnStreamer::drop_meshes(ColumnPos pos, Entry& e) {
   for (int s = 0; s < kSectionsPerColumn; ++s)
-    if (e.uploaded & (1u << s)) m_renderer.remove_section({pos.x, s, pos.z});
+    if (e.uploaded & (1u << s)) m_sink.remove_section({pos.x, s, pos.z});
   e.uploaded = 0;
   e.meshed_from = kSectionsPerColumn;
 }
 
 void ColumnStreamer::remesh_now(const SectionPos& sp, Entry& e) {
   mesh::mesh_world_section(m_blocks, m_world, sp, mesh::MeshOptions{}, *m_input, m_scratch, m_mesh_out);
-  m_renderer.set_section(sp, m_mesh_out);
+  m_sink.set_section(sp, m_mesh_out);
   if (m_mesh_out.empty()) e.uploaded &= ~(1u << sp.y);
   else e.uploaded |= 1u << sp.y;
 }
@@ -169,7 +180,7 @@ int ColumnStreamer::upload_meshes(const Job& job, Entry& e, bool all, uint64_t* 
   for (size_t k = 0; k < job.sections.size(); ++k) {
     const mesh::SectionMesh& m = job.meshes[k];
     if (!all && m.empty()) continue;
-    m_renderer.set_section({job.pos.x, job.sections[k], job.pos.z}, m);
+    m_sink.set_section({job.pos.x, job.sections[k], job.pos.z}, m);
     if (m.empty()) {
       e.uploaded &= ~(1u << job.sections[k]);
       continue;
@@ -200,15 +211,23 @@ void ColumnStreamer::run_mesh_job(Job& job, const mesh::BakedBlocks& blocks, con
 
 Result<StreamStats> ColumnStreamer::load_view(const std::vector<ColumnPos>& draw, const render::Frustum* frustum,
                                               const render::Camera* camera) {
+  return load_view(draw, with_neighbour_ring(draw), frustum, camera);
+}
+
+Result<StreamStats> ColumnStreamer::load_view(const std::vector<ColumnPos>& draw, const std::vector<ColumnPos>& load,
+                                              const render::Frustum* frustum, const render::Camera* camera) {
   finish_jobs();
   StreamStats st;
   st.columns_drawn = draw.size();
   const int64_t cx = camera ? camera->block.x : (draw.empty() ? 0 : draw.front().min_x());
   const int64_t cz = camera ? camera->block.z : (draw.empty() ? 0 : draw.front().min_z());
 
-  // Load the draw columns and their ring (what is not in the World yet) in one batch, nearest first on the pool.
+  // Load the load set (with the draw columns; what is not in the World yet) in one batch, nearest first on the pool.
   double t = wall_ms();
-  const std::vector<ColumnPos> ring = with_neighbour_ring(draw);
+  std::vector<ColumnPos> ring = load;
+  ring.insert(ring.end(), draw.begin(), draw.end());
+  std::sort(ring.begin(), ring.end());
+  ring.erase(std::unique(ring.begin(), ring.end()), ring.end());
   std::vector<ColumnPos> missing;
   for (const ColumnPos& c : ring)
     if (!m_world.find(c)) missing.push_back(c);
@@ -268,6 +287,25 @@ Result<StreamStats> ColumnStreamer::load_view(const std::vector<ColumnPos>& draw
   }
   st.upload_ms = wall_ms() - t;
   return st;
+}
+
+Status ColumnStreamer::release(const std::vector<ColumnPos>& columns) {
+  finish_jobs();
+  Status first = Ok{};
+  for (const ColumnPos& pos : columns) {
+    auto it = m_cols.find(pos);
+    if (it == m_cols.end() || !loaded(pos)) continue;
+    Entry& e = it->second;
+    if (e.state == ColumnState::kDrawn) --m_drawn;
+    drop_meshes(pos, e);
+    m_cols.erase(it);
+    --m_loaded;
+    // As it is: no light::unload_column, so the neighbours keep the light it gave them (see the header).
+    std::unique_ptr<Column> column = m_world.remove(pos);
+    if (!column) continue;
+    if (Status s = m_source.unload(std::move(column)); !s.ok() && first.ok()) first = s;
+  }
+  return first;
 }
 
 void ColumnStreamer::integrate_job(Job& job, StreamFrameStats& st) {
@@ -702,7 +740,7 @@ EditReport ColumnStreamer::apply_edit(const Edit& edit) {
       t = wall_ms();
       mesh::mesh_world_section(m_blocks, m_world, sp, mesh::MeshOptions{}, *m_input, m_scratch, m_mesh_out);
       const double t1 = wall_ms();
-      m_renderer.set_section(sp, m_mesh_out);
+      m_sink.set_section(sp, m_mesh_out);
       if (m_mesh_out.empty()) e.uploaded &= ~(1u << sp.y);
       else e.uploaded |= 1u << sp.y;
       rep.remesh_ms += t1 - t;

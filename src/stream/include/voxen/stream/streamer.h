@@ -1,11 +1,14 @@
 // The column scheduler: one owner of the column lifecycle (absent -> generating -> loaded -> meshing -> drawn, and
-// back through undraw and unload) for a World and a Renderer, in two modes that share the column states, the mesh
-// job, integration, the unload path and apply_edit:
-//   - batch mode, load_view(): run until a view is complete (`voxen shot`, the render tests and benchmarks). The
-//     missing columns of the draw set and its ring come from the ColumnSource in one batch spread over the pool
-//     (a saved world reads them in one pass), are lit (light::light_columns: local pass on the pool, one stitch),
-//     then the sections of each draw column (those intersecting a frustum when given) are meshed, one job per column,
-//     and uploaded in the draw set's order (nearest first). Output is byte-identical for any pool size.
+// back through undraw and unload) for a World and a MeshSink (mesh_sink.h: a Renderer's arenas through a
+// RendererSink, or any other upload target), in two modes that share the column states, the mesh job, integration,
+// the unload path and apply_edit:
+//   - batch mode, load_view(): run until a view is complete (`voxen shot`, `voxen view`, `voxen mem`, the render
+//     tests and benchmarks). The missing columns of the load set (the draw set and its ring, or a set the caller
+//     gives) come from the ColumnSource in one batch spread over the pool (a saved world reads them in one pass),
+//     are lit (light::light_columns: local pass on the pool, one stitch), then the sections of each draw column
+//     (those intersecting a frustum when given) are meshed, one job per column, and uploaded in the draw set's
+//     order (nearest first). Output is byte-identical for any pool size. release() hands columns a caller is done
+//     with back to the source (a window sliding over an area: `voxen mem`).
 //   - incremental mode, update(): once a frame around a moving eye (`voxen play`), within a budget per frame.
 //     Workers load a column from the ColumnSource and light it locally (light::light_column_local), and mesh a
 //     column's sections from padded snapshots; the main thread integrates (World::insert + light::stitch), uploads
@@ -91,6 +94,7 @@
 #include "voxen/mesh/mesher.h"
 #include "voxen/render/camera.h"
 #include "voxen/render/renderer.h"
+#include "voxen/stream/mesh_sink.h"
 #include "voxen/stream/schedule.h"
 #include "voxen/stream/source.h"
 #include "voxen/world/column.h"
@@ -158,7 +162,10 @@ enum class ColumnState : uint8_t { kAbsent, kGenerating, kLoaded, kMeshing, kDra
 class ColumnStreamer {
  public:
   /// All references must outlive the streamer. Missing columns come from `source`; `pool` runs their loading,
-  /// local light and meshing. `config` matters to the incremental mode only.
+  /// local light and meshing; meshes go to `sink`. `config` matters to the incremental mode only.
+  ColumnStreamer(World& world, MeshSink& sink, ColumnSource& source, const light::LightTable& light_table,
+                 const mesh::BakedBlocks& blocks, JobPool& pool, StreamConfig config = {});
+  /// The same, uploading to `renderer` through a RendererSink of its own.
   ColumnStreamer(World& world, render::Renderer& renderer, ColumnSource& source, const light::LightTable& light_table,
                  const mesh::BakedBlocks& blocks, JobPool& pool, StreamConfig config = {});
   /// Waits for the jobs in flight (the columns they loaded are handed back to the source).
@@ -173,6 +180,24 @@ class ColumnStreamer {
   /// first draw column). Errors: the source's (I/O of a saved world; nothing is loaded).
   Result<StreamStats> load_view(const std::vector<ColumnPos>& draw, const render::Frustum* frustum = nullptr,
                                 const render::Camera* camera = nullptr);
+  /// Batch mode with the load set given: the columns of `load` (and of `draw`, which it should hold) are loaded
+  /// and lit instead of `draw` and its ring; the rest is as above. For a caller whose world ends at an edge
+  /// (`voxen mem`'s area: the columns past it stay absent, and the mesher reads them as dark air) or that loads
+  /// ahead of what it draws. A draw column whose 8 neighbours are not all loaded is meshed as it is: its light and
+  /// its mesh are final only for a world that ends there.
+  Result<StreamStats> load_view(const std::vector<ColumnPos>& draw, const std::vector<ColumnPos>& load,
+                                const render::Frustum* frustum = nullptr, const render::Camera* camera = nullptr);
+  /// Batch mode: the columns a caller is done with leave. Each loaded one loses its meshes (MeshSink::
+  /// remove_section), is taken out of the World as it is and handed back to the source (ColumnSource::unload: a
+  /// saved world queues its changes); columns not loaded are skipped. Unlike the incremental unload
+  /// (light::unload_column, then drawn neighbours remeshed), the neighbours keep the light that came from the
+  /// released columns, and their meshes: that light was final (the released columns were loaded), so a window
+  /// sliding over an area meshes every column with the light of the whole area, as a viewer of the area sees it,
+  /// and nothing is lit or meshed twice. The price: until a released column is loaded again (load_view lights it
+  /// and stitches it back), its neighbours hold light that no loaded cell justifies, so an edit beside it
+  /// (apply_edit) may leave that light too bright or remove it for good. Jobs in flight are finished first.
+  /// Errors: the source's first (every column is released still).
+  Status release(const std::vector<ColumnPos>& columns);
 
   /// Incremental mode: one frame of streaming for an eye at `eye_block` + `eye_frac` looking along `forward` (world
   /// space). With `replay`, the frame integrates and submits exactly what it says (a recorded live frame, see the
@@ -208,7 +233,7 @@ class ColumnStreamer {
  private:
   struct Entry {
     ColumnState state = ColumnState::kAbsent;
-    uint32_t uploaded = 0;    // bit s: section s has a mesh in the renderer
+    uint32_t uploaded = 0;    // bit s: section s has a mesh in the sink
     uint32_t token = 0;       // bumped when a job in flight for this column goes stale
     int8_t meshed_from = kSectionsPerColumn;  // lowest section meshed (drawn columns)
     int8_t sky_floor = 0;     // the column's floor (sky light and sight), found when it was first meshed
@@ -247,8 +272,13 @@ class ColumnStreamer {
   /// The mesh job (on a worker): meshes job.sections from their snapshots, or from `world` (batch mode) when none.
   static void run_mesh_job(Job& job, const mesh::BakedBlocks& blocks, const World* world);
 
+  /// The one constructor: `owned` (a RendererSink made for a Renderer) or `sink` is the upload target.
+  ColumnStreamer(World& world, std::unique_ptr<MeshSink> owned, MeshSink* sink, ColumnSource& source,
+                 const light::LightTable& light_table, const mesh::BakedBlocks& blocks, JobPool& pool, StreamConfig config);
+
   World& m_world;
-  render::Renderer& m_renderer;
+  std::unique_ptr<MeshSink> m_owned_sink;  // a RendererSink when constructed with a Renderer
+  MeshSink& m_sink;                        // where meshes go
   ColumnSource& m_source;
   const light::LightTable& m_light;
   const mesh::BakedBlocks& m_blocks;
