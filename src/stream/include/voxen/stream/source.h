@@ -1,7 +1,9 @@
 // Where columns come from: one interface, ColumnSource, for every caller (the shot's batch load, play's streamer,
-// the commands that read cells), with two implementations: GeneratedSource (a gen::Generator: the cells are the
-// terrain function's) and SavedWorld (saved_world.h: generation, then a saved world's records on top; "not found"
-// is generation). Cells only: the owner of the World lights, meshes and draws them (streamer.h).
+// the commands that read cells), with three implementations: GeneratedSource (a gen::Generator: the cells are the
+// terrain function's), SavedWorld (saved_world.h: generation, then a saved world's records on top; "not found"
+// is generation) and PreparedSource (columns made before they are asked for, laid over generation or air: an
+// imported scene, `voxen view` and `voxen shot --vox`). Cells only: the owner of the World lights, meshes and
+// draws them (streamer.h).
 //
 // Command-line edits (`--edit X,Y,Z=NAME`) are a source concern too: add_edits() queues them, and load() places
 // each in its column's cells as that column is made, in the order given, before any light or mesh exists; the
@@ -17,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "voxen/core/coords.h"
@@ -89,6 +92,41 @@ class GeneratedSource final : public ColumnSource {
 
  private:
   const gen::Generator& m_generator;
+};
+
+/// Columns made before anyone asks for them, laid over a base: an imported scene's cells (import::
+/// apply_vox_placement into columns of their own), with `voxen view`'s ground plane, or over generated terrain for
+/// `voxen shot --vox`. make() of a position with a prepared column hands out the base's column there (`base`'s
+/// cells, or empty air when `base` is null) with every non-air cell of the prepared column written over it;
+/// every other position gets the base's column alone. So a prepared column cannot carve air into the base.
+/// Each prepared column is handed out once (moved out, or laid over the base and dropped): the caller owns it,
+/// and unload() takes it back whole, so a later load hands out the same cells again, edits included (the source
+/// is an in-memory world; GeneratedSource instead forgets unloaded columns). Memory: what the prepared columns
+/// hold (paletted sections: about a byte a cell for a dense scene of up to 256 colours), nothing per position
+/// asked for. Thread-safe (a mutex guards the held columns; generation runs outside it).
+class PreparedSource final : public ColumnSource {
+ public:
+  /// `columns`: at most one per position; their light is ignored (the owner lights what it loads). `base` may
+  /// be null and must outlive the source.
+  PreparedSource(std::vector<std::unique_ptr<Column>> columns, const gen::Generator* base);
+  const gen::Generator* generator() const override { return m_base; }
+  /// Keeps the column (whole: never laid over the base again).
+  Status unload(std::unique_ptr<Column> column) override;
+  /// Columns held: prepared and not handed out yet, or handed back.
+  size_t held() const;
+
+ protected:
+  Result<std::vector<std::unique_ptr<Column>>> make(const std::vector<ColumnPos>& positions, JobPool* pool,
+                                                    int64_t center_x, int64_t center_z) override;
+
+ private:
+  struct Held {
+    std::unique_ptr<Column> column;
+    bool whole = false;  // handed back by unload(): handed out as it is
+  };
+  const gen::Generator* m_base;
+  mutable std::mutex m_mu;
+  std::unordered_map<ColumnPos, Held, ColumnPosHash> m_held;
 };
 
 }  // namespace voxen::stream
