@@ -3,14 +3,19 @@
 // seed tabulates for its cottage (voxels, cube-per-voxel triangles, culled faces, greedy quads with and without
 // the AO rule, draw calls) and the milliseconds to import, mesh and draw.
 //
-// Worlds: the counts come from a world holding the scene alone (lit, then meshed three ways: culled, greedy,
-// greedy ignoring AO and light), so the ground never enters them; the picture comes from a second world, the
-// scene plus a one-block ground plane (block "vox_ground") under its lowest cell, laid in every column within 3
-// columns of a column holding scene cells (the footprint plus a margin, not the bounding rectangle: instances
-// far apart get a patch of ground each). So every column created, lit and meshed is near a scene cell: the work
-// and memory grow with the cells the file places, never with the space between its instances (at most 49
-// columns drawn and 81 loaded per column of scene cells). Scenes up to 256 blocks tall stand on y = 0 (ground at
-// y = -1); taller ones (up to 383) stand on y = -127 above a ground at the bottom of the world.
+// Worlds: the counts come from a world holding the scene alone (lit with light::light_columns, the light step of
+// the streamer's batch mode, then meshed three ways: culled, greedy, greedy ignoring AO and light, by calling the
+// mesher directly: a comparison of meshers, not a view), so the ground never enters them. The picture is a
+// second world drawn through the column lifecycle's batch mode (stream::ColumnStreamer::load_view, as `voxen
+// shot` draws): the scene's columns with a one-block ground plane (block "vox_ground") under its lowest cell,
+// laid in every column within 3 columns of a column holding scene cells (the footprint plus a margin, not the
+// bounding rectangle: instances far apart get a patch of ground each) and in the ring around those, are
+// prepared first and handed to the streamer by a stream::PreparedSource (every other column would be empty air);
+// load_view loads the drawn columns and their ring from it, lights them, meshes the drawn ones and uploads them
+// to the renderer. So every column created, lit and meshed is near a scene cell: the work and memory grow with
+// the cells the file places, never with the space between its instances (at most 49 columns drawn and 81 loaded
+// per column of scene cells). Scenes up to 256 blocks tall stand on y = 0 (ground at y = -1); taller ones (up to
+// 383) stand on y = -127 above a ground at the bottom of the world.
 // Camera: looks from the south-east and above (yaw -45, pitch -30 degrees, vertical field of view 50) at the
 // centre of the bounds, far enough that the bounds' enclosing sphere fits the narrower field of view (a scene
 // thousands of blocks wide is framed whole, its instances small).
@@ -33,6 +38,8 @@
 #include "voxen/render/image.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
+#include "voxen/stream/source.h"
+#include "voxen/stream/streamer.h"
 #include "world_setup.h"
 
 namespace voxen::app {
@@ -80,40 +87,30 @@ constexpr int64_t kGroundMargin = 3;
 constexpr size_t kMaxViewColumns = size_t{1} << 16;
 
 /// Meshes every section of `columns` in `world` with each option set, one job per column on `pool`; returns the
-/// quad counts per option set (summed in column order, so the same for any pool size) and, when `keep` is given,
-/// the meshes of the first option set by section.
-std::vector<uint64_t> mesh_columns(const mesh::BakedBlocks& baked, const World& world, const std::vector<ColumnPos>& columns,
-                                   const std::vector<mesh::MeshOptions>& options, JobPool& pool,
-                                   std::vector<std::pair<SectionPos, mesh::SectionMesh>>* keep) {
-  struct PerColumn {
-    std::vector<uint64_t> counts;
-    std::vector<std::pair<SectionPos, mesh::SectionMesh>> meshes;
-  };
-  std::vector<PerColumn> results(columns.size());
+/// quad counts per option set (summed in column order, so the same for any pool size).
+std::vector<uint64_t> count_quads(const mesh::BakedBlocks& baked, const World& world, const std::vector<ColumnPos>& columns,
+                                  const std::vector<mesh::MeshOptions>& options, JobPool& pool) {
+  std::vector<std::vector<uint64_t>> results(columns.size());
   for (size_t i = 0; i < columns.size(); ++i) {
     pool.submit(static_cast<double>(i), [&, i] {
       auto input = std::make_unique<mesh::SectionInput>();
       mesh::MeshScratch scratch;
       mesh::SectionMesh out;
-      PerColumn& r = results[i];
-      r.counts.assign(options.size(), 0);
+      std::vector<uint64_t>& r = results[i];
+      r.assign(options.size(), 0);
       for (int s = 0; s < kSectionsPerColumn; ++s) {
         const SectionPos sp{columns[i].x, s, columns[i].z};
         for (size_t k = 0; k < options.size(); ++k) {
           mesh::mesh_world_section(baked, world, sp, options[k], *input, scratch, out);
-          r.counts[k] += out.quad_count();
-          if (k == 0 && keep && !out.empty()) r.meshes.emplace_back(sp, out);
+          r[k] += out.quad_count();
         }
       }
     });
   }
   pool.wait_idle();
   std::vector<uint64_t> totals(options.size(), 0);
-  for (PerColumn& r : results) {
-    for (size_t k = 0; k < options.size(); ++k) totals[k] += r.counts[k];
-    if (keep)
-      for (auto& m : r.meshes) keep->push_back(std::move(m));
-  }
+  for (const std::vector<uint64_t>& r : results)
+    for (size_t k = 0; k < options.size(); ++k) totals[k] += r[k];
   return totals;
 }
 
@@ -201,28 +198,24 @@ int run_view(const ViewOptions& o) {
   mesh::MeshOptions greedy;
   mesh::MeshOptions greedy_no_ao;
   greedy_no_ao.merge_requires_equal_lighting = false;
-  const auto counts = mesh_columns(*baked, scene_world, scene_cols, {culled, greedy, greedy_no_ao}, pool, nullptr);
+  const auto counts = count_quads(*baked, scene_world, scene_cols, {culled, greedy, greedy_no_ao}, pool);
 
-  // The picture's world: the scene over a ground plane in draw_cols, kGroundMargin columns past every column of
-  // its footprint (an empty scene: around column (0, 0)).
+  // The picture's columns, prepared: the scene (its columns taken from the counts world, which is done with; their
+  // light is redone when they load) over a ground plane in all_cols, kGroundMargin columns past every column of
+  // its footprint and the ring beyond (an empty scene: around column (0, 0)).
   const int64_t ground_y = plan->empty() ? -1 : plan->min.y - 1;
-  World view_world;
   const Cell ground{ground_id, 0};
+  std::vector<std::unique_ptr<Column>> prepared;
+  prepared.reserve(all_cols.size());
   for (const ColumnPos& c : all_cols) {
-    const Column* src = o.without_scene ? nullptr : scene_world.find(c);
-    auto col = src ? std::make_unique<Column>(*src) : std::make_unique<Column>(c);
+    std::unique_ptr<Column> col = o.without_scene ? nullptr : scene_world.remove(c);
+    if (!col) col = std::make_unique<Column>(c);
     for (int x = 0; x < 16; ++x)
       for (int z = 0; z < 16; ++z)
         if (col->get(x, ground_y, z).id == kAirId) col->set(x, ground_y, z, ground);
-    view_world.insert(std::move(col));
+    prepared.push_back(std::move(col));
   }
-  Stopwatch light2_sw;
-  light::light_columns(view_world, light_table, all_cols, &pool);
-  light_ms += light2_sw.ms();
-  std::vector<std::pair<SectionPos, mesh::SectionMesh>> meshes;
-  Stopwatch mesh_sw;
-  mesh_columns(*baked, view_world, draw_cols, {greedy}, pool, &meshes);
-  const double mesh_ms = mesh_sw.ms();
+  stream::PreparedSource source(std::move(prepared), nullptr);
 
   // Camera: a 3/4 view from the south-east and above, framing the bounds' enclosing sphere.
   const BlockPos bmin = plan->empty() ? BlockPos{0, 0, 0} : plan->min;
@@ -279,7 +272,14 @@ int run_view(const ViewOptions& o) {
   if (!platform) throw RunError(platform.error().to_string());
   auto renderer = render::Renderer::create(**platform, reg);
   if (!renderer) throw RunError("renderer: " + renderer.error().to_string());
-  for (const auto& [pos, m] : meshes) (*renderer)->set_section(pos, m);
+  // Load, light, mesh and upload through the batch mode: draw_cols (sorted by position: the upload order) and
+  // their ring, which is all_cols.
+  World view_world;
+  stream::ColumnStreamer streamer(view_world, **renderer, source, light_table, *baked, pool);
+  auto streamed = streamer.load_view(draw_cols);
+  if (!streamed) throw RunError(streamed.error().to_string());  // a PreparedSource does not fail; for the contract
+  light_ms += streamed->light_ms;
+  const double mesh_ms = streamed->mesh_ms;
   render::FrameParams fp;
   fp.camera = cam;
   fp.fog_start = distance + radius + 16.0;
@@ -313,6 +313,7 @@ int run_view(const ViewOptions& o) {
     j["scene_columns"] = scene_cols.size();
     j["drawn_columns"] = draw_cols.size();
     j["loaded_columns"] = all_cols.size();
+    j["sections_meshed"] = streamed->sections_meshed;
     j["import_ms"] = import_ms;
     j["light_ms"] = light_ms;
     j["mesh_ms"] = mesh_ms;
