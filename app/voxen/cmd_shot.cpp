@@ -196,15 +196,20 @@ int run_shot(const ShotOptions& o) {
     throw UsageError("--vox", "cannot be combined with --world (a saved world shows its own cells; use voxen view for a scene)");
   const VoxOverlayOptions vox = parse_vox_overlay_options(o.vox, o.vox_at);
   BlockRegistry reg = load_registry();
-  // The world: a --vox scene over the flags' terrain, a saved world (--world) or plain generation.
-  std::unique_ptr<gen::Generator> scene;
-  if (!o.vox.empty()) scene = make_vox_overlay(reg, o.vox_empty ? nullptr : make_generator_or_throw(o.world, reg), vox);
+  // The world: a --vox scene's columns laid over the flags' terrain (or air), a saved world (--world) or plain
+  // generation.
+  std::unique_ptr<gen::Generator> terrain;
+  std::vector<std::unique_ptr<Column>> scene;
+  if (!o.vox.empty()) {
+    if (!o.vox_empty) terrain = make_generator_or_throw(o.world, reg);
+    scene = make_vox_overlay(reg, terrain.get(), vox);
+  }
   const std::vector<EditSpec> edits = o.edits.parse(reg);  // after the scene (its colours are blocks an edit may
                                                            // name), before a world is opened or created
-  std::unique_ptr<CommandWorld> cw = scene ? std::make_unique<CommandWorld>(std::move(scene))
-                                           : std::make_unique<CommandWorld>(o.world_dir, o.world, reg);
+  std::unique_ptr<CommandWorld> cw = !o.vox.empty() ? std::make_unique<CommandWorld>(std::move(terrain), std::move(scene))
+                                                    : std::make_unique<CommandWorld>(o.world_dir, o.world, reg);
   cw->add_edits(edits);
-  const bool plain = !o.world_dir.given() && edits.empty();  // the cells are the generator's
+  const bool plain = !o.world_dir.given() && edits.empty() && o.vox.empty();  // the cells are the generator's
   const int threads = o.threads > 0 ? o.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   JobPool pool(threads);
   std::vector<ColumnPos> eye_column;  // loaded early to find a `surface` in the world's own cells

@@ -39,11 +39,11 @@ std::vector<EditSpec> EditFlag::parse(const BlockRegistry& registry) const {
   return out;
 }
 
-CommandWorld::CommandWorld(std::unique_ptr<gen::Generator> generator) : m_generator(std::move(generator)) {
-  VOXEN_ASSERT(m_generator != nullptr);
-  m_seed = m_generator->seed();
-  m_generated = std::make_unique<stream::GeneratedSource>(*m_generator);
-  m_source = m_generated.get();
+CommandWorld::CommandWorld(std::unique_ptr<gen::Generator> base, std::vector<std::unique_ptr<Column>> prepared)
+    : m_generator(std::move(base)) {
+  m_seed = m_generator ? m_generator->seed() : 0;
+  m_prepared = std::make_unique<stream::PreparedSource>(std::move(prepared), m_generator.get());
+  m_source = m_prepared.get();
 }
 
 CommandWorld::CommandWorld(const WorldDirFlag& dir, const WorldFlags& flags, const BlockRegistry& registry) {

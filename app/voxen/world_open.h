@@ -73,8 +73,9 @@ class CommandWorld {
   /// --generator is warned about and ignored), or creates it when the directory is missing or empty and --seed
   /// was given. Without --world: the generator named by the flags. Throws RunError naming the world on failure.
   CommandWorld(const WorldDirFlag& dir, const WorldFlags& flags, const BlockRegistry& registry);
-  /// An unsaved world made by `generator` (not null), e.g. `voxen shot --vox`'s scene over the flags' terrain.
-  explicit CommandWorld(std::unique_ptr<gen::Generator> generator);
+  /// An unsaved world of `prepared` columns laid over `base`'s terrain (null: air; stream::PreparedSource), e.g.
+  /// `voxen shot --vox`'s scene over the flags' terrain.
+  CommandWorld(std::unique_ptr<gen::Generator> base, std::vector<std::unique_ptr<Column>> prepared);
   /// Closes the world if close() was not called (errors go to stderr).
   ~CommandWorld();
   CommandWorld(const CommandWorld&) = delete;
@@ -112,8 +113,8 @@ class CommandWorld {
   using ApplyFn = std::function<bool(World&, const Edit&)>;
   bool apply(const Edit& edit, const ApplyFn& how = nullptr);
   /// Drops a column from the world as it is (no light update in its neighbours: for callers that are done with
-  /// the area, like `voxen mem`'s sliding window) and hands it back to the source (with --world its edits are
-  /// queued for saving).
+  /// the area, like `voxen play`'s spawn search before the game's streamer loads its own) and hands it back to the
+  /// source (with --world its edits are queued for saving).
   void unload(ColumnPos pos);
   /// With --world: places the pending edits of columns never loaded (see add_edits), saves everything, waits until
   /// it is committed (durable) and closes the world. Without --world: drops the pending edits. Throws RunError if
@@ -122,10 +123,11 @@ class CommandWorld {
 
  private:
   World m_world;
-  std::unique_ptr<gen::Generator> m_generator;  // without --world
+  std::unique_ptr<gen::Generator> m_generator;  // without --world (may be null under prepared columns)
   std::unique_ptr<stream::SavedWorld> m_saved;  // with --world
   std::unique_ptr<stream::GeneratedSource> m_generated;
-  stream::ColumnSource* m_source = nullptr;     // one of the two
+  std::unique_ptr<stream::PreparedSource> m_prepared;
+  stream::ColumnSource* m_source = nullptr;     // one of the three
   uint64_t m_seed = 0;
 };
 
