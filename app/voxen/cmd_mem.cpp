@@ -2,18 +2,22 @@
 // saved edits), lights and meshes them, keeps the columns in a ColumnStore (packed, except those within
 // --unpacked-radius of the centre) and the meshes as quad data, and prints the resident bytes of cells, light and
 // meshes separately. JSON keys: columns, cell_bytes, light_bytes, mesh_bytes (plus packed/unpacked counts, the raw
-// unpacked sizes for comparison, quads, seconds).
+// unpacked sizes for comparison, quads, window_columns: the most columns unpacked in the World at once while
+// loading, seconds).
 //
-// The area is processed as a sliding window of rows of columns (constant x): a row is meshed once the rows on both
-// sides are lit and the rows beyond those are loaded (light is final in a column whose 8 neighbours are loaded, and
-// the mesher reads one cell into each neighbour), then packed; the row behind it leaves the World. So at most four
-// rows are unpacked at a time however large R is, and the resident figures are what a viewer at the centre keeps.
-// The area is the whole loaded world: columns at its edge see unloaded (dark, empty) space beyond, as a viewer's
-// outermost ring does.
+// The area goes through the column lifecycle's batch mode (stream::ColumnStreamer, docs/ARCHITECTURE.md, Column
+// lifecycle) as a sliding window of rows of columns (constant x): load_view draws row x with rows x - 1 .. x + 1
+// as its load set (loaded from the world's ColumnSource and lit: light is final in a column whose 8 neighbours are
+// loaded, and the mesher reads one cell into each neighbour), the meshes go to a MeshSink that keeps their quads
+// (there is no renderer), row x is packed into the ColumnStore, and release() hands row x - 1 back to the source.
+// So at most three rows are unpacked at a time however large R is, and the resident figures are what a viewer at
+// the centre keeps. The area is the whole loaded world (the load sets stop at its edge): columns at its edge see
+// unloaded (dark, empty) space beyond, as a viewer's outermost ring does.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +28,8 @@
 #include "voxen/mesh/baked.h"
 #include "voxen/mesh/mesher.h"
 #include "voxen/store/column_store.h"
+#include "voxen/stream/mesh_sink.h"
+#include "voxen/stream/streamer.h"
 #include "world_open.h"
 #include "world_setup.h"
 
@@ -55,6 +61,26 @@ struct ColumnMeshes {
   }
 };
 
+/// The streamer's upload target here: keeps every non-empty mesh it is handed (quad vectors sized to their
+/// contents) until take() moves them out.
+class MeshKeeper final : public stream::MeshSink {
+ public:
+  void set_section(const SectionPos& pos, const mesh::SectionMesh& mesh) override {
+    if (mesh.empty()) {
+      m_meshes.erase(pos);
+      return;
+    }
+    mesh::SectionMesh copy = mesh;  // copies hold no spare capacity
+    m_meshes.insert_or_assign(pos, std::move(copy));
+  }
+  void remove_section(const SectionPos& pos) override { m_meshes.erase(pos); }
+  /// The meshes handed since the last take().
+  std::unordered_map<SectionPos, mesh::SectionMesh, SectionPosHash> take() { return std::exchange(m_meshes, {}); }
+
+ private:
+  std::unordered_map<SectionPos, mesh::SectionMesh, SectionPosHash> m_meshes;
+};
+
 int run_mem(const MemOptions& o) {
   const auto& c = o.center;
   if (o.unpacked_radius < -1) throw UsageError("--unpacked-radius", "must be -1 (pack everything) or more");
@@ -69,15 +95,13 @@ int run_mem(const MemOptions& o) {
 
   const ColumnPos mid{column_of(c[0]), column_of(c[1])};
   const int64_t r = o.render_distance;
-  auto row = [&](int64_t x) {
+  const int64_t x0 = mid.x - r, x1 = mid.x + r;
+  // The columns of rows from..to (clipped to the area), by position.
+  auto rows = [&](int64_t from, int64_t to) {
     std::vector<ColumnPos> out;
-    for (int64_t z = mid.z - r; z <= mid.z + r; ++z) out.push_back({x, z});
+    for (int64_t x = std::max(from, x0); x <= std::min(to, x1); ++x)
+      for (int64_t z = mid.z - r; z <= mid.z + r; ++z) out.push_back({x, z});
     return out;
-  };
-  auto load_row = [&](int64_t x) {
-    const auto positions = row(x);
-    cw.load(positions, &pool, c[0], c[1]);
-    light::light_columns(cw.world(), light_table, positions, &pool);
   };
 
   store::ColumnStore columns;
@@ -85,43 +109,30 @@ int run_mem(const MemOptions& o) {
   std::unordered_map<ColumnPos, ColumnMeshes, ColumnPosHash> meshes;
   size_t raw_cells = 0, raw_light = 0;
 
-  const int64_t x0 = mid.x - r, x1 = mid.x + r;
-  load_row(x0);
-  if (x0 + 1 <= x1) load_row(x0 + 1);
+  size_t window = 0;  // most columns unpacked in the World at once
+  MeshKeeper keeper;
+  stream::ColumnStreamer streamer(cw.world(), keeper, cw.source(), light_table, *baked, pool);
   for (int64_t x = x0; x <= x1; ++x) {
-    if (x + 2 <= x1) load_row(x + 2);  // makes row x + 1's light final
-    const auto positions = row(x);
-    std::vector<ColumnMeshes> row_meshes(positions.size());
+    const auto positions = rows(x, x);
+    if (auto st = streamer.load_view(positions, rows(x - 1, x + 1)); !st)
+      throw RunError("loading columns: " + st.error().to_string());
+    window = std::max(window, cw.world().column_count());
+    for (auto& [sp, m] : keeper.take()) meshes[sp.column()].sections.push_back(std::move(m));
+    // Row x's cells and light are final: pack them on the pool (nothing writes the World meanwhile).
     std::vector<store::PackedColumn> packed(positions.size());
     const World& world = cw.world();
-    for (size_t i = 0; i < positions.size(); ++i) {
-      pool.submit(0.0, [&, i] {
-        auto input = std::make_unique<mesh::SectionInput>();
-        mesh::MeshScratch scratch;
-        for (int s = 0; s < kSectionsPerColumn; ++s) {
-          mesh::SectionMesh m;
-          mesh::mesh_world_section(*baked, world, {positions[i].x, s, positions[i].z}, mesh::MeshOptions{}, *input, scratch, m);
-          if (m.empty()) continue;
-          m.opaque.shrink_to_fit();
-          m.cutout.shrink_to_fit();
-          m.translucent.shrink_to_fit();
-          row_meshes[i].sections.push_back(std::move(m));
-        }
-        packed[i] = store::pack_column(*world.find(positions[i]));
-      });
-    }
+    for (size_t i = 0; i < positions.size(); ++i)
+      pool.submit(0.0, [&, i] { packed[i] = store::pack_column(*world.find(positions[i])); });
     pool.wait_idle();
     for (size_t i = 0; i < positions.size(); ++i) {
       const Column& col = *world.find(positions[i]);
       raw_cells += col.cell_bytes();
       raw_light += col.light_bytes();
-      meshes.emplace(positions[i], std::move(row_meshes[i]));
       columns.insert_packed(std::move(packed[i]));
     }
-    if (x - 1 >= x0)
-      for (const ColumnPos& p : row(x - 1)) cw.unload(p);
+    if (Status s = streamer.release(rows(x - 1, x - 1)); !s.ok()) throw RunError("saving the world: " + s.error().to_string());
   }
-  for (const ColumnPos& p : row(x1)) cw.unload(p);
+  if (Status s = streamer.release(rows(x1, x1)); !s.ok()) throw RunError("saving the world: " + s.error().to_string());
   cw.close();
   const double seconds = sw.seconds();
 
@@ -142,6 +153,7 @@ int run_mem(const MemOptions& o) {
     j["raw_cell_bytes"] = raw_cells;
     j["raw_light_bytes"] = raw_light;
     j["quads"] = quads;
+    j["window_columns"] = window;
     j["render_distance"] = r;
     j["seed"] = cw.seed();
     j["seconds"] = seconds;
@@ -154,6 +166,7 @@ int run_mem(const MemOptions& o) {
     std::printf("light             %10zu bytes  %8.2f MB   (unpacked: %.2f MB)\n", bytes.light, bytes.light * mb, raw_light * mb);
     std::printf("cells + light     %10zu bytes  %8.2f MB\n", bytes.cells + bytes.light, (bytes.cells + bytes.light) * mb);
     std::printf("meshes            %10zu bytes  %8.2f MB   (%zu quads)\n", mesh_bytes, mesh_bytes * mb, quads);
+    std::printf("window            %zu columns unpacked in the World at most while loading\n", window);
     std::printf("seconds           %.2f\n", seconds);
   }
   return 0;
