@@ -13,6 +13,11 @@
 // view does not load are saved with --world when the world closes, and do not matter to the picture. The PNG is
 // written to a temporary name, fsynced and renamed, and the world closed (edits committed), before anything is
 // printed.
+//
+// --vox FILE lays a MagicaVoxel scene over the terrain (or, with --vox-empty, over air): its columns are made by the
+// importer before anything loads and a stream::PreparedSource lays them over the generator's columns as they load
+// (vox_overlay.h; `voxen view` draws through the same source). A `surface` eye then stands on the loaded cells, the
+// scene's included, by the rule above (a solid block that is not foliage: a scene's cloud does not count).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>

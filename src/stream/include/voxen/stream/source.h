@@ -101,9 +101,9 @@ class GeneratedSource final : public ColumnSource {
 /// every other position gets the base's column alone. So a prepared column cannot carve air into the base.
 /// Each prepared column is handed out once (moved out, or laid over the base and dropped): the caller owns it,
 /// and unload() takes it back whole, so a later load hands out the same cells again, edits included (the source
-/// is an in-memory world; GeneratedSource instead forgets unloaded columns). Memory: what the prepared columns
-/// hold (paletted sections: about a byte a cell for a dense scene of up to 256 colours), nothing per position
-/// asked for. Thread-safe (a mutex guards the held columns; generation runs outside it).
+/// is an in-memory world; GeneratedSource instead forgets unloaded columns). Memory: what the held columns hold
+/// (paletted sections), nothing per position asked for. Thread-safe (a mutex guards the held columns; generation
+/// runs outside it).
 class PreparedSource final : public ColumnSource {
  public:
   /// `columns`: at most one per position; their light is ignored (the owner lights what it loads). `base` may
