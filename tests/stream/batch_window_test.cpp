@@ -1,7 +1,7 @@
 // The stream module's batch mode without a renderer (voxen/stream/streamer.h, mesh_sink.h, source.h), as `voxen mem`
 // and a server with no GL run it: a window of rows sliding over an area (load_view of one row with the rows beside
-// it as the load set, then release() of the row behind) hands a MeshSink exactly the meshes, and leaves exactly the
-// cells and light, that loading, lighting and meshing the whole area at once by hand gives (light::light_columns,
+// it as the load set, then release() of the row behind) hands a MeshSink exactly the meshes (trimmed to their
+// contents for a sink that keeps them), and leaves exactly the cells and light, that loading, lighting and meshing the whole area at once by hand gives (light::light_columns,
 // mesh::mesh_world_section: the oracles' path); it asks the source for each column once, hands each back once and
 // keeps at most three rows loaded. And a PreparedSource lays its columns' non-air cells over its base, hands each
 // out once and keeps what it is handed back whole.
@@ -56,14 +56,17 @@ class CountingSource final : public ColumnSource {
   std::mutex m_mu;
 };
 
-/// Keeps what the streamer uploads, as a renderer would hold it: the latest non-empty mesh of each section.
+/// Keeps what the streamer uploads, as a renderer would hold it: the latest non-empty mesh of each section, moved
+/// in when the streamer is done with it (take_section), as `voxen mem`'s sink does.
 class KeepingSink final : public MeshSink {
  public:
-  void set_section(const SectionPos& pos, const mesh::SectionMesh& mesh) override {
+  void set_section(const SectionPos& pos, const mesh::SectionMesh& mesh) override { take_section(pos, mesh::SectionMesh(mesh)); }
+  void take_section(const SectionPos& pos, mesh::SectionMesh&& mesh) override {
     if (mesh.empty()) meshes.erase(pos);
-    else meshes[pos] = mesh;
+    else meshes[pos] = std::move(mesh);
   }
   void remove_section(const SectionPos& pos) override { meshes.erase(pos); }
+  bool keeps_meshes() const override { return true; }
   std::map<SectionPos, mesh::SectionMesh> meshes;
 };
 
@@ -127,7 +130,12 @@ TEST(BatchMode, AWindowSlidingOverAnAreaMeshesAndLightsItAsTheWholeAreaAtOnce) {
     // The sink holds the meshes of the rows drawn and not released: row x - 1's and row x's.
     for (const auto& [sp, m] : sink.meshes) {
       EXPECT_GE(sp.x, x - 1) << "a released row's mesh is still in the sink";
-      if (sp.x == x) got_meshes[sp] = m;
+      if (sp.x != x) continue;
+      got_meshes[sp] = m;
+      // A sink that keeps its meshes gets them trimmed to their contents (the mesher reserves 1,024 quads).
+      EXPECT_EQ(m.opaque.capacity(), m.opaque.size()) << sp.x << "," << sp.y << "," << sp.z;
+      EXPECT_EQ(m.cutout.capacity(), m.cutout.size()) << sp.x << "," << sp.y << "," << sp.z;
+      EXPECT_EQ(m.translucent.capacity(), m.translucent.size()) << sp.x << "," << sp.y << "," << sp.z;
     }
     ASSERT_TRUE(streamer.release(rows(x - 1, x - 1, x0, x1, z0, z1)).ok());
     for (const ColumnPos& c : rows(x - 1, x - 1, x0, x1, z0, z1)) {

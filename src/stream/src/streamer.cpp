@@ -61,6 +61,7 @@ struct ColumnStreamer::Job {
   // kMesh: sections [from, to) were considered (those with nothing to draw are left out of `sections`)
   int from = 0, to = 0;
   bool deepen = false;
+  bool trim = false;  // shrink the meshes to their contents (batch mode, for a sink that keeps them)
   std::vector<int> sections;
   std::vector<std::unique_ptr<mesh::SectionInput>> inputs;
   std::vector<mesh::SectionMesh> meshes;
@@ -175,19 +176,20 @@ ColumnStreamer::Entry& ColumnStreamer::adopt_loaded(ColumnPos pos) {
   return it->second;
 }
 
-int ColumnStreamer::upload_meshes(const Job& job, Entry& e, bool all, uint64_t* quads) {
+int ColumnStreamer::upload_meshes(Job& job, Entry& e, bool all, uint64_t* quads) {
   int uploaded = 0;
   for (size_t k = 0; k < job.sections.size(); ++k) {
-    const mesh::SectionMesh& m = job.meshes[k];
-    if (!all && m.empty()) continue;
-    m_sink.set_section({job.pos.x, job.sections[k], job.pos.z}, m);
-    if (m.empty()) {
+    mesh::SectionMesh& m = job.meshes[k];
+    const bool empty = m.empty();
+    if (!all && empty) continue;
+    if (quads) *quads += m.quad_count();
+    m_sink.take_section({job.pos.x, job.sections[k], job.pos.z}, std::move(m));
+    if (empty) {
       e.uploaded &= ~(1u << job.sections[k]);
       continue;
     }
     e.uploaded |= 1u << job.sections[k];
     ++uploaded;
-    if (quads) *quads += m.quad_count();
   }
   return uploaded;
 }
@@ -204,6 +206,11 @@ void ColumnStreamer::run_mesh_job(Job& job, const mesh::BakedBlocks& blocks, con
       VOXEN_ASSERT(world);
       mesh::mesh_world_section(blocks, *world, {job.pos.x, job.sections[k], job.pos.z}, mesh::MeshOptions{}, *input,
                                scratch, job.meshes[k]);
+    }
+    if (job.trim) {
+      job.meshes[k].opaque.shrink_to_fit();
+      job.meshes[k].cutout.shrink_to_fit();
+      job.meshes[k].translucent.shrink_to_fit();
     }
   }
   job.mesh_ms = thread_cpu_ms() - t0;
@@ -266,6 +273,7 @@ Result<StreamStats> ColumnStreamer::load_view(const std::vector<ColumnPos>& draw
       job.sections.push_back(s);
     }
     job.meshes.resize(job.sections.size());
+    job.trim = m_sink.keeps_meshes();
     st.sections_meshed += job.sections.size();
   }
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -277,7 +285,7 @@ Result<StreamStats> ColumnStreamer::load_view(const std::vector<ColumnPos>& draw
 
   // Upload in the draw order (nearest first): each mesh writes only its own spans.
   t = wall_ms();
-  for (const Job& job : jobs) {
+  for (Job& job : jobs) {
     Entry& e = m_cols.at(job.pos);
     st.sections_uploaded += static_cast<size_t>(upload_meshes(job, e, true, &st.quads));
     e.meshed_from = 0;  // an edit remeshes any section of a drawn column

@@ -20,8 +20,15 @@ class MeshSink {
   /// Section `pos` has `mesh` now, replacing whatever it had; an empty mesh means it has nothing to draw (a sink
   /// then holds nothing for it). The mesh is only borrowed for the call.
   virtual void set_section(const SectionPos& pos, const mesh::SectionMesh& mesh) = 0;
+  /// The same for a mesh the streamer is done with (a finished mesh job's): a sink that keeps meshes may move the
+  /// quads in instead of copying them. The default calls set_section.
+  virtual void take_section(const SectionPos& pos, mesh::SectionMesh&& mesh) { set_section(pos, mesh); }
   /// Section `pos` has no mesh any more (its column was undrawn or released); nothing happens if it had none.
   virtual void remove_section(const SectionPos& pos) = 0;
+  /// True when the sink keeps the meshes it takes (take_section) rather than copying their quads elsewhere and
+  /// dropping them, as a renderer does. The batch mode then trims each mesh's quad vectors to their contents on the
+  /// worker that made it (the mesher reserves 1,024 quads a list), so what the sink keeps holds no spare capacity.
+  virtual bool keeps_meshes() const { return false; }
 };
 
 /// Uploads to a Renderer (Renderer::set_section / remove_section: each section writes only its own arena spans).

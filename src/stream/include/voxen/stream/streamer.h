@@ -267,8 +267,9 @@ class ColumnStreamer {
   void drop_meshes(ColumnPos pos, Entry& e);
   /// Marks a column integrated (loaded) if it is not known yet.
   Entry& adopt_loaded(ColumnPos pos);
-  /// Uploads a finished mesh job's sections (non-empty meshes, or every one with `all`); returns the count uploaded.
-  int upload_meshes(const Job& job, Entry& e, bool all, uint64_t* quads);
+  /// Uploads a finished mesh job's sections (non-empty meshes, or every one with `all`), handing the sink the
+  /// meshes to take (MeshSink::take_section: the job is done with them); returns the count uploaded.
+  int upload_meshes(Job& job, Entry& e, bool all, uint64_t* quads);
   /// The mesh job (on a worker): meshes job.sections from their snapshots, or from `world` (batch mode) when none.
   static void run_mesh_job(Job& job, const mesh::BakedBlocks& blocks, const World* world);
 
