@@ -231,12 +231,12 @@ Result<StreamStats> ColumnStreamer::load_view(const std::vector<ColumnPos>& draw
 
   // Load the load set (with the draw columns; what is not in the World yet) in one batch, nearest first on the pool.
   double t = wall_ms();
-  std::vector<ColumnPos> ring = load;
-  ring.insert(ring.end(), draw.begin(), draw.end());
-  std::sort(ring.begin(), ring.end());
-  ring.erase(std::unique(ring.begin(), ring.end()), ring.end());
+  std::vector<ColumnPos> wanted = load;
+  wanted.insert(wanted.end(), draw.begin(), draw.end());
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
   std::vector<ColumnPos> missing;
-  for (const ColumnPos& c : ring)
+  for (const ColumnPos& c : wanted)
     if (!m_world.find(c)) missing.push_back(c);
   if (!missing.empty()) {
     auto columns = m_source.load(missing, &m_pool, cx, cz);
@@ -250,7 +250,7 @@ Result<StreamStats> ColumnStreamer::load_view(const std::vector<ColumnPos>& draw
   // Light: the local pass of each new column on the pool, then the stitch across borders here.
   t = wall_ms();
   light::light_columns(m_world, m_light, missing, &m_pool);
-  for (const ColumnPos& c : ring) adopt_loaded(c);
+  for (const ColumnPos& c : wanted) adopt_loaded(c);
   st.light_ms = wall_ms() - t;
 
   // Mesh: one job per draw column with its sections (in the frustum when given), nearest first.
