@@ -24,7 +24,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "voxen/core/job_pool.h"
-#include "voxen/light/light.h"
+#include "voxen/light/rules.h"
 #include "voxen/mesh/baked.h"
 #include "voxen/mesh/mesher.h"
 #include "voxen/store/column_store.h"
