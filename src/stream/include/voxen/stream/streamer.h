@@ -12,7 +12,7 @@
 //   - incremental mode, update(): once a frame around a moving eye (`voxen play`), within a budget per frame.
 //     Workers load a column from the ColumnSource and light it locally (light::light_column_local), and mesh a
 //     column's sections from padded snapshots; the main thread integrates (World::insert + light::stitch), uploads
-//     meshes (Renderer::set_section) and unloads.
+//     meshes (MeshSink::set_section: the renderer, mesh_sink.h) and unloads.
 // Columns already in the World when a mode first needs them are taken as loaded and lit by the caller (a command
 // that loads and lights with --edit edits, or a second renderer over the same World).
 //
@@ -43,8 +43,7 @@
 // ceil(W x F / J) + W jobs submitted and not yet integrated for W workers (enough for every worker to stay busy
 // until the next frame refills it; at least 2W + 2, at most 64W; max_in_flight, when set, instead), integrates
 // whatever has finished, oldest first, and submits mesh jobs (whose padded snapshots the main thread builds) until
-// the frame's main-thread streaming time reaches max(integrate_budget_ms, F / 4) (one job at least each). Before,
-// the live depth was the constant 2W + 2: a frame of 20-50 ms gave a worker 4 jobs, about 2 ms of work.
+// the frame's main-thread streaming time reaches max(integrate_budget_ms, F / 4) (one job at least each).
 // Deterministic mode ignores all of this.
 // Replaying live play (schedule.h): given the frame's recorded FrameSchedule, update() integrates exactly the
 // recorded jobs (waiting for them) and submits exactly the recorded counts, whatever the configured mode; a
@@ -125,7 +124,7 @@ struct StreamFrameStats {
   double stitch_ms = 0;         // main: World::insert + light::stitch of new columns
   double unload_ms = 0;         // main: light::unload_column and freeing meshes
   double snapshot_ms = 0;       // main: padded inputs for mesh jobs
-  double upload_ms = 0;         // main: Renderer::set_section of finished meshes
+  double upload_ms = 0;         // main: MeshSink::set_section of finished meshes
   double wait_ms = 0;           // main: deterministic mode waiting for workers
   double schedule_ms = 0;       // main: sets, priorities, submission
   int columns_integrated = 0;
