@@ -108,6 +108,8 @@ TEST(Propagation, AnEditInsideAStoneMassTouchesOneLevel) {
     EXPECT_EQ(u.levels, 1) << b.x << ',' << b.y << ',' << b.z;
     EXPECT_EQ(u.cells[0], 1u);
     EXPECT_EQ(u.cells[1], 0u);
+    EXPECT_EQ(u.recomputed[1], 1u);  // the parent was recomputed, found unchanged ...
+    EXPECT_EQ(u.recomputed[2], 0u);  // ... and nothing above it was
     ASSERT_EQ(u.sections.size(), 1u);
     EXPECT_EQ(u.sections[0].pos.level, 0);
     EXPECT_FALSE(u.sections[0].presence);
@@ -128,6 +130,9 @@ TEST(Propagation, TheLastBlockOfAFloatingIslandTouchesEveryLevel) {
   for (int level = 1; level < kDefaultLevels; ++level) {
     // Above level 0 only the island's own cell changes: sky rounds up, so 7 cells of sky 15 and one of 14 give 15.
     EXPECT_EQ(removed.cells[static_cast<size_t>(level)], 1u) << "level " << level;
+    // Level 1 recomputes the parents of all 279 changed cells (x = z = 40, y -128..150: 140 distinct parents, y >> 1
+    // from -64 to 75); each level above only the parent of the one cell that changed below it.
+    EXPECT_EQ(removed.recomputed[static_cast<size_t>(level)], level == 1 ? 140u : 1u) << "level " << level;
     EXPECT_EQ(removed.sections_at(level), 1u) << "level " << level;
     const LodSectionPos s = lod_section_of(level, island.x >> level, island.y >> level, island.z >> level);
     const LodSectionChange* c = removed.find(s);

@@ -79,6 +79,8 @@ class Pyramid::ChangeLog {
     m_last_pos = pos;
     m_last = &it->second;
   }
+  /// Counts a cell recomputed from its children at `level`.
+  void recomputed(int level) { ++m_recomputed[static_cast<size_t>(level)]; }
   /// Records changed cells of the section last touched.
   void add(int cells, uint8_t faces) {
     m_last->cells += static_cast<uint32_t>(cells);
@@ -99,6 +101,7 @@ class Pyramid::ChangeLog {
     std::sort(u.sections.begin(), u.sections.end(),
               [](const LodSectionChange& a, const LodSectionChange& b) { return a.pos < b.pos; });
     u.cells = m_cells;
+    u.recomputed = m_recomputed;
     for (int level = 0; level < kMaxLevels; ++level)
       if (m_cells[static_cast<size_t>(level)] > 0) u.levels = level + 1;
     return u;
@@ -112,6 +115,7 @@ class Pyramid::ChangeLog {
   };
   std::unordered_map<LodSectionPos, Acc, LodSectionPosHash> m_sections;
   std::array<uint32_t, kMaxLevels> m_cells{};
+  std::array<uint32_t, kMaxLevels> m_recomputed{};
   LodSectionPos m_last_pos;
   Acc* m_last = nullptr;
 };
@@ -220,21 +224,20 @@ void Pyramid::propagate(int level, std::vector<CellKey>& changed, ChangeLog& log
     const Entry* child = nullptr;
     Entry* parent = nullptr;
     for (const CellKey& p : changed) {
-      // The 8 children (2p + d) share one level-`level` section: 2p is even, so 2p and 2p + 1 agree above bit 0.
+      // The 8 children (2p + d) share one level-`level` section (2p is even, so 2p and 2p + 1 agree above bit 0),
+      // the one holding the changed child: it is held.
       const LodSectionPos ck = lod_section_of(level, 2 * p.x, 2 * p.y, 2 * p.z);
       if (ck != child_key) {
         child_key = ck;
-        const auto it = m_sections.find(ck);
-        child = it == m_sections.end() ? nullptr : &it->second;
+        child = &entry(ck);
       }
       LodCell children[8];
-      for (int c = 0; c < 8; ++c) {
-        const int64_t x = 2 * p.x + (c & 1), y = 2 * p.y + (c >> 2), z = 2 * p.z + ((c >> 1) & 1);
-        children[c] = child ? child->section.get(static_cast<int>(x & 31), static_cast<int>(y & 31),
-                                                 static_cast<int>(z & 31))
-                            : background_cell(level, y);
-      }
+      for (int c = 0; c < 8; ++c)
+        children[c] = child->section.get(static_cast<int>((2 * p.x + (c & 1)) & 31),
+                                         static_cast<int>((2 * p.y + (c >> 2)) & 31),
+                                         static_cast<int>((2 * p.z + ((c >> 1) & 1)) & 31));
       const LodCell v = m_mipper->mip(children);
+      log.recomputed(level + 1);
       const LodSectionPos pk = lod_section_of(level + 1, p.x, p.y, p.z);
       if (pk != parent_key) {
         parent_key = pk;

@@ -74,8 +74,10 @@ struct LodSectionChange {
 /// What a call changed: the LOD sections touched and, per level, the cells changed.
 struct LodUpdate {
   std::vector<LodSectionChange> sections;  // sections with a changed cell or a presence change, sorted by pos
-  std::array<uint32_t, kMaxLevels> cells{};  // changed cells per level
-  int levels = 0;                            // 1 + the highest level with a changed cell (0: nothing changed)
+  std::array<uint32_t, kMaxLevels> cells{};       // changed cells per level
+  std::array<uint32_t, kMaxLevels> recomputed{};  // cells recomputed from their children per level (levels >= 1;
+                                                  // also for a column's levels 5 and up): the propagation's work
+  int levels = 0;                                 // 1 + the highest level with a changed cell (0: nothing changed)
 
   /// Sections listed at `level`.
   size_t sections_at(int level) const;
