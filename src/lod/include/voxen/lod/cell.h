@@ -25,9 +25,10 @@
 namespace voxen::lod {
 
 /// Levels a Pyramid may keep, from 0 up: at least 0..4 (the levels of one section's own mip chain, 16^3 -> 1^3)
-/// and at most 0..8. The cap keeps every cell wholly inside or wholly outside the world's y range: 2^8 = 256 divides
-/// the world's top (y = 256 is the first block above it) and -128 (its bottom), so background_cell() needs no mixed
-/// cells. A level-8 cell is 256 blocks, 128 pixels' worth at 8,192 blocks in a 1280x720 view: coarser is never drawn.
+/// and at most 0..8. The cap keeps every cell wholly above the world's top or wholly at or below it: 2^8 = 256 divides
+/// y = 256, the first block above the world, so background_cell() needs no mixed cells there (below the bottom the
+/// background is dark, as unloaded space is, so a cell across y = -128 needs nothing special). A level-8 cell is 256
+/// blocks, 16 pixels wide at 8,192 blocks in a 1280x720 view: far coarser than the far view draws.
 inline constexpr int kMinLevels = 5;
 inline constexpr int kMaxLevels = 9;
 /// The default: levels 0..5 (1,024-block LOD sections). Why these: docs/ARCHITECTURE.md, "Far view (LOD)".
