@@ -21,45 +21,14 @@
 #include <memory>
 #include <vector>
 
+#include "bench_support.h"
 #include "voxen/gen/generator.h"
 #include "voxen/light/light.h"
 
 namespace {
 
 using namespace voxen;
-
-/// The calling thread's CPU time, in seconds.
-double thread_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-const BlockRegistry& registry() {
-  static const BlockRegistry reg = [] {
-    auto r = BlockRegistry::load_default();
-    if (!r) {
-      std::fprintf(stderr, "block registry: %s\n", r.error().message.c_str());
-      std::exit(1);
-    }
-    return std::move(r).value();
-  }();
-  return reg;
-}
-const light::LightTable& table() {
-  static const light::LightTable t(registry());
-  return t;
-}
-Cell block(const char* name) { return Cell{registry().id(name), 0}; }
-
-std::unique_ptr<gen::Generator> make(std::string_view name, uint64_t seed) {
-  auto g = gen::make_generator(name, seed, registry());
-  if (!g) {
-    std::fprintf(stderr, "%s\n", g.error().message.c_str());
-    std::exit(1);
-  }
-  return std::move(g).value();
-}
+using namespace voxen::benchsupport;
 
 double seconds_since(double t0) { return thread_seconds() - t0; }
 

@@ -15,15 +15,12 @@
 // Figures and the exact command are recorded in docs/PERFORMANCE.md ("LOD pyramid").
 #include <benchmark/benchmark.h>
 
-#include <time.h>
-
 #include <array>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "voxen/gen/generator.h"
 #include "voxen/light/light.h"
 #include "voxen/lod/pyramid.h"
@@ -31,28 +28,8 @@
 namespace {
 
 using namespace voxen;
+using namespace voxen::benchsupport;
 
-double thread_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-const BlockRegistry& registry() {
-  static const BlockRegistry reg = [] {
-    auto r = BlockRegistry::load_default();
-    if (!r) {
-      std::fprintf(stderr, "block registry: %s\n", r.error().message.c_str());
-      std::exit(1);
-    }
-    return std::move(r).value();
-  }();
-  return reg;
-}
-const light::LightTable& table() {
-  static const light::LightTable t(registry());
-  return t;
-}
 const lod::Mipper& mipper() {
   static const lod::Mipper m(registry());
   return m;
@@ -67,13 +44,9 @@ std::vector<ColumnPos> area(int64_t cx0, int64_t cz0, int64_t side) {
 
 /// The default terrain (seed 1) over `positions`, generated and lit.
 std::unique_ptr<World> lit_world(const std::vector<ColumnPos>& positions) {
-  auto g = gen::make_generator("default", 1, registry());
-  if (!g) {
-    std::fprintf(stderr, "%s\n", g.error().message.c_str());
-    std::exit(1);
-  }
+  const auto g = make("default", 1);
   auto w = std::make_unique<World>();
-  for (auto& c : gen::generate_columns(**g, positions, nullptr)) w->insert(std::move(c));
+  for (auto& c : gen::generate_columns(*g, positions, nullptr)) w->insert(std::move(c));
   light::light_columns(*w, table(), positions, nullptr);
   return w;
 }

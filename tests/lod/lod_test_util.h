@@ -4,41 +4,28 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <memory>
 #include <vector>
 
+#include "../light/light_test_util.h"
 #include "voxen/gen/generator.h"
 #include "voxen/light/light.h"
 #include "voxen/lod/cell.h"
 #include "voxen/lod/oracle.h"
 #include "voxen/lod/pyramid.h"
-#include "voxen/world/block_registry.h"
 #include "voxen/world/world.h"
 
 namespace voxen::lodtest {
 
-/// The shipped registry (data/blocks.toml), loaded once.
-inline const BlockRegistry& registry() {
-  static const BlockRegistry r = [] {
-    auto loaded = BlockRegistry::load_default();
-    if (!loaded) {
-      ADD_FAILURE() << loaded.error().file << ": " << loaded.error().message;
-      std::abort();
-    }
-    return std::move(loaded.value());
-  }();
-  return r;
-}
-inline const light::LightTable& table() {
-  static const light::LightTable t(registry());
-  return t;
-}
+// The shipped registry, its light table and blocks by name: the lighting tests' helpers.
+using lighttest::block;
+using lighttest::registry;
+using lighttest::table;
+
 inline const lod::Mipper& mipper() {
   static const lod::Mipper m(registry());
   return m;
 }
-inline Cell block(const char* name) { return Cell{registry().id(name), 0}; }
 inline lod::LodCell lod_cell(const char* name, Light light = 0) { return lod::LodCell::make(block(name), light); }
 
 /// Every column position of (cx0..cx1) x (cz0..cz1), x then z.
@@ -62,23 +49,8 @@ inline World generated_world(uint64_t seed, int64_t cx0, int64_t cx1, int64_t cz
 
 /// Columns (cx0..cx1) x (cz0..cz1) of `fill` at y <= fill_top and air above, inserted and lit.
 inline World filled_world(int64_t cx0, int64_t cx1, int64_t cz0, int64_t cz1, Cell fill, int64_t fill_top) {
-  World w;
-  const std::vector<ColumnPos> positions = area(cx0, cx1, cz0, cz1);
-  for (const ColumnPos& p : positions) {
-    auto c = std::make_unique<Column>(p);
-    for (int s = 0; s < kSectionsPerColumn; ++s) {
-      const int base = section_base_y(s);
-      if (base + 15 <= fill_top) {
-        c->section(s).fill(fill);
-      } else if (base <= fill_top) {
-        for (int64_t y = base; y <= fill_top; ++y)
-          for (int z = 0; z < 16; ++z)
-            for (int x = 0; x < 16; ++x) c->set(x, y, z, fill);
-      }
-    }
-    w.insert(std::move(c));
-  }
-  light::light_columns(w, table(), positions, nullptr);
+  World w = lighttest::make_world(cx0, cx1, cz0, cz1, fill, fill_top);
+  lighttest::light_all(w);
   return w;
 }
 

@@ -42,6 +42,14 @@ void LodBrick::repack(std::vector<uint64_t> palette, const uint16_t* slots) {
   }
 }
 
+void LodBrick::read_slots(uint16_t* slots) const {
+  const uint64_t mask = (uint64_t{1} << m_bits) - 1;
+  for (int c = 0; c < kVolume; ++c) {
+    const unsigned bit = static_cast<unsigned>(c) * m_bits;
+    slots[c] = static_cast<uint16_t>((m_data[m_palette_size + (bit >> 6)] >> (bit & 63u)) & mask);
+  }
+}
+
 bool LodBrick::set(int i, LodCell value) {
   const LodCell old = get(i);
   if (old == value) return false;
@@ -63,11 +71,7 @@ bool LodBrick::set(int i, LodCell value) {
       if (m_palette_size == (1u << m_bits)) {
         // The palette outgrows its width: widen every index.
         uint16_t slots[kVolume];
-        const uint64_t mask = (uint64_t{1} << m_bits) - 1;
-        for (int c = 0; c < kVolume; ++c) {
-          const unsigned bit = static_cast<unsigned>(c) * m_bits;
-          slots[c] = static_cast<uint16_t>((m_data[m_palette_size + (bit >> 6)] >> (bit & 63u)) & mask);
-        }
+        read_slots(slots);
         std::vector<uint64_t> palette(m_data.begin(), m_data.begin() + m_palette_size);
         palette.push_back(value.bits);
         repack(std::move(palette), slots);
@@ -136,13 +140,9 @@ void LodBrick::unpack(LodCell* out) const {
 void LodBrick::compact() {
   if (m_bits == 0) return;
   uint16_t slots[kVolume];
+  read_slots(slots);
   std::vector<uint8_t> used(m_palette_size, 0);
-  const uint64_t mask = (uint64_t{1} << m_bits) - 1;
-  for (int c = 0; c < kVolume; ++c) {
-    const unsigned bit = static_cast<unsigned>(c) * m_bits;
-    slots[c] = static_cast<uint16_t>((m_data[m_palette_size + (bit >> 6)] >> (bit & 63u)) & mask);
-    used[slots[c]] = 1;
-  }
+  for (int c = 0; c < kVolume; ++c) used[slots[c]] = 1;
   std::vector<uint16_t> remap(m_palette_size, 0);
   std::vector<uint64_t> palette;
   for (int s = 0; s < m_palette_size; ++s)

@@ -130,6 +130,8 @@ class LodBrick {
 
  private:
   void repack(std::vector<uint64_t> palette, const uint16_t* slots);
+  /// The 512 palette indices of a paletted brick.
+  void read_slots(uint16_t* slots) const;
 
   std::vector<uint64_t> m_data;  // empty when uniform; else the palette (m_palette_size values) then 8 * bits words
   LodCell m_uniform;             // the value when uniform
