@@ -161,6 +161,18 @@ TEST(LiveReplay, AScheduleTheWorldCannotFollowIsADivergenceNamingTheFrame) {
   EXPECT_NE(r.failures[0].find("frame 0: streaming: replay diverged from its recording at frame 0: it submits 1000 generation"),
             std::string::npos)
       << r.failures[0];
+  // More jobs in flight than live streaming ever holds (a schedule that submits and never integrates would reach it
+  // frame by frame, its memory growing with the frames): refused at once.
+  rec.schedules.clear();
+  rec.schedules[3] = stream::FrameSchedule{{}, 16000, 1000};
+  auto s1 = open_live(rec.header, 1);
+  ASSERT_TRUE(s1);
+  r = run_events(s1->game(), rec.events, rec.frames, 1, true, nullptr, &rec.schedules);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failed_frame, 3u);
+  EXPECT_NE(r.failures[0].find("it would hold 17000 jobs in flight, more than live streaming ever does (16384)"),
+            std::string::npos)
+      << r.failures[0];
   // Integrating a job that was never submitted.
   rec.schedules.clear();
   rec.schedules[5] = stream::FrameSchedule{{0}, 0, 0};

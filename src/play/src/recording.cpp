@@ -26,10 +26,15 @@ std::string quote(std::string_view s) {
   return q.append(s.substr(0, kMaxQuotedToken)).append("...' (").append(std::to_string(s.size())).append(" characters)");
 }
 
+/// Most words a line may have: a `jobs` line's frame, kind, two counts and at most kMaxJobsInFlight positions. A
+/// longer line is refused after reading this many, so a hostile line cannot hold memory many times its size.
+constexpr size_t kMaxLineWords = 4 + stream::kMaxJobsInFlight;
+
+/// The words of a line, at most kMaxLineWords + 1 (one more than a line may have: the caller refuses it).
 std::vector<std::string_view> split_words(std::string_view line) {
   std::vector<std::string_view> words;
   size_t i = 0;
-  while (i < line.size()) {
+  while (i < line.size() && words.size() <= kMaxLineWords) {
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
     const size_t start = i;
     while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
@@ -69,10 +74,11 @@ class Parser {
       if (const size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
       const auto w = split_words(line);
       if (w.empty()) continue;
+      if (w.size() > kMaxLineWords) return fail("more than " + std::to_string(kMaxLineWords) + " words on one line");
       if (!have_version) {
-        if (w[0] != "voxen-input-recording") return fail("not a voxen input recording (the first line must be 'voxen-input-recording 1')");
+        if (w[0] != "voxen-input-recording") return fail("not a voxen input recording (the first line must be 'voxen-input-recording VERSION')");
         int v = 0;
-        if (w.size() != 2 || !parse_int(w[1], v)) return fail("malformed version line (expected 'voxen-input-recording 1')");
+        if (w.size() != 2 || !parse_int(w[1], v)) return fail("malformed version line (expected 'voxen-input-recording VERSION')");
         if (v < 1 || v > kRecordingVersion)
           return fail("recording format version " + std::to_string(v) + " is not supported (this voxen reads versions 1 to " +
                       std::to_string(kRecordingVersion) + ")");
@@ -87,7 +93,7 @@ class Parser {
           return fail("'end " + std::to_string(rec.frames) + "' is more than the " + std::to_string(kMaxRecordingFrames) +
                       " frames a recording may cover");
         if (m_any_frame && rec.frames <= m_last_frame)
-          return fail("'end " + std::to_string(rec.frames) + "' does not cover the last event's frame " + std::to_string(m_last_frame));
+          return fail("'end " + std::to_string(rec.frames) + "' does not cover the last frame with a record, " + std::to_string(m_last_frame));
         rec.complete = true;
         continue;
       }
@@ -100,7 +106,7 @@ class Parser {
         continue;
       }
       if (w[0][0] == '-') return fail("frame " + quote(w[0]) + " is negative (frames count from 0)");
-      if (!have_start) return fail("event before the 'start' line (the header must say where the player starts)");
+      if (!have_start) return fail("frame record before the 'start' line (the header must say where the player starts)");
       in_events = true;
       uint64_t frame = 0;
       if (w.size() >= 2 && w[1] == "jobs") {
@@ -137,7 +143,7 @@ class Parser {
 
   /// A `<frame> jobs GEN MESH [P ...]` line.
   Result<std::pair<uint64_t, stream::FrameSchedule>> jobs(const std::vector<std::string_view>& w, const Recording& rec) {
-    constexpr uint64_t kMaxSubmitted = uint64_t{1} << 20, kMaxPosition = uint64_t{1} << 24;
+    constexpr uint64_t kMaxSubmitted = stream::kMaxJobsInFlight, kMaxPosition = stream::kMaxJobsInFlight;
     uint64_t frame = 0, gen = 0, mesh = 0;
     if (!parse_int(w[0], frame)) return fail("frame " + quote(w[0]) + " is not a decimal uint64");
     if (frame >= kMaxRecordingFrames)
@@ -146,13 +152,13 @@ class Parser {
     if (!rec.header.stream_live) return fail("'jobs' line in a recording whose streaming is not 'stream live'");
     if (rec.schedules.count(frame)) return fail("a second 'jobs' line for frame " + std::to_string(frame));
     if (w.size() < 4 || !parse_int(w[2], gen) || !parse_int(w[3], mesh) || gen > kMaxSubmitted || mesh > kMaxSubmitted)
-      return fail("'jobs' takes GEN MESH (each 0..2^20) and then the integrated jobs' queue positions");
+      return fail("'jobs' takes GEN MESH (each 0.." + std::to_string(kMaxSubmitted) + ") and then the integrated jobs' queue positions");
     stream::FrameSchedule sc;
     sc.gen = static_cast<uint32_t>(gen);
     sc.mesh = static_cast<uint32_t>(mesh);
     for (size_t i = 4; i < w.size(); ++i) {
       uint64_t p = 0;
-      if (!parse_int(w[i], p) || p >= kMaxPosition) return fail("'jobs': position " + quote(w[i]) + " is not a number below 2^24");
+      if (!parse_int(w[i], p) || p >= kMaxPosition) return fail("'jobs': position " + quote(w[i]) + " is not a number below " + std::to_string(kMaxPosition));
       if (!sc.integrated.empty() && p <= sc.integrated.back()) return fail("'jobs': positions must ascend");
       sc.integrated.push_back(static_cast<uint32_t>(p));
     }

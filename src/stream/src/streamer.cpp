@@ -438,14 +438,14 @@ void ColumnStreamer::adapt_live_budget() {
   m_last_update_ms = now;
   m_budget_ms = std::max(m_config.integrate_budget_ms, 0.25 * m_frame_ms);
   if (m_config.max_in_flight > 0) {
-    m_target = m_config.max_in_flight;
+    m_target = std::min<int>(m_config.max_in_flight, kMaxJobsInFlight);
     return;
   }
   // Enough jobs for every worker to stay busy until the next frame integrates and refills them, with a job each
   // to spare; at least 2 x workers + 2 (the old constant), at most 64 per worker.
   const double w = static_cast<double>(m_pool.thread_count());
   const double busy = std::ceil(w * m_frame_ms / std::max(m_job_cpu_ms, 0.05)) + w;
-  m_target = static_cast<int>(std::clamp(busy, 2.0 * w + 2.0, 64.0 * w));
+  m_target = static_cast<int>(std::min(std::clamp(busy, 2.0 * w + 2.0, 64.0 * w), double{kMaxJobsInFlight}));
 }
 
 void ColumnStreamer::finish_jobs() {
@@ -671,7 +671,10 @@ void ColumnStreamer::schedule(uint64_t frame, StreamFrameStats& st, const FrameS
   if (m_error) gen.clear();  // the source failed: stop loading (what is loaded stays)
   if (replay) {
     // The recorded counts, interleaved by priority as live mode submits them (schedule.h).
-    if (replay->gen > gen.size() || replay->mesh > mesh_c.size())
+    if (m_gen_in_flight + m_mesh_in_flight + replay->gen + replay->mesh > kMaxJobsInFlight)
+      diverged(frame, "it would hold " + std::to_string(m_gen_in_flight + m_mesh_in_flight + replay->gen + replay->mesh) +
+                          " jobs in flight, more than live streaming ever does (" + std::to_string(kMaxJobsInFlight) + ")");
+    else if (replay->gen > gen.size() || replay->mesh > mesh_c.size())
       diverged(frame, "it submits " + std::to_string(replay->gen) + " generation and " + std::to_string(replay->mesh) +
                           " mesh jobs but there are " + std::to_string(gen.size()) + " and " +
                           std::to_string(mesh_c.size()) + " candidates");

@@ -23,8 +23,10 @@
 //                                            below kMaxRecordingFrames
 //   <frame> jobs GEN MESH [P ...]            (version 2, `stream live` only; at most one per frame, after the
 //                                            frame's events) the frame's streaming: GEN generation and MESH mesh
-//                                            jobs submitted (each 0..2^20), the jobs at queue positions P
-//                                            (ascending, each below 2^24) integrated
+//                                            jobs submitted (each 0..kMaxJobsInFlight, stream/schedule.h),
+//                                            the jobs at queue positions P (ascending, each below
+//                                            kMaxJobsInFlight) integrated; a line has at most 4 +
+//                                            kMaxJobsInFlight words
 //   end <frames>                             the number of frames the recording covers (last line), at most
 //                                            kMaxRecordingFrames
 // Event arguments: key_down/key_up KEY; button_down/button_up BUTTON; mouse DX DY; scroll DY; frame_time SECONDS;

@@ -13,6 +13,11 @@
 
 namespace voxen::stream {
 
+/// Most jobs live mode keeps submitted and not yet integrated: 64 per worker (the adaptive depth's ceiling) for the
+/// most workers a pool may have (256, the CLI's --threads range). A replayed schedule that would hold more, or
+/// names more jobs in one frame, has diverged (or is hostile): refused rather than let memory grow with the frames.
+inline constexpr uint32_t kMaxJobsInFlight = 64 * 256;
+
 struct FrameSchedule {
   /// The jobs integrated, in order: their positions (0 = oldest) in the queue of jobs submitted and not yet
   /// integrated as it stood when the frame began, ascending.
