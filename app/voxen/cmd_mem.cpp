@@ -185,7 +185,8 @@ void add_mem_command(CLI::App& app, RunFn& run) {
       ->check(CLI::Range(0, 256));
   add_int_pair_option(*cmd, "--center", o->center, "X,Z world block at the centre (default 0,0)");
   cmd->add_option("--unpacked-radius", o->unpacked_radius,
-                  "columns within this many columns of the centre stay unpacked (default 2; -1 packs all)");
+                  "columns within this many columns of the centre stay unpacked, -1..256 (default 2; -1 packs all)")
+      ->check(CLI::Range(int64_t{-1}, int64_t{256}));
   add_threads_option(*cmd, o->threads, "worker threads (default: cores - 1, at least 1)");
   cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->callback([o, &run] { run = [o] { return run_mem(*o); }; });

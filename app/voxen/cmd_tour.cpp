@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "cli_util.h"
@@ -58,6 +60,13 @@ int run_tour_cmd(const TourCliOptions& o) {
   if (!(o.jet_speed >= 1.0 && o.jet_speed <= 2000.0)) throw UsageError("--jet-speed", "must be 1..2000 blocks/s");
   to.jet_speed = o.jet_speed;
   if (!o.hole_shots.empty()) ensure_dir(o.hole_shots, "--hole-shots");
+  if (!o.json.empty()) {
+    // Refused before the tour runs, not after it (the report is written at the end).
+    const std::filesystem::path json(o.json);
+    const std::filesystem::path dir = json.has_parent_path() ? json.parent_path() : std::filesystem::path(".");
+    if (std::filesystem::is_directory(json)) throw UsageError("--json", "'" + o.json + "' is a directory");
+    if (!std::filesystem::is_directory(dir)) throw UsageError("--json", "the folder of '" + o.json + "' does not exist");
+  }
   to.hole_shots = o.hole_shots;
   if (!o.segments.empty()) {
     std::stringstream ss(o.segments);
@@ -152,9 +161,13 @@ int run_tour_cmd(const TourCliOptions& o) {
                   sp.part.c_str(), sp.part_ms);
   }
   if (!o.json.empty()) {
-    std::ofstream out(o.json);
-    out << j.dump(2) << "\n";
-    if (!out) throw RunError(o.json + ": cannot write the JSON report");
+    const std::string text = j.dump(2) + "\n";
+    write_file_durably(o.json, [&text](const std::string& temp) -> std::string {
+      std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+      out << text;
+      out.close();
+      return out ? std::string() : "cannot write " + temp;
+    });
   }
   int failed = 0;
   for (const playtest::SegmentReport& s : report->segments)

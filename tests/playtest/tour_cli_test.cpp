@@ -38,7 +38,10 @@ TEST(TourCli, LiveStreamingAndTheJetsSpeedReachTheReport) {
 TEST(TourCli, BadStreamingModesAndSpeedsAreUsageErrors) {
   for (const auto& args : {std::vector<std::string>{"tour", "--headless", "--stream", "fast"},
                            std::vector<std::string>{"tour", "--headless", "--jet-speed", "0"},
-                           std::vector<std::string>{"tour", "--headless", "--jet-speed", "5000"}}) {
+                           std::vector<std::string>{"tour", "--headless", "--jet-speed", "5000"},
+                           // the report's file is checked before the tour runs, not after it
+                           std::vector<std::string>{"tour", "--headless", "--json", "/tmp"},
+                           std::vector<std::string>{"tour", "--headless", "--json", "/nonexistent-voxen-dir/report.json"}}) {
     const auto r = run_voxen(args);
     EXPECT_EQ(r.exit_code, 2) << args[2] << " " << args[3] << ": " << r.err;
     EXPECT_NE(r.err.find(args[2]), std::string::npos) << r.err;

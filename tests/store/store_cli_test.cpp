@@ -201,6 +201,11 @@ TEST(MemCli, ReadsASavedWorldAndBadArgumentsExitTwo) {
   auto bad = run_voxen({"mem", "--render-distance", "-3"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--render-distance"), std::string::npos);
+  for (const char* k : {"-2", "257", "18446744073709551616"}) {
+    auto bad_k = run_voxen({"mem", "--render-distance", "1", "--unpacked-radius", k});
+    EXPECT_EQ(bad_k.exit_code, 2) << k << ": " << bad_k.err;
+    EXPECT_NE(bad_k.err.find("--unpacked-radius"), std::string::npos) << bad_k.err;
+  }
 }
 
 }  // namespace

@@ -70,7 +70,7 @@ struct Collector {
         const render::Camera cam = g.camera();
         first_near_hole = "frame " + std::to_string(r.frame) + ": " + std::to_string(holes.near_hole_pixels) +
                           " pixels, first at ground " + std::to_string(h.x) + "," + std::to_string(h.y) + "," + std::to_string(h.z) +
-                          " (column state " + std::to_string(static_cast<int>(g.streamer().state(column_pos_of(h)))) +
+                          " (column " + std::string(stream::column_state_name(g.streamer().state(column_pos_of(h)))) +
                           "), eye " + std::to_string(cam.block.x) + "," + std::to_string(cam.block.y) + "," + std::to_string(cam.block.z);
       }
       if (holes.drawn_hole_pixels > 0 && ++drawn_hole_frames == 1) {

@@ -719,6 +719,17 @@ void ColumnStreamer::schedule(uint64_t frame, StreamFrameStats& st, const FrameS
   st.schedule_ms += wall_ms() - t - st.snapshot_ms;
 }
 
+std::string_view column_state_name(ColumnState s) {
+  switch (s) {
+    case ColumnState::kAbsent: return "absent";
+    case ColumnState::kGenerating: return "generating";
+    case ColumnState::kLoaded: return "loaded";
+    case ColumnState::kMeshing: return "meshing";
+    case ColumnState::kDrawn: return "drawn";
+  }
+  return "unknown";
+}
+
 StreamFrameStats ColumnStreamer::update(uint64_t frame, const BlockPos& eye_block, const glm::dvec3& eye_frac,
                                         const glm::dvec3& forward, const FrameSchedule* replay) {
   StreamFrameStats st;

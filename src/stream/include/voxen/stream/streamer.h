@@ -81,6 +81,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <glm/glm.hpp>
@@ -157,6 +158,8 @@ struct EditReport {
 
 /// A column's streaming state.
 enum class ColumnState : uint8_t { kAbsent, kGenerating, kLoaded, kMeshing, kDrawn };
+/// "absent", "generating", "loaded", "meshing", "drawn" (messages and reports).
+std::string_view column_state_name(ColumnState s);
 
 class ColumnStreamer {
  public:
