@@ -1,0 +1,94 @@
+// The far view's mesher: a LOD section's 32^3 cells (with its one-cell border) to 8-byte quads
+// (docs/formats/lod_quad.md; docs/ARCHITECTURE.md, "Far view (LOD)"). After Voxy's RenderDataFactory: the same
+// face rules as the near mesher, every non-air cell drawn as a cube of 2^level blocks, greedy where the packed
+// quads agree.
+//
+// LodQuad, one uint64 (after Voxy's 64-bit quad: position, face, size-1 in 4 bits each, model, light):
+//   bits  0- 4  x     the quad's first cell, LOD-section-local cell coordinates 0..31
+//   bits  5- 9  y
+//   bits 10-14  z
+//   bits 15-17  face  0 +X, 1 -X, 2 +Y, 3 -Y, 4 +Z, 5 -Z (world::Face); the quad lies on that face of its cells
+//   bits 18-21  w-1   extent along the face's U axis, cells (1..16)
+//   bits 22-25  h-1   extent along the face's V axis, cells (1..16)
+//                     (U, V as the near quads: +X/-X: U = +Z, V = +Y; +Y/-Y: U = +X, V = +Z; +Z/-Z: U = +X, V = +Y)
+//   bits 26-35  texture layer (the block's face texture, as the near mesher picks it)
+//   bits 36-51  light: the 16-bit Light (cell.h: sky << 12 | r << 8 | g << 4 | b) of the cell the face looks into
+//   bits 52-63  reserved (0)
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "voxen/lod/coarse.h"
+#include "voxen/world/block_registry.h"
+
+namespace voxen::mesh {
+
+/// 8 bytes: one far-view quad (layout in the file comment).
+struct LodQuad {
+  uint64_t bits = 0;
+  friend constexpr bool operator==(const LodQuad&, const LodQuad&) = default;
+  friend constexpr auto operator<=>(const LodQuad&, const LodQuad&) = default;
+};
+static_assert(sizeof(LodQuad) == 8);
+
+/// The fields of a LodQuad, unpacked.
+struct LodQuadFields {
+  int x = 0, y = 0, z = 0;  // first cell, 0..31
+  int face = 0;             // 0..5
+  int w = 1, h = 1;         // cells, 1..16
+  int texture = 0;          // 0..1023
+  uint16_t light = 0;
+  friend constexpr bool operator==(const LodQuadFields&, const LodQuadFields&) = default;
+};
+
+constexpr LodQuad pack_lod_quad(const LodQuadFields& f) {
+  return LodQuad{static_cast<uint64_t>(f.x) | static_cast<uint64_t>(f.y) << 5 | static_cast<uint64_t>(f.z) << 10 |
+                 static_cast<uint64_t>(f.face) << 15 | static_cast<uint64_t>(f.w - 1) << 18 |
+                 static_cast<uint64_t>(f.h - 1) << 22 | static_cast<uint64_t>(f.texture) << 26 |
+                 static_cast<uint64_t>(f.light) << 36};
+}
+constexpr LodQuadFields unpack_lod_quad(LodQuad q) {
+  LodQuadFields f;
+  f.x = static_cast<int>(q.bits & 31);
+  f.y = static_cast<int>((q.bits >> 5) & 31);
+  f.z = static_cast<int>((q.bits >> 10) & 31);
+  f.face = static_cast<int>((q.bits >> 15) & 7);
+  f.w = static_cast<int>((q.bits >> 18) & 15) + 1;
+  f.h = static_cast<int>((q.bits >> 22) & 15) + 1;
+  f.texture = static_cast<int>((q.bits >> 26) & 1023);
+  f.light = static_cast<uint16_t>((q.bits >> 36) & 0xFFFF);
+  return f;
+}
+
+/// One LOD section's quads (the far view draws them all in one opaque pass).
+struct LodMesh {
+  std::vector<LodQuad> quads;
+};
+
+/// Per block id, what the LOD mesher needs (baked once from the registry; immutable, share between workers).
+class LodMeshTables {
+ public:
+  explicit LodMeshTables(const BlockRegistry& registry);
+  // (implementation detail: per id a class and the texture layer of each face)
+ private:
+  friend void mesh_lod_section(const lod::PaddedLodSection&, const LodMeshTables&, LodMesh&);
+  friend void mesh_lod_section_reference(const lod::PaddedLodSection&, const LodMeshTables&, LodMesh&);
+  struct Entry {
+    uint8_t cls = 0;               // 0 air, 1 solid (opaque, cutout and translucent non-fluid cubes), 2 fluid
+    uint16_t texture[6] = {};      // face texture layer per world::Face
+  };
+  std::vector<Entry> m_entries;
+};
+
+/// Greedy LOD meshing of one padded section into `out` (cleared first). Face rule: a face of a non-air cell is drawn
+/// where the cell it looks into (the border for the outer faces) is air, or is fluid while the cell is solid; faces
+/// between two fluid cells and a fluid's faces against solid cells are not. Quads merge along U then V while face,
+/// texture and light agree, up to 16 cells per side. Output order is deterministic. Any thread.
+void mesh_lod_section(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out);
+
+/// The reference: one 1x1 quad per visible face, the same rule, written plainly; the oracle of the tests (the
+/// greedy quads cover exactly the same faces with the same texture and light).
+void mesh_lod_section_reference(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out);
+
+}  // namespace voxen::mesh
