@@ -7,6 +7,13 @@
 // writes the fragment's depth to a second output (the depth test keeps the nearest), pass 1 also discards those
 // behind this layer's depth (u_peel_layer) plus the window, and its colour is clamped (as an RGBA8 target clamps
 // a fragment before blending) for blending into a float layer.
+// VOXEN_LOD 1 (the far pass, lod_vert.glsl; opaque, VOXEN_FLUID 0): fragments over a column the near pass draws
+// are discarded (the hand-over mask, u_near_mask: the column of the point half a cell inside the face, v_inward,
+// relative to the camera's column); a cutout texel with alpha < 0.5 takes the layer's mean colour (its 1 x 1 mip)
+// instead of leaving a hole (a far canopy is a solid cube).
+#ifndef VOXEN_LOD
+#define VOXEN_LOD 0
+#endif
 uniform sampler2DArray u_textures;
 uniform vec2 u_fog;  // horizontal distance (blocks) where fog starts and where it is complete
 uniform uvec4 u_emissive[8];  // bit per texture layer (layer / 32 -> word, layer % 32 -> bit): the layer glows
@@ -25,6 +32,11 @@ uniform int u_peel_pass;
 layout(location = 1) out float o_depth;
 // Depths closer than this count as one (a few float ulps near 1: 4e-4 blocks at 10 blocks from the eye).
 const float kPeelTie = 4e-7;
+#endif
+#if VOXEN_LOD
+uniform sampler2D u_near_mask;  // R8, 256 x 256: texel (column - camera column + 128) is 1 where a near column is drawn
+uniform vec2 u_eye_in_column;   // the eye's x and z within its column, blocks, [0, 16)
+in vec3 v_inward;
 #endif
 
 // Light level (0..1) to brightness: a convex curve like Minecraft's, so torchlight falls off over ~14 blocks.
@@ -46,7 +58,14 @@ void main() {
   if (u_peel_pass == 1 && gl_FragCoord.z > texelFetch(u_peel_layer, px, 0).r + kPeelTie) discard;
   o_depth = gl_FragCoord.z;
 #endif
-#if !VOXEN_FLUID
+#if VOXEN_LOD
+  // After the texture fetch (a discard before it would change the 2x2 quad's derivatives).
+  vec2 column = floor((v_inward.xz + u_eye_in_column) / 16.0) + 128.0;
+  if (all(greaterThanEqual(column, vec2(0.0))) && all(lessThan(column, vec2(256.0))) &&
+      texelFetch(u_near_mask, ivec2(column), 0).r > 0.5)
+    discard;
+  if (tex.a < 0.5) tex.rgb = textureLod(u_textures, vec3(v_uv, v_layer), 4.0).rgb;
+#elif !VOXEN_FLUID
   if (tex.a < 0.5) discard;
 #endif
   vec3 n = v_normal;

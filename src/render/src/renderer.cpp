@@ -19,6 +19,11 @@ namespace {
 
 constexpr uint32_t kOpaqueStride = sizeof(mesh::Quad);       // 16 bytes
 constexpr uint32_t kTranslucentStride = sizeof(mesh::FluidQuad);  // 20 bytes
+constexpr uint32_t kLodStride = sizeof(mesh::LodQuad);       // 8 bytes
+constexpr int kMaskSide = 256;                               // the hand-over mask: 256 x 256 columns
+constexpr int64_t kMaskHalf = kMaskSide / 2;                 // texel = column - camera column + 128
+constexpr double kFarNearPlane = 8.0;                        // the far projection's near plane at most, blocks
+constexpr GLint kMaskUnit = 5;                               // texture unit of the hand-over mask
 constexpr double kSectionExtent = kSectionSize;              // a section's box is 16 blocks on each side
 constexpr uint64_t kMinArenaBufferBytes = 64 * 1024;         // the least arena buffer limit an override may set
 constexpr uint32_t kMaxPeelLayers = 64;                      // the depth-peeling reference stops here
@@ -80,6 +85,9 @@ struct Renderer::Gpu {
   };
   TerrainProgram mdi_opaque, mdi_translucent, chunk_opaque, chunk_translucent;
   TerrainProgram mdi_peel, chunk_peel;  // the depth-peeling reference (built on first use)
+  TerrainProgram lod;                   // the far pass (MDI only): lod_vert + terrain_frag with VOXEN_LOD
+  GLint lod_eye_in_column = -1;
+  gl::Texture near_mask;                // R8 256 x 256, the hand-over mask (made on first far frame)
   GLint mdi_peel_pass = -1, chunk_peel_pass = -1;
   gl::Program sky;
   GLint sky_inv_view_proj = -1, sky_sun_dir = -1, sky_day = -1, sky_sky_seen = -1;
@@ -111,7 +119,12 @@ struct Renderer::Gpu {
   std::vector<glm::vec4> offsets;
   std::vector<DrawArraysIndirectCommand> commands;
   std::vector<uint32_t> command_buffer;  // per command: the arena buffer its span is in
-  std::vector<Batch> opaque_batches, translucent_batches;
+  std::vector<Batch> opaque_batches, translucent_batches, far_batches;
+  std::vector<uint32_t> far_order;       // LOD slots to draw this frame, near-first
+  std::vector<double> far_distance;      // by LOD slot: squared distance of the box centre
+  std::vector<double> far_x, far_y, far_z;  // scratch: camera-relative box minima of one level's candidates
+  std::vector<uint32_t> far_slot;           // scratch: their LOD slots
+  std::vector<uint8_t> far_visible;
   std::vector<uint32_t> order;
   std::vector<double> distance;
   std::vector<std::pair<DrawArraysIndirectCommand, uint32_t>> by_buffer;
@@ -126,6 +139,7 @@ Renderer::~Renderer() {
   m_platform.make_current();
   m_opaque.reset();
   m_translucent.reset();
+  m_lod.reset();
   m_gpu.reset();
 }
 
@@ -198,6 +212,28 @@ Status Renderer::init(const BlockRegistry& registry) {
   if (m_mdi_supported) {
     if (auto s = g.build_terrain(g.mdi_opaque, true, false, false); !s.ok()) return s;
     if (auto s = g.build_terrain(g.mdi_translucent, true, true, false); !s.ok()) return s;
+  }
+  if (m_mdi_supported) {
+    // The far pass: LOD quads through lod_vert, shaded by terrain_frag (opaque) with the hand-over discard.
+    const std::string header = "#version 430 core\n#define VOXEN_MDI 1\n#define VOXEN_FLUID 0\n#define VOXEN_PEEL 0\n#define VOXEN_LOD 1\n";
+    auto p = gl::build_program("terrain lod", {header, std::string(shaders::kLodVert)},
+                               {header, std::string(shaders::kSkyCommon), std::string(shaders::kTerrainFrag)});
+    if (!p) return p.error();
+    Gpu::TerrainProgram& tp = g.lod;
+    tp.program.reset(*p);
+    const GLuint id = *p;
+    tp.view_proj = glGetUniformLocation(id, "u_view_proj");
+    tp.fog = glGetUniformLocation(id, "u_fog");
+    tp.sun_dir = glGetUniformLocation(id, "u_sun_dir");
+    tp.day = glGetUniformLocation(id, "u_day");
+    tp.sky_seen = glGetUniformLocation(id, "u_sky_seen");
+    tp.textures = glGetUniformLocation(id, "u_textures");
+    tp.emissive = glGetUniformLocation(id, "u_emissive");
+    g.lod_eye_in_column = glGetUniformLocation(id, "u_eye_in_column");
+    glUseProgram(id);
+    glUniform1i(tp.textures, 0);
+    glUniform4uiv(tp.emissive, 8, emissive_bits.data());
+    glUniform1i(glGetUniformLocation(id, "u_near_mask"), kMaskUnit);
   }
   if (auto s = g.build_terrain(g.chunk_opaque, false, false, false); !s.ok()) return s;
   if (auto s = g.build_terrain(g.chunk_translucent, false, true, false); !s.ok()) return s;
@@ -280,6 +316,8 @@ Status Renderer::init(const BlockRegistry& registry) {
                                            ByteSize{m_limits.buffer_bytes});
   m_translucent = std::make_unique<ArenaBuffer>(kTranslucentStride, m_options.initial_translucent_quads,
                                                 m_options.span_quads, dsa, ByteSize{m_limits.buffer_bytes});
+  m_lod = std::make_unique<ArenaBuffer>(kLodStride, m_options.initial_lod_quads, m_options.span_quads, dsa,
+                                        ByteSize{m_limits.buffer_bytes});
   return gl::check("creating the renderer");
 }
 
@@ -427,6 +465,89 @@ void Renderer::clear() {
   while (!m_pos.empty()) remove_at(m_pos.size() - 1);
 }
 
+namespace {
+std::string lod_name(const lod::LodSectionPos& pos) {
+  return "LOD section " + std::to_string(pos.level) + ":" + std::to_string(pos.x) + "," + std::to_string(pos.y) + "," +
+         std::to_string(pos.z);
+}
+}  // namespace
+
+void Renderer::set_lod_section(const lod::LodSectionPos& pos, std::span<const mesh::LodQuad> quads) {
+  if (quads.empty()) return remove_lod_section(pos);
+  if (pos.level < 0 || pos.level >= lod::kMaxLevels) {
+    log(lod_name(pos) + ": level outside 0.." + std::to_string(lod::kMaxLevels - 1) + ": not drawn");
+    return remove_lod_section(pos);
+  }
+  for (size_t q = 0; q < quads.size(); ++q)
+    if (((quads[q].bits >> 15) & 7) > 5) {
+      log(lod_name(pos) + ": quad " + std::to_string(q) + " has face " + std::to_string((quads[q].bits >> 15) & 7) +
+          " (0..5): not drawn");
+      return remove_lod_section(pos);
+    }
+  m_platform.make_current();
+  auto it = m_lod_index.find(pos);
+  size_t i;
+  if (it == m_lod_index.end()) {
+    i = m_lod_pos.size();
+    m_lod_index.emplace(pos, static_cast<uint32_t>(i));
+    m_lod_pos.push_back(pos);
+    m_lod_span.push_back({});
+    m_lod_quads.push_back(0);
+    m_lod_stamp.push_back(0);
+  } else {
+    i = it->second;
+  }
+  const std::optional<Span> got = m_lod_quads[i] ? m_lod->replace(m_lod_span[i], quads.data(), ElemCount{quads.size()})
+                                                 : m_lod->allocate(quads.data(), ElemCount{quads.size()});
+  if (!got) {
+    log(lod_name(pos) + ": " + std::to_string(quads.size()) + " quads (" + std::to_string(quads.size() * kLodStride) +
+        " bytes) exceed the arena's buffer limit of " +
+        std::to_string(m_lod->max_buffer_elements().value * kLodStride) + " bytes: not drawn");
+    m_lod_quads[i] = 0;  // replace() freed the old span
+    remove_lod_at(i);
+    return;
+  }
+  m_lod_span[i] = *got;
+  m_lod_quads[i] = static_cast<uint32_t>(quads.size());
+}
+
+void Renderer::remove_lod_at(size_t i) {
+  if (m_lod_quads[i]) m_lod->free(m_lod_span[i]);
+  const size_t last = m_lod_pos.size() - 1;
+  m_lod_index.erase(m_lod_pos[i]);
+  if (i != last) {
+    m_lod_pos[i] = m_lod_pos[last];
+    m_lod_span[i] = m_lod_span[last];
+    m_lod_quads[i] = m_lod_quads[last];
+    m_lod_stamp[i] = m_lod_stamp[last];
+    m_lod_index[m_lod_pos[i]] = static_cast<uint32_t>(i);
+  }
+  m_lod_pos.pop_back();
+  m_lod_span.pop_back();
+  m_lod_quads.pop_back();
+  m_lod_stamp.pop_back();
+}
+
+void Renderer::remove_lod_section(const lod::LodSectionPos& pos) {
+  auto it = m_lod_index.find(pos);
+  if (it == m_lod_index.end()) return;
+  m_platform.make_current();
+  remove_lod_at(it->second);
+}
+
+bool Renderer::has_lod_section(const lod::LodSectionPos& pos) const { return m_lod_index.count(pos) != 0; }
+
+void Renderer::clear_lod() {
+  m_platform.make_current();
+  while (!m_lod_pos.empty()) remove_lod_at(m_lod_pos.size() - 1);
+}
+
+std::optional<Span> Renderer::lod_span(const lod::LodSectionPos& pos) const {
+  auto it = m_lod_index.find(pos);
+  if (it == m_lod_index.end()) return std::nullopt;
+  return m_lod_span[it->second];
+}
+
 void Renderer::apply_moves(bool opaque, const std::vector<ArenaBuffer::Move>& moves) {
   if (moves.empty()) return;
   auto key = [](const Span& s) { return static_cast<uint64_t>(s.buffer) << 48 | s.offset.value; };
@@ -441,6 +562,131 @@ void Renderer::apply_moves(bool opaque, const std::vector<ArenaBuffer::Move>& mo
   }
 }
 
+glm::dmat4 Renderer::build_far(const FrameParams& params, const Camera& cam, FrameStats& st) {
+  Gpu& g = *m_gpu;
+  const FarParams& far = params.far;
+  // The far projection: near plane a quarter of the render radius, at most 8 blocks (never below the camera's);
+  // far plane beyond the farthest point of the world's y range within the far fog end.
+  Camera fc = cam;
+  fc.near_plane = std::min(kFarNearPlane, std::max(cam.near_plane, 0.25 * params.fog_end));
+  const double eye_y = static_cast<double>(cam.block.y) + cam.frac.y;
+  const double vertical = std::min(1e6, std::max(std::abs(eye_y - kMinY), std::abs(kMaxY + 1 - eye_y)));
+  fc.far_plane = std::max(fc.near_plane * 2.0, std::sqrt(far.fog_end * far.fog_end + vertical * vertical) + 64.0);
+  const glm::dmat4 view_proj = fc.view_projection();
+
+  // Cull: the set LOD sections of far.draw (each once), per level one batch frustum pass over their boxes, then
+  // the far fog end (horizontal distance to the box's nearest point).
+  ++m_frame;
+  g.far_slot.clear();
+  for (const lod::LodSectionPos& pos : far.draw) {
+    auto it = m_lod_index.find(pos);
+    if (it == m_lod_index.end()) {
+      ++st.lod_sections_missing;
+      continue;
+    }
+    if (m_lod_stamp[it->second] == m_frame) continue;  // listed twice
+    m_lod_stamp[it->second] = m_frame;
+    g.far_slot.push_back(it->second);
+  }
+  std::stable_sort(g.far_slot.begin(), g.far_slot.end(),
+                   [&](uint32_t a, uint32_t b) { return m_lod_pos[a].level < m_lod_pos[b].level; });
+  const Frustum frustum = Frustum::from_matrix(view_proj);
+  const size_t n = g.far_slot.size();
+  g.far_x.resize(n);
+  g.far_y.resize(n);
+  g.far_z.resize(n);
+  g.far_visible.resize(n);
+  g.far_distance.resize(m_lod_pos.size());
+  for (size_t k = 0; k < n; ++k) {
+    const BlockPos mn = m_lod_pos[g.far_slot[k]].min_block();
+    g.far_x[k] = static_cast<double>(coord_delta(mn.x, cam.block.x)) - cam.frac.x;
+    g.far_y[k] = static_cast<double>(coord_delta(mn.y, cam.block.y)) - cam.frac.y;
+    g.far_z[k] = static_cast<double>(coord_delta(mn.z, cam.block.z)) - cam.frac.z;
+  }
+  for (size_t from = 0; from < n;) {
+    const int level = m_lod_pos[g.far_slot[from]].level;
+    size_t to = from;
+    while (to < n && m_lod_pos[g.far_slot[to]].level == level) ++to;
+    cull_boxes(frustum, g.far_x.data() + from, g.far_y.data() + from, g.far_z.data() + from, to - from,
+               glm::dvec3(static_cast<double>(int64_t{32} << level)), g.far_visible.data() + from);
+    from = to;
+  }
+  g.far_order.clear();
+  for (size_t k = 0; k < n; ++k) {
+    if (!g.far_visible[k]) continue;
+    const uint32_t i = g.far_slot[k];
+    const double size = static_cast<double>(int64_t{32} << m_lod_pos[i].level);
+    const double nx = std::max({g.far_x[k], 0.0, -(g.far_x[k] + size)});
+    const double nz = std::max({g.far_z[k], 0.0, -(g.far_z[k] + size)});
+    if (std::sqrt(nx * nx + nz * nz) > far.fog_end) continue;
+    const double cx = g.far_x[k] + size / 2, cy = g.far_y[k] + size / 2, cz = g.far_z[k] + size / 2;
+    g.far_distance[i] = cx * cx + cy * cy + cz * cz;
+    g.far_order.push_back(i);
+  }
+  // Near first (the depth test rejects more), ties by position: independent of upload history.
+  std::sort(g.far_order.begin(), g.far_order.end(), [&](uint32_t a, uint32_t b) {
+    if (g.far_distance[a] != g.far_distance[b]) return g.far_distance[a] < g.far_distance[b];
+    return m_lod_pos[a] < m_lod_pos[b];
+  });
+
+  // Per-draw entries (after the near ones: offset of the section's min corner, cell size) and one command per
+  // section, grouped by LOD arena buffer, one batch each.
+  g.by_buffer.clear();
+  for (const uint32_t i : g.far_order) {
+    const lod::LodSectionPos& pos = m_lod_pos[i];
+    const BlockPos mn = pos.min_block();
+    const glm::dvec3 rel = cam.relative(mn);
+    const auto base = static_cast<uint32_t>(g.offsets.size());
+    g.offsets.emplace_back(static_cast<float>(rel.x), static_cast<float>(rel.y), static_cast<float>(rel.z),
+                           static_cast<float>(int64_t{1} << pos.level));
+    g.by_buffer.push_back({{6 * m_lod_quads[i], 1, static_cast<uint32_t>(6 * m_lod_span[i].offset.value), base}, m_lod_span[i].buffer});
+    ++st.lod_sections_drawn;
+    ++st.lod_sections_per_level[static_cast<size_t>(pos.level)];
+    st.lod_quads += m_lod_quads[i];
+  }
+  std::stable_sort(g.by_buffer.begin(), g.by_buffer.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  g.far_batches.clear();
+  for (const auto& [cmd, buffer] : g.by_buffer) {
+    if (g.far_batches.empty() || g.far_batches.back().buffer != buffer)
+      g.far_batches.push_back({buffer, static_cast<uint32_t>(g.commands.size()), 0});
+    ++g.far_batches.back().count;
+    g.commands.push_back(cmd);
+    g.command_buffer.push_back(buffer);
+  }
+
+  // The hand-over mask: rebuilt when the near columns or the camera's column changed.
+  const ColumnPos centre{cam.block.x >> 4, cam.block.z >> 4};
+  if (!g.far_batches.empty() &&
+      (!m_mask_valid || !(centre == m_mask_centre) ||
+       !std::equal(far.near_columns.begin(), far.near_columns.end(), m_mask_columns.begin(), m_mask_columns.end()))) {
+    m_mask_texels.assign(static_cast<size_t>(kMaskSide) * kMaskSide, 0);
+    for (const ColumnPos& c : far.near_columns) {
+      const int64_t tx = coord_delta(c.x, centre.x) + kMaskHalf, tz = coord_delta(c.z, centre.z) + kMaskHalf;
+      if (tx < 0 || tz < 0 || tx >= kMaskSide || tz >= kMaskSide) continue;  // beyond the mask: never near
+      m_mask_texels[static_cast<size_t>(tz) * kMaskSide + static_cast<size_t>(tx)] = 255;
+    }
+    if (!g.near_mask.get()) {
+      GLuint id = 0;
+      glGenTextures(1, &id);
+      g.near_mask.reset(id);
+      glBindTexture(GL_TEXTURE_2D, id);
+      glTexImage2D(GL_TEXTURE_2D, 0, GL_R8, kMaskSide, kMaskSide, 0, GL_RED, GL_UNSIGNED_BYTE, nullptr);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+    }
+    glBindTexture(GL_TEXTURE_2D, g.near_mask.get());
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, kMaskSide, kMaskSide, GL_RED, GL_UNSIGNED_BYTE, m_mask_texels.data());
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    m_mask_valid = true;
+    m_mask_centre = centre;
+    m_mask_columns.assign(far.near_columns.begin(), far.near_columns.end());
+    st.lod_mask_rebuilt = true;
+  }
+  return view_proj;
+}
+
 FrameStats Renderer::render(const FrameParams& params) {
   FrameStats st;
   Gpu& g = *m_gpu;
@@ -448,8 +694,11 @@ FrameStats Renderer::render(const FrameParams& params) {
   Camera cam = params.camera;
   cam.aspect = static_cast<double>(width) / static_cast<double>(std::max(height, 1));
   const glm::dmat4 view_proj = cam.view_projection();
-  const double fog_end = params.fog_end;
-  const double fog_start = params.fog_start >= 0 ? params.fog_start : 0.7 * fog_end;
+  const double fog_end = params.fog_end;  // culls the near sections
+  // The far view (MDI path only): while on, the fog of both passes ends at its fog end.
+  const bool far_on = params.far.fog_end > 0 && m_path == RenderPath::kMultiDrawIndirect;
+  const double shade_fog_end = far_on ? params.far.fog_end : fog_end;
+  const double fog_start = params.fog_start >= 0 ? params.fog_start : 0.7 * shade_fog_end;
   m_platform.make_current();
 
   // 0. Trim: arena buffers whose usage fell give their memory back (spans may move; only here, between frames).
@@ -459,7 +708,15 @@ FrameStats Renderer::render(const FrameParams& params) {
     const auto translucent_moves = m_translucent->trim();
     apply_moves(true, opaque_moves);
     apply_moves(false, translucent_moves);
-    st.arena_spans_moved = static_cast<uint32_t>(opaque_moves.size() + translucent_moves.size());
+    const auto lod_moves = m_lod->trim();
+    if (!lod_moves.empty()) {
+      auto key = [](const Span& sp) { return static_cast<uint64_t>(sp.buffer) << 48 | sp.offset.value; };
+      std::unordered_map<uint64_t, Span> to;
+      for (const ArenaBuffer::Move& m : lod_moves) to.emplace(key(m.from), m.to);
+      for (Span& sp : m_lod_span)
+        if (auto it = to.find(key(sp)); it != to.end()) sp = it->second;
+    }
+    st.arena_spans_moved = static_cast<uint32_t>(opaque_moves.size() + translucent_moves.size() + lod_moves.size());
   }
 
   // 1. Cull: camera-relative boxes (exact int64 differences, then double), one batch frustum pass, fog distance.
@@ -567,6 +824,16 @@ FrameStats Renderer::render(const FrameParams& params) {
   st.translucent_meshes = static_cast<uint32_t>(translucent_commands);
   double t3 = wall_ms();
   st.build_ms = t3 - t2;
+  glm::dmat4 far_view_proj(1.0);
+  m_gpu->far_batches.clear();
+  if (far_on) {
+    far_view_proj = build_far(params, cam, st);
+    const double t = wall_ms();
+    st.far_build_ms = t - t3;
+    t3 = t;
+  }
+  st.lod_arena_bytes = m_lod->capacity_bytes().value;
+  st.lod_used_bytes = m_lod->used_bytes().value;
 
   // 4. Submit.
   glBindFramebuffer(GL_FRAMEBUFFER, m_platform.framebuffer());
@@ -604,7 +871,7 @@ FrameStats Renderer::render(const FrameParams& params) {
     glUseProgram(tp.program.get());
     glUniformMatrix4fv(tp.view_proj, 1, GL_FALSE, &vp[0][0]);
     glUniform1f(tp.time, static_cast<float>(params.anim_seconds));
-    glUniform2f(tp.fog, static_cast<float>(fog_start), static_cast<float>(fog_end));
+    glUniform2f(tp.fog, static_cast<float>(fog_start), static_cast<float>(shade_fog_end));
     glUniform3f(tp.sun_dir, static_cast<float>(sun.x), static_cast<float>(sun.y), static_cast<float>(sun.z));
     glUniform1f(tp.day, day);
     glUniform1f(tp.sky_seen, sky_seen);
@@ -673,6 +940,28 @@ FrameStats Renderer::render(const FrameParams& params) {
     }
   };
 
+  // The far pass: LOD sections with the far projection, depth tested and written among themselves, fragments over
+  // near columns discarded; then the depth is cleared, so the near passes draw over it exactly as over the sky.
+  if (!g.far_batches.empty()) {
+    opaque_state();
+    const Gpu::TerrainProgram& tp = g.lod;
+    glUseProgram(tp.program.get());
+    const glm::mat4 far_vp = to_float(far_view_proj);
+    glUniformMatrix4fv(tp.view_proj, 1, GL_FALSE, &far_vp[0][0]);
+    glUniform2f(tp.fog, static_cast<float>(fog_start), static_cast<float>(shade_fog_end));
+    glUniform3f(tp.sun_dir, static_cast<float>(sun.x), static_cast<float>(sun.y), static_cast<float>(sun.z));
+    glUniform1f(tp.day, day);
+    glUniform1f(tp.sky_seen, sky_seen);
+    glUniform2f(g.lod_eye_in_column, static_cast<float>(static_cast<double>(cam.block.x & 15) + cam.frac.x),
+                static_cast<float>(static_cast<double>(cam.block.z & 15) + cam.frac.z));
+    glActiveTexture(GL_TEXTURE0 + kMaskUnit);
+    glBindTexture(GL_TEXTURE_2D, g.near_mask.get());
+    glActiveTexture(GL_TEXTURE0);
+    const uint32_t before = st.draw_calls;
+    draw(tp, g.far_batches, *m_lod, g.opaque_views);  // MDI only: the views are not touched
+    st.lod_draw_calls = st.draw_calls - before;
+    glClear(GL_DEPTH_BUFFER_BIT);
+  }
   if (opaque_commands) {
     opaque_state();
     const Gpu::TerrainProgram& tp = mdi ? g.mdi_opaque : g.chunk_opaque;

@@ -16,8 +16,14 @@
 //      DrawArraysIndirectCommand per visible mesh: count = 6 * quads, first = 6 * span offset (gl_VertexID then
 //      indexes the span's buffer directly), baseInstance = the section's index in the per-draw buffer, which the
 //      vertex shader reads as a per-instance attribute (divisor 1: fetched once per draw);
-//   4. submit: sky (a full-screen triangle), the opaque pass (depth test and write, back faces culled, alpha test
-//      in the shader), the translucent pass (blended, no depth write, both sides).
+//   4. submit: sky (a full-screen triangle), the far pass (below), the opaque pass (depth test and write, back faces
+//      culled, alpha test in the shader), the translucent pass (blended, no depth write, both sides).
+// The far pass (FrameParams::far, docs/ARCHITECTURE.md "Rendering", after Voxy's far view): LOD sections' 8-byte
+// quads (mesh::LodQuad) live in a third arena and are drawn with one glMultiDrawArraysIndirect per LOD arena
+// buffer, with their own projection (near plane <= 8 blocks, far plane beyond the far fog end), after the sky and
+// before the near passes; the depth buffer is then cleared, so near terrain is always in front of far terrain.
+// Where a near column is drawn (FrameParams::far.near_columns) a hand-over mask (256 x 256 columns around the
+// camera's column) makes the far pass discard its fragments, so the two never overlap and leave no gap.
 // The per-chunk path (RenderPath::kPerChunk, `--render-path per-chunk`, and the fallback where GL 4.3 is
 // missing) draws the same meshes in the same order with one glDrawArrays each, a uniform for the offset and a
 // texture-buffer view of each arena buffer (GLSL 330), and renders identical pixels.
@@ -27,6 +33,7 @@
 // arena limit override below 64 KiB); a section mesh larger than one arena buffer is logged and not drawn.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -39,6 +46,9 @@
 
 #include "voxen/core/coords.h"
 #include "voxen/core/error.h"
+#include "voxen/lod/cell.h"
+#include "voxen/lod/section.h"
+#include "voxen/mesh/lod_mesher.h"
 #include "voxen/mesh/mesher.h"
 #include "voxen/mesh/quad.h"
 #include "voxen/render/arena_buffer.h"
@@ -60,12 +70,31 @@ struct RendererOptions {
   RenderPath path = RenderPath::kMultiDrawIndirect;  // asked for; per-chunk is used where GL lacks MDI
   ElemCount initial_opaque_quads{1u << 16};          // first arena sizes (they double when full)
   ElemCount initial_translucent_quads{1u << 13};
+  ElemCount initial_lod_quads{1u << 14};             // the LOD arena's first size (8-byte quads)
   ElemCount span_quads{64};                          // allocation granularity (the seed's 64-quad spans)
   /// The largest GL buffer an arena may use, in bytes, when lower than the GL limits (0: the GL limits alone).
   /// At least 64 KiB. `voxen shot --arena-limit-mib` sets it; tests use it to need several buffers.
   uint64_t max_arena_buffer_bytes = 0;
   /// Where the renderer reports decisions (e.g. why it fell back to per-chunk). Default: stderr.
   std::function<void(const std::string&)> log;
+};
+
+/// The far view of one frame (FrameParams::far). Off (the frame is what it was before the far view, byte for
+/// byte) while fog_end is 0. The per-chunk path (GL 3.3) draws no far view and ignores all of it.
+struct FarParams {
+  /// The LOD sections to draw this frame (the caller's selection); those not set (set_lod_section) are skipped and
+  /// counted (FrameStats::lod_sections_missing), duplicates drawn once. Each is also culled against the far
+  /// frustum and the far fog end.
+  std::span<const lod::LodSectionPos> draw;
+  /// Horizontal distance (blocks) where all terrain, near and far, is wholly fog; 0: the far view is off. While
+  /// on, the fog of both passes runs from fog_start (or 0.7 * this) to this instead of FrameParams::fog_end
+  /// (which still culls the near sections); equal to FrameParams::fog_end with nothing far drawn, the frame is
+  /// the far-off frame byte for byte.
+  double fog_end = 0.0;
+  /// Columns drawn at full detail this frame: the far pass draws nothing inside them (the hand-over mask). Only
+  /// those within 128 columns of the camera's column count (the mask's reach: 256 x 256 columns); farther ones
+  /// are never near. Any order; duplicates allowed.
+  std::span<const ColumnPos> near_columns;
 };
 
 /// One frame's inputs.
@@ -86,6 +115,8 @@ struct FrameParams {
   /// fragment) and composited under the earlier ones in float. Slow (one pass per layer); for tests. Two faces
   /// at exactly the same depth (glass touching water) peel as one.
   bool reference_translucency = false;
+  /// The far view (off by default).
+  FarParams far;
 };
 
 /// What a frame drew and what it cost on the CPU.
@@ -107,6 +138,17 @@ struct FrameStats {
   double sort_ms = 0;              // re-sorting translucent quads and rewriting them (included in no other field)
   double build_ms = 0;             // per-draw data and indirect commands
   double submit_ms = 0;            // GL calls of the frame (buffer uploads, state, draws), not waiting for the GPU
+  // The far pass (all 0 while FrameParams::far.fog_end is 0 or on the per-chunk path, except the arena's bytes).
+  uint32_t lod_sections_drawn = 0;  // LOD sections drawn (in far.draw, set, with quads, in the far frustum and fog)
+  uint32_t lod_sections_missing = 0;  // LOD sections in far.draw that are not set (skipped)
+  uint64_t lod_quads = 0;           // their quads
+  uint32_t lod_draw_calls = 0;      // GL draw calls of the far pass: one per LOD arena buffer with sections drawn
+                                    // (also counted in draw_calls)
+  uint64_t lod_arena_bytes = 0;     // the LOD arena's GL buffers' capacity, bytes
+  uint64_t lod_used_bytes = 0;      // bytes held by live LOD sections' quads
+  std::array<uint32_t, lod::kMaxLevels> lod_sections_per_level{};  // lod_sections_drawn by level
+  bool lod_mask_rebuilt = false;    // the hand-over mask was rebuilt (near_columns or the camera's column changed)
+  double far_build_ms = 0;          // CPU: LOD culling, the hand-over mask, the far pass's per-draw data and commands
 };
 
 /// The sun's direction (unit, world space, toward the sun) at a time of day in hours: east (+X) at 6, up at 12
@@ -131,6 +173,21 @@ class Renderer {
   void remove_section(const SectionPos& pos);
   /// Drops every section.
   void clear();
+
+  /// Sets (or replaces) a LOD section's quads (mesh::LodQuad, LOD-section-local cells of level pos.level; layout in
+  /// lod_mesher.h): writes only its own span of the LOD arena. Empty removes it. Refused (logged, the section left
+  /// absent) for a level outside 0..lod::kMaxLevels - 1, a quad whose face is over 5, or more quads than one arena
+  /// buffer holds.
+  void set_lod_section(const lod::LodSectionPos& pos, std::span<const mesh::LodQuad> quads);
+  /// Drops a LOD section's quads (no-op if absent); its span goes back to the LOD arena.
+  void remove_lod_section(const lod::LodSectionPos& pos);
+  /// Whether a LOD section holds quads.
+  bool has_lod_section(const lod::LodSectionPos& pos) const;
+  /// Drops every LOD section.
+  void clear_lod();
+  size_t lod_section_count() const { return m_lod_pos.size(); }
+  /// Where a LOD section's quads live in the LOD arena; nullopt when it is absent.
+  std::optional<Span> lod_span(const lod::LodSectionPos& pos) const;
 
   /// Draws one frame into the platform's framebuffer (does not present).
   FrameStats render(const FrameParams& params);
@@ -168,6 +225,7 @@ class Renderer {
   const ArenaLimits& arena_limits() const { return m_limits; }
   const ArenaBuffer& opaque_arena() const { return *m_opaque; }
   const ArenaBuffer& translucent_arena() const { return *m_translucent; }
+  const ArenaBuffer& lod_arena() const { return *m_lod; }
 
  private:
   struct Gpu;  // GL objects (programs, textures, buffers)
@@ -176,6 +234,10 @@ class Renderer {
   void log(const std::string& line) const;
   void remove_at(size_t index);
   void apply_moves(bool opaque, const std::vector<ArenaBuffer::Move>& moves);
+  void remove_lod_at(size_t index);
+  // The far pass's CPU part: culls far.draw, rebuilds the hand-over mask if needed, appends the per-draw entries
+  // and commands (after the near ones) and batches them per LOD arena buffer. Returns the far projection.
+  glm::dmat4 build_far(const FrameParams& params, const Camera& cam, FrameStats& st);
   glm::dvec3 eye_in_section(size_t index) const;  // the last frame's eye, section-local, 1/64 block
 
   Platform& m_platform;
@@ -186,6 +248,7 @@ class Renderer {
   std::unique_ptr<Gpu> m_gpu;
   std::unique_ptr<ArenaBuffer> m_opaque;
   std::unique_ptr<ArenaBuffer> m_translucent;
+  std::unique_ptr<ArenaBuffer> m_lod;
   ArenaLimits m_limits;
   bool m_has_eye = false;  // a frame was drawn: m_eye is its eye (new translucent meshes are sorted for it)
   BlockPos m_eye_block{};
@@ -200,6 +263,18 @@ class Renderer {
   std::vector<TranslucentOrder> m_order;        // the translucent quads (CPU copy) and their BSP tree
   std::vector<TranslucentSortKey> m_sort_key;   // the eye key the uploaded order was made for
   std::vector<uint8_t> m_sort_valid;            // 0: the uploaded order was made for no eye yet
+
+  // LOD sections (structure of arrays, swap-remove) and the hand-over mask's inputs of the last rebuild.
+  std::unordered_map<lod::LodSectionPos, uint32_t, lod::LodSectionPosHash> m_lod_index;
+  std::vector<lod::LodSectionPos> m_lod_pos;
+  std::vector<Span> m_lod_span;
+  std::vector<uint32_t> m_lod_quads;
+  std::vector<uint64_t> m_lod_stamp;  // the last frame that drew it (drops duplicates in far.draw)
+  uint64_t m_frame = 0;
+  bool m_mask_valid = false;
+  ColumnPos m_mask_centre{};
+  std::vector<ColumnPos> m_mask_columns;
+  std::vector<uint8_t> m_mask_texels;
 
   // Per-frame scratch (kept to avoid reallocating every frame).
   std::vector<double> m_rel_x, m_rel_y, m_rel_z;
