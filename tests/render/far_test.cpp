@@ -1,0 +1,460 @@
+// The far pass in-process on the headless EGL platform (320x180, llvmpipe): LOD sections' 8-byte quads (built by
+// hand with mesh::pack_lod_quad) drawn through the LOD arena and multi-draw indirect. Checks: the far view off, or
+// on with its fog end equal to the render radius and nothing far drawn, is the frame of before byte for byte; a
+// stone slab of level 3 turns the sky below the horizon into ground; the hand-over: over near columns the near
+// mesh's pixels, elsewhere the far pass's, and no sky at the seam; at most 4 terrain draw calls with MDI; removing a
+// LOD section frees its span; a level-L cell is 2^L blocks on a side; bad input is refused with a message.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <glm/gtc/matrix_transform.hpp>
+
+#include "voxen/gen/generator.h"
+#include "voxen/mesh/lod_mesher.h"
+#include "voxen/render/image.h"
+#include "voxen/render/renderer.h"
+#include "voxen/stream/streamer.h"
+#include "voxen/stream/view.h"
+#include "gl_suite.h"
+
+using namespace voxen;
+using namespace voxen::render;
+
+namespace {
+
+using render_test::kHeight;
+using render_test::kWidth;
+
+// A world of air with the given cells (world positions), lit by the real light pass (as translucency_test's).
+class CellsGenerator : public gen::Generator {
+ public:
+  struct Placed {
+    BlockPos pos;
+    Cell cell;
+  };
+  explicit CellsGenerator(const std::vector<Placed>& cells) {
+    for (const Placed& p : cells) m_cells[column_pos_of(p.pos)].push_back(p);
+  }
+  void generate(Column& out) const override {
+    auto it = m_cells.find(out.pos());
+    if (it == m_cells.end()) return;
+    for (const Placed& p : it->second)
+      out.set(static_cast<int>(p.pos.x - out.pos().min_x()), p.pos.y, static_cast<int>(p.pos.z - out.pos().min_z()), p.cell);
+  }
+  int64_t surface_y(int64_t, int64_t) const override { return kMinY - 1; }
+  std::string_view name() const override { return "cells"; }
+  uint64_t seed() const override { return 0; }
+
+ private:
+  std::unordered_map<ColumnPos, std::vector<Placed>, ColumnPosHash> m_cells;
+};
+
+render_test::GlSuite* g_shared = nullptr;
+
+constexpr double kNearRadius = 48.0;  // the near render radius (blocks): FrameParams::fog_end
+constexpr double kFarFog = 240.0;     // the far fog end of these tests
+constexpr uint16_t kSkyLight = 0xF000;
+
+class Far : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { g_shared = render_test::make_gl_suite("").release(); }
+  static void TearDownTestSuite() {
+    delete g_shared;
+    g_shared = nullptr;
+  }
+  void SetUp() override {
+    ASSERT_NE(g_shared, nullptr);
+    ASSERT_NE(g_shared->platform, nullptr);
+    RendererOptions ro;
+    ro.log = [this](const std::string& line) { log.push_back(line); };
+    auto r = Renderer::create(*g_shared->platform, g_shared->registry, ro);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    renderer = std::move(r).value();
+    ASSERT_EQ(renderer->path(), RenderPath::kMultiDrawIndirect);
+  }
+
+  static uint16_t top_texture(const char* name) {
+    return g_shared->registry[g_shared->registry.id(name)].face_texture_index[2];  // world::Face +Y
+  }
+  // A flat slab: the top faces (+Y) of every cell of LOD-section-local layer y = `cell_y`, as 16 x 16-cell quads.
+  static std::vector<mesh::LodQuad> slab(int cell_y, uint16_t texture) {
+    std::vector<mesh::LodQuad> q;
+    for (int x = 0; x < 32; x += 16)
+      for (int z = 0; z < 32; z += 16)
+        q.push_back(mesh::pack_lod_quad({x, cell_y, z, 2, 16, 16, texture, kSkyLight}));
+    return q;
+  }
+  // The level-3 stone slab with its top at y = 64 over x, z in [-256, 256): four LOD sections.
+  std::vector<lod::LodSectionPos> set_stone_slab() {
+    std::vector<lod::LodSectionPos> sections;
+    const auto quads = slab(7, top_texture("stone"));  // cell y 7 of level 3: blocks 56..63, top face at 64
+    for (int64_t x = -1; x <= 0; ++x)
+      for (int64_t z = -1; z <= 0; ++z) {
+        sections.push_back({3, x, 0, z});
+        renderer->set_lod_section(sections.back(), quads);
+      }
+    return sections;
+  }
+  static Camera camera(BlockPos eye, double yaw, double pitch) {
+    Camera c = Camera::at(eye, {0.5, 0.5, 0.5});
+    c.yaw_deg = yaw;
+    c.pitch_deg = pitch;
+    c.aspect = static_cast<double>(kWidth) / kHeight;
+    c.far_plane = 400;
+    return c;
+  }
+  Image draw(const Camera& cam, const FarParams& far, FrameStats* stats = nullptr) {
+    FrameParams fp;
+    fp.camera = cam;
+    fp.fog_end = kNearRadius;
+    fp.far = far;
+    const FrameStats st = renderer->render(fp);
+    if (stats) *stats = st;
+    return renderer->read_pixels();
+  }
+  // Whether pixel (x, y) looks at least `degrees` below the horizon (so a ground plane 16 blocks down is closer
+  // than 16 / tan(degrees) blocks there).
+  static bool below_horizon(const Camera& cam, int x, int y, double degrees) {
+    const glm::dmat4 inv = glm::inverse(cam.view_projection());
+    const double nx = (x + 0.5) / kWidth * 2.0 - 1.0, ny = 1.0 - (y + 0.5) / kHeight * 2.0;
+    const glm::dvec4 a = inv * glm::dvec4(nx, ny, -1.0, 1.0), b = inv * glm::dvec4(nx, ny, 1.0, 1.0);
+    const glm::dvec3 dir = glm::normalize(glm::dvec3(b) / b.w - glm::dvec3(a) / a.w);
+    return -dir.y >= std::sin(degrees * 3.14159265358979323846 / 180.0);
+  }
+  static bool same(const Image& a, const Image& b, int x, int y) { return std::memcmp(a.at(x, y), b.at(x, y), 4) == 0; }
+
+  std::unique_ptr<Renderer> renderer;
+  std::vector<std::string> log;
+};
+
+// (a) Off is off: the far view off, and on with its fog end at the render radius but nothing far drawn (no LOD
+// section set, or set but not selected), give the frame of before byte for byte. The goldens (golden_test.cpp)
+// are the frames of before the far pass existed.
+TEST_F(Far, FogEndAtTheRenderRadiusWithNothingFarDrawnIsTheFrameWithoutTheFarView) {
+  std::vector<CellsGenerator::Placed> cells;
+  for (int64_t x = -40; x < 40; ++x)
+    for (int64_t z = -40; z < 40; ++z) cells.push_back({{x, 63, z}, Cell{g_shared->registry.id(((x ^ z) & 4) ? "stone" : "planks"), 0}});
+  CellsGenerator gen(cells);
+  World world;
+  stream::GeneratedSource source(gen);
+  stream::ColumnStreamer streamer(world, *renderer, source, *g_shared->light, *g_shared->baked, *g_shared->pool);
+  const Camera cam = camera({0, 80, 0}, 20.0, -25.0);
+  const auto columns = stream::columns_for_view(cam, kNearRadius, false);
+  ASSERT_TRUE(streamer.load_view(columns, nullptr, &cam).ok());
+
+  const Image off = draw(cam, {});
+  FarParams on;
+  on.fog_end = kNearRadius;
+  on.near_columns = columns;
+  FrameStats st;
+  EXPECT_TRUE(draw(cam, on, &st) == off) << "nothing set";
+  EXPECT_EQ(st.lod_sections_drawn, 0u);
+  const auto sections = set_stone_slab();
+  EXPECT_TRUE(draw(cam, on, &st) == off) << "set, not selected";
+  EXPECT_EQ(st.lod_draw_calls, 0u);
+  // And with the far fog farther, the picture really changes (the check above can fail).
+  on.fog_end = kFarFog;
+  EXPECT_FALSE(draw(cam, on) == off);
+}
+
+// (b) A synthetic level-3 stone slab fills the sky below the horizon with ground, and leaves the sky above it.
+TEST_F(Far, AStoneSlabOfLevelThreeDrawsGroundWhereTheSkyWas) {
+  const Camera cam = camera({0, 80, 0}, 0.0, -10.0);
+  FarParams far;
+  far.fog_end = kFarFog;
+  const Image sky = draw(cam, far);
+  const auto sections = set_stone_slab();
+  far.draw = sections;
+  FrameStats st;
+  const Image ground = draw(cam, far, &st);
+  EXPECT_EQ(st.lod_sections_drawn, 4u);  // the eye is inside the two with z = 0: all four in view
+  EXPECT_EQ(st.lod_sections_per_level[3], 4u);
+  EXPECT_EQ(st.lod_quads, 16u);
+  EXPECT_EQ(st.lod_sections_missing, 0u);
+  int ground_px = 0, ground_sky = 0, above = 0, above_changed = 0;
+  for (int y = 0; y < kHeight; ++y)
+    for (int x = 0; x < kWidth; ++x) {
+      if (below_horizon(cam, x, y, 8.0)) {  // the slab is < 114 blocks away there: before the fog starts
+        ++ground_px;
+        ground_sky += same(sky, ground, x, y);
+      } else if (!below_horizon(cam, x, y, -0.5)) {  // above the horizon
+        ++above;
+        above_changed += !same(sky, ground, x, y);
+      }
+    }
+  EXPECT_GT(ground_px, 5000);
+  EXPECT_EQ(ground_sky, 0) << "of " << ground_px << " ground pixels";
+  EXPECT_GT(above, 5000);
+  EXPECT_EQ(above_changed, 0) << "of " << above << " sky pixels";
+  // Stone-grey: the centre of the ground is a grey (channels within 12 of each other), not the sky's blue.
+  const uint8_t* c = ground.at(kWidth / 2, kHeight - 10);
+  EXPECT_LE(std::max({c[0], c[1], c[2]}) - std::min({c[0], c[1], c[2]}), 12) << int(c[0]) << "," << int(c[1]) << "," << int(c[2]);
+}
+
+// (c) The hand-over: near planks in the drawn columns (the streamer's draw set, its ring of stone loaded but not
+// drawn, so no edge faces) except one drawn column left empty (a hole to the void), the far stone slab under
+// everything at the same height. Where the near pass draws, the pixels are the near frame's; through the hole the
+// sky shows (the far pass draws nothing inside a near column); elsewhere the far frame's; and no other pixel of the
+// ground region shows sky, so there is no gap at the seam.
+TEST_F(Far, OverNearColumnsTheNearMeshShowsElsewhereTheFarAndNoSkyAtTheSeam) {
+  const Camera cam = camera({0, 80, 0}, 0.0, -20.0);
+  const auto columns = stream::columns_for_view(cam, kNearRadius, false);
+  std::unordered_set<ColumnPos, ColumnPosHash> drawn(columns.begin(), columns.end());
+  const ColumnPos hole{0, -2};  // x in [0, 16), z in [-32, -16): in view, drawn, empty
+  ASSERT_TRUE(drawn.count(hole));
+  std::vector<CellsGenerator::Placed> cells;
+  const Cell planks{g_shared->registry.id("planks"), 0}, stone{g_shared->registry.id("stone"), 0};
+  for (int64_t cx = -6; cx <= 6; ++cx)
+    for (int64_t cz = -6; cz <= 6; ++cz) {
+      if (ColumnPos{cx, cz} == hole) continue;
+      for (int64_t x = 0; x < 16; ++x)
+        for (int64_t z = 0; z < 16; ++z)
+          cells.push_back({{cx * 16 + x, 63, cz * 16 + z}, drawn.count({cx, cz}) ? planks : stone});
+    }
+  CellsGenerator gen(cells);
+  World world;
+  stream::GeneratedSource source(gen);
+  stream::ColumnStreamer streamer(world, *renderer, source, *g_shared->light, *g_shared->baked, *g_shared->pool);
+  ASSERT_TRUE(streamer.load_view(columns, nullptr, &cam).ok());
+
+  FarParams far;
+  far.fog_end = kFarFog;
+  far.near_columns = columns;
+  const Image near_only = draw(cam, far);  // the near planks, sky beyond them and through the hole
+  const auto sections = set_stone_slab();
+  far.draw = sections;
+  FrameStats st;
+  const Image both = draw(cam, far, &st);
+  EXPECT_TRUE(st.lod_mask_rebuilt);
+  EXPECT_EQ(st.lod_sections_drawn, 4u);
+  // The far slab alone: no near sections, no near columns.
+  renderer->clear();
+  far.near_columns = {};
+  const Image far_only = draw(cam, far);
+  renderer->clear_lod();
+  far.draw = {};
+  const Image sky = draw(cam, far);
+  if (std::getenv("VOXEN_FAR_DEBUG")) {
+    (void)save_png(both, "/tmp/far_both.png");
+    (void)save_png(near_only, "/tmp/far_near.png");
+    (void)save_png(far_only, "/tmp/far_far.png");
+  }
+
+  // Where a pixel's ray meets the plane y = 64 (the tops): in the hole (0 blocks or more inside), outside it (0.05
+  // blocks or more), or on its edge (left out).
+  const glm::dmat4 inv = glm::inverse(cam.view_projection());
+  auto hole_side = [&](int x, int y) {
+    const double nx = (x + 0.5) / kWidth * 2.0 - 1.0, ny = 1.0 - (y + 0.5) / kHeight * 2.0;
+    const glm::dvec4 a = inv * glm::dvec4(nx, ny, -1.0, 1.0), b = inv * glm::dvec4(nx, ny, 1.0, 1.0);
+    const glm::dvec3 dir = glm::normalize(glm::dvec3(b) / b.w - glm::dvec3(a) / a.w);
+    if (dir.y >= 0) return 1;
+    const glm::dvec3 p = cam.relative({0, 64, 0}).y / dir.y * dir;  // eye-relative
+    const double wx = 0.5 + p.x, wz = 0.5 + p.z;                      // the eye is at x, z = 0.5
+    const double inside = std::min({wx - 0.0, 16.0 - wx, wz + 32.0, -16.0 - wz});
+    return inside >= 0.0 ? 0 : (inside <= -0.05 ? 1 : -1);
+  };
+  int near_px = 0, near_bad = 0, far_px = 0, far_bad = 0, hole_px = 0, hole_bad = 0, ground = 0, ground_sky = 0;
+  for (int y = 0; y < kHeight; ++y)
+    for (int x = 0; x < kWidth; ++x) {
+      const int side = hole_side(x, y);
+      if (!same(near_only, sky, x, y)) {
+        ++near_px;
+        near_bad += !same(both, near_only, x, y);
+      } else if (side == 0) {
+        ++hole_px;
+        hole_bad += !same(both, sky, x, y);
+      } else if (side == 1) {
+        ++far_px;
+        far_bad += !same(both, far_only, x, y);
+      }
+      if (side == 1 && below_horizon(cam, x, y, 8.0)) {
+        ++ground;
+        ground_sky += same(both, sky, x, y);
+      }
+    }
+  EXPECT_GT(near_px, 5000);
+  EXPECT_GT(far_px, 5000);
+  EXPECT_GT(hole_px, 200);
+  EXPECT_EQ(near_bad, 0) << "of " << near_px << " near pixels differ from the near frame";
+  EXPECT_EQ(hole_bad, 0) << "of " << hole_px << " pixels through the hole are not sky";
+  EXPECT_EQ(far_bad, 0) << "of " << far_px << " other pixels differ from the far frame";
+  EXPECT_GT(ground, 20000);
+  EXPECT_EQ(ground_sky, 0) << "of " << ground << " ground pixels show sky";
+  // The colours really differ: planks (warm) near, stone (grey) far, so the checks above tell them apart.
+  const uint8_t* n = both.at(kWidth / 2, kHeight - 5);
+  EXPECT_GT(int(n[0]) - int(n[2]), 20) << "planks below the eye";
+}
+
+// (d) The draw-call budget: near opaque, near translucent and far opaque, one MDI call each while each arena fits
+// one buffer, however many LOD sections are drawn.
+TEST_F(Far, AtMostFourTerrainDrawCallsWithManyLodSections) {
+  std::vector<CellsGenerator::Placed> cells;
+  for (int64_t x = -20; x < 20; ++x)
+    for (int64_t z = -30; z < 0; ++z)
+      cells.push_back({{x, 63, z}, Cell{g_shared->registry.id(z < -15 ? "water" : "stone"), 0}});
+  CellsGenerator gen(cells);
+  World world;
+  stream::GeneratedSource source(gen);
+  stream::ColumnStreamer streamer(world, *renderer, source, *g_shared->light, *g_shared->baked, *g_shared->pool);
+  const Camera cam = camera({0, 80, 0}, 0.0, -20.0);
+  const auto columns = stream::columns_for_view(cam, kNearRadius, false);
+  ASSERT_TRUE(streamer.load_view(columns, nullptr, &cam).ok());
+  // 36 LOD sections of levels 2 and 3 north of the eye.
+  std::vector<lod::LodSectionPos> sections;
+  for (int level = 2; level <= 3; ++level)
+    for (int64_t x = -3; x < 3; ++x)
+      for (int64_t z = -3; z < 0; ++z) {
+        sections.push_back({level, x, 0, z});
+        renderer->set_lod_section(sections.back(), slab(level == 2 ? 14 : 6, top_texture("stone")));
+      }
+  FarParams far;
+  far.fog_end = 1000;
+  far.draw = sections;
+  far.near_columns = columns;
+  FrameStats st;
+  draw(cam, far, &st);
+  EXPECT_GE(st.lod_sections_drawn, 20u);
+  EXPECT_GT(st.translucent_meshes, 0u);
+  EXPECT_GT(st.opaque_meshes, 0u);
+  EXPECT_EQ(st.lod_draw_calls, 1u);
+  EXPECT_EQ(st.draw_calls, 3u);
+  EXPECT_LE(st.draw_calls, 4u);
+}
+
+// (e) Removing a LOD section gives its span back: the arena's used bytes fall by its quads and the next section
+// of that size takes the same span; a removed section listed in far.draw is skipped, counted and draws nothing.
+TEST_F(Far, RemovingALodSectionFreesItsSpan) {
+  const auto quads = slab(7, top_texture("stone"));
+  const lod::LodSectionPos a{3, -1, 0, -1}, b{3, 0, 0, -1}, c{3, 5, 0, 5};
+  renderer->set_lod_section(a, quads);
+  renderer->set_lod_section(b, quads);
+  ASSERT_TRUE(renderer->has_lod_section(a));
+  const Span span_a = *renderer->lod_span(a);
+  const uint64_t used = renderer->lod_arena().used_bytes().value;
+  EXPECT_EQ(used, 2u * 64u * 8u);  // two spans of 64 quads (the granularity), 8 bytes each
+  renderer->remove_lod_section(a);
+  EXPECT_FALSE(renderer->has_lod_section(a));
+  EXPECT_FALSE(renderer->lod_span(a).has_value());
+  EXPECT_EQ(renderer->lod_arena().used_bytes().value, used / 2);
+  EXPECT_EQ(renderer->lod_section_count(), 1u);
+  renderer->set_lod_section(c, quads);
+  ASSERT_TRUE(renderer->lod_span(c).has_value());
+  EXPECT_EQ(renderer->lod_span(c)->buffer, span_a.buffer);
+  EXPECT_EQ(renderer->lod_span(c)->offset.value, span_a.offset.value);
+  // An empty set removes too.
+  renderer->set_lod_section(c, {});
+  EXPECT_FALSE(renderer->has_lod_section(c));
+  EXPECT_EQ(renderer->lod_arena().used_bytes().value, used / 2);
+
+  const Camera cam = camera({0, 80, 0}, 0.0, -10.0);
+  FarParams far;
+  far.fog_end = kFarFog;
+  const Image sky = draw(cam, far);
+  renderer->clear_lod();
+  EXPECT_EQ(renderer->lod_arena().used_bytes().value, 0u);
+  const lod::LodSectionPos listed[] = {a, b};
+  far.draw = listed;
+  FrameStats st;
+  EXPECT_TRUE(draw(cam, far, &st) == sky);
+  EXPECT_EQ(st.lod_sections_missing, 2u);
+  EXPECT_EQ(st.lod_sections_drawn, 0u);
+  EXPECT_EQ(st.lod_used_bytes, 0u);
+}
+
+// (f) Levels: one cell of level L is 2^L blocks on a side: its top face draws exactly the pixels of a level-0
+// quad of 2^L x 2^L cells over the same blocks (same texture coordinates, so the same bytes), and its extent on
+// screen is the projection of those blocks.
+TEST_F(Far, ACellOfLevelLIsTwoToTheLBlocksOnASide) {
+  const Camera cam = camera({12, 100, 12}, 0.0, -89.9);  // straight down over x, z in [2, 32)
+  FarParams far;
+  far.fog_end = kFarFog;
+  const Image sky = draw(cam, far);
+  const uint16_t tex = top_texture("stone");
+  for (int level = 1; level <= 4; ++level) {
+    SCOPED_TRACE("level " + std::to_string(level));
+    const int s = 1 << level;  // blocks per cell
+    renderer->clear_lod();
+    const lod::LodSectionPos coarse{level, 0, 0, 0}, fine{0, 0, 1, 0};
+    const mesh::LodQuad one = mesh::pack_lod_quad({1, 64 / s - 1, 1, 2, 1, 1, tex, kSkyLight});  // blocks [s, 2s)
+    renderer->set_lod_section(coarse, std::span(&one, 1));
+    far.draw = std::span(&coarse, 1);
+    const Image a = draw(cam, far);
+    renderer->clear_lod();
+    // Level 0, section y 1 (blocks 32..63): cells (s, 31, s), s x s cells, top face at y 64.
+    const mesh::LodQuad many = mesh::pack_lod_quad({s, 31, s, 2, s, s, tex, kSkyLight});
+    renderer->set_lod_section(fine, std::span(&many, 1));
+    far.draw = std::span(&fine, 1);
+    const Image b = draw(cam, far);
+    EXPECT_TRUE(a == b);
+    // The drawn pixels' bounding box against the projection of [s, 2s) x [s, 2s) at y 64.
+    int x0 = kWidth, x1 = -1, y0 = kHeight, y1 = -1;
+    for (int y = 0; y < kHeight; ++y)
+      for (int x = 0; x < kWidth; ++x)
+        if (!same(a, sky, x, y)) x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+    ASSERT_GE(x1, 0) << "nothing drawn";
+    const glm::dmat4 vp = cam.view_projection();
+    double px0 = 1e9, px1 = -1e9, py0 = 1e9, py1 = -1e9;
+    for (int k = 0; k < 4; ++k) {
+      const glm::dvec4 q = vp * glm::dvec4(cam.relative({k & 1 ? 2 * s : s, 64, k & 2 ? 2 * s : s}), 1.0);
+      const double sx = (q.x / q.w * 0.5 + 0.5) * kWidth, sy = (0.5 - q.y / q.w * 0.5) * kHeight;
+      px0 = std::min(px0, sx), px1 = std::max(px1, sx), py0 = std::min(py0, sy), py1 = std::max(py1, sy);
+    }
+    EXPECT_NEAR(x0, px0, 1.0);
+    EXPECT_NEAR(x1 + 1, px1, 1.0);
+    EXPECT_NEAR(y0, py0, 1.0);
+    EXPECT_NEAR(y1 + 1, py1, 1.0);
+  }
+}
+
+// The hand-over mask is rebuilt only when the near columns or the camera's column change.
+TEST_F(Far, TheMaskIsRebuiltOnlyWhenTheNearColumnsOrTheCameraColumnChange) {
+  const auto sections = set_stone_slab();
+  const std::vector<ColumnPos> near_a = {{0, -1}, {0, -2}}, near_b = {{0, -1}};
+  FarParams far;
+  far.fog_end = kFarFog;
+  far.draw = sections;
+  far.near_columns = near_a;
+  FrameStats st;
+  const Image a = draw(camera({0, 80, 0}, 0.0, -20.0), far, &st);
+  EXPECT_TRUE(st.lod_mask_rebuilt);
+  EXPECT_TRUE(draw(camera({0, 80, 0}, 0.0, -20.0), far, &st) == a);
+  EXPECT_FALSE(st.lod_mask_rebuilt);
+  draw(camera({5, 80, 3}, 0.0, -20.0), far, &st);  // same column
+  EXPECT_FALSE(st.lod_mask_rebuilt);
+  draw(camera({16, 80, 3}, 0.0, -20.0), far, &st);  // the next column east
+  EXPECT_TRUE(st.lod_mask_rebuilt);
+  far.near_columns = near_b;
+  const Image b = draw(camera({0, 80, 0}, 0.0, -20.0), far, &st);
+  EXPECT_TRUE(st.lod_mask_rebuilt);
+  EXPECT_FALSE(a == b);  // column (0, -2) is drawn far now
+}
+
+// Bad input: a level out of range or a quad with face 6 or 7 is refused with a message naming the section; the
+// renderer goes on.
+TEST_F(Far, BadLodSectionsAreRefusedWithAMessage) {
+  const auto quads = slab(7, top_texture("stone"));
+  renderer->set_lod_section({lod::kMaxLevels, 0, 0, 0}, quads);
+  EXPECT_FALSE(renderer->has_lod_section({lod::kMaxLevels, 0, 0, 0}));
+  renderer->set_lod_section({-1, 0, 0, 0}, quads);
+  EXPECT_FALSE(renderer->has_lod_section({-1, 0, 0, 0}));
+  std::vector<mesh::LodQuad> bad = quads;
+  bad[2].bits |= uint64_t{7} << 15;
+  renderer->set_lod_section({3, 0, 0, 0}, quads);
+  renderer->set_lod_section({3, 0, 0, 0}, bad);  // replacing a good one: it goes
+  EXPECT_FALSE(renderer->has_lod_section({3, 0, 0, 0}));
+  EXPECT_EQ(renderer->lod_arena().used_bytes().value, 0u);
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_NE(log[0].find("level outside"), std::string::npos) << log[0];
+  EXPECT_NE(log[2].find("LOD section 3:0,0,0: quad 2 has face 7"), std::string::npos) << log[2];
+}
+
+}  // namespace
