@@ -202,7 +202,7 @@ TEST_F(Far, AStoneSlabOfLevelThreeDrawsGroundWhereTheSkyWas) {
 
 // (c) The hand-over: near planks in the drawn columns (the streamer's draw set, its ring of stone loaded but not
 // drawn, so no edge faces) except one drawn column left empty (a hole to the void), the far stone slab under
-// everything at the same height. Where the near pass draws, the pixels are the near frame's; through the hole the
+// everything at the same height, and a pillar of planks in a near column. Where the near pass draws, the pixels are the near frame's; through the hole the
 // sky shows (the far pass draws nothing inside a near column); elsewhere the far frame's; and no other pixel of the
 // ground region shows sky, so there is no gap at the seam.
 TEST_F(Far, OverNearColumnsTheNearMeshShowsElsewhereTheFarAndNoSkyAtTheSeam) {
@@ -220,6 +220,10 @@ TEST_F(Far, OverNearColumnsTheNearMeshShowsElsewhereTheFarAndNoSkyAtTheSeam) {
         for (int64_t z = 0; z < 16; ++z)
           cells.push_back({{cx * 16 + x, 63, cz * 16 + z}, drawn.count({cx, cz}) ? planks : stone});
     }
+  // A pillar in a near column, standing in front of far ground: near terrain is always in front of far terrain.
+  for (int64_t x = 4; x < 8; ++x)
+    for (int64_t z = -44; z < -40; ++z)
+      for (int64_t y = 64; y < 78; ++y) cells.push_back({{x, y, z}, planks});
   CellsGenerator gen(cells);
   World world;
   stream::GeneratedSource source(gen);
