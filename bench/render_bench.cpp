@@ -6,6 +6,7 @@
 // where the eye crosses the sea's surface plane, so every section holding water in view is re-sorted and
 // rewritten (BM_TranslucentResort), and building the BSP trees of every translucent mesh loaded
 // (BM_TranslucentBuild, what set_section adds per mesh).
+// The far pass: a frame with 256 synthetic LOD sections out to 8,192 blocks vs the far view off (BM_FarFrame).
 // Run: build/voxen_bench_render --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 // Counters per frame: cull_ms, sort_ms, build_ms, submit_ms (GL calls; llvmpipe shades vertices inside the draw
 // calls), draw_calls, sections (visible), quads, sections_sorted, quads_sorted.
@@ -15,6 +16,7 @@
 #include <memory>
 #include <thread>
 
+#include "voxen/core/hash.h"
 #include "voxen/core/job_pool.h"
 #include "voxen/gen/generator.h"
 #include "voxen/light/rules.h"
@@ -251,6 +253,68 @@ void BM_TranslucentBuild(benchmark::State& state) {
   state.SetLabel(std::string(scene == Scene::kLattice ? "lattice" : "coast") + " rd " + std::to_string(l->render_distance));
 }
 
+// The far pass (issue 15) at render distance 8: 256 synthetic LOD sections of levels 2..6 in square rings around
+// the eye out to 8,192 blocks (level 2: the 8 x 8 sections around the eye's; levels 3..6: 8 x 8 minus the middle
+// 4 x 4 the level below covers), each a height field of 1,024 one-cell top faces (y 60..99 from a hash of the
+// cell), the near columns of the render distance masked. Arguments: {far (0 off, 1 on)}. Timed: render() and
+// glFinish. Counters: far_build_ms (LOD culling, the mask, per-draw data and commands), lod_sections, lod_quads,
+// lod_draw_calls, draw_calls.
+void BM_FarFrame(benchmark::State& state) {
+  Loaded* l = load(8);
+  if (!l) return state.SkipWithError("no EGL context");
+  l->renderer->set_path(RenderPath::kMultiDrawIndirect);
+  const Camera& cam = l->params.camera;
+  static std::vector<lod::LodSectionPos> sections;
+  static std::vector<ColumnPos> near_columns;
+  if (sections.empty()) {
+    const uint16_t tex = l->registry[l->registry.id("stone")].face_texture_index[2];
+    std::vector<mesh::LodQuad> quads;
+    for (int level = 2; level <= 6; ++level) {
+      const int64_t size = int64_t{32} << level;
+      const int64_t cx = cam.block.x >= 0 ? cam.block.x / size : -((-cam.block.x + size - 1) / size);
+      const int64_t cz = cam.block.z >= 0 ? cam.block.z / size : -((-cam.block.z + size - 1) / size);
+      for (int64_t dx = -4; dx < 4; ++dx)
+        for (int64_t dz = -4; dz < 4; ++dz) {
+          if (level > 2 && dx >= -2 && dx < 2 && dz >= -2 && dz < 2) continue;
+          const lod::LodSectionPos pos{level, cx + dx, 0, cz + dz};
+          quads.clear();
+          for (int x = 0; x < 32; ++x)
+            for (int z = 0; z < 32; ++z) {
+              const int64_t y_block = 60 + static_cast<int64_t>(hash3(7, pos.x * 32 + x, level, pos.z * 32 + z) % 40);
+              const int cell_y = std::min(31, static_cast<int>(y_block >> level));
+              quads.push_back(mesh::pack_lod_quad({x, cell_y, z, 2, 1, 1, tex, 0xF000}));
+            }
+          l->renderer->set_lod_section(pos, quads);
+          sections.push_back(pos);
+        }
+    }
+    near_columns = stream::columns_for_view(cam, l->params.fog_end, false);
+  }
+  FrameParams fp = l->params;
+  if (state.range(0)) {
+    fp.far.fog_end = 8192;
+    fp.far.draw = sections;
+    fp.far.near_columns = near_columns;
+  }
+  l->renderer->render(fp);
+  l->platform->present();
+  double far_ms = 0;
+  int frames = 0;
+  FrameStats st;
+  for (auto _ : state) {
+    st = l->renderer->render(fp);
+    l->platform->present();
+    far_ms += st.far_build_ms;
+    ++frames;
+  }
+  state.counters["far_build_ms"] = far_ms / std::max(frames, 1);
+  state.counters["lod_sections"] = st.lod_sections_drawn;
+  state.counters["lod_quads"] = static_cast<double>(st.lod_quads);
+  state.counters["lod_draw_calls"] = st.lod_draw_calls;
+  state.counters["draw_calls"] = st.draw_calls;
+  state.SetLabel(state.range(0) ? "far on, 8192" : "far off");
+}
+
 }  // namespace
 
 // Registered by hand so each render distance's world is built once: for each distance, both paths of both
@@ -268,6 +332,8 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("BM_TranslucentBuild", BM_TranslucentBuild)->Args({4, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
   for (int budget : {0, 32768})
     benchmark::RegisterBenchmark("BM_TranslucentResort", BM_TranslucentResort)->Args({4, budget})->Unit(benchmark::kMillisecond)->UseRealTime();
+  for (int far : {0, 1})
+    benchmark::RegisterBenchmark("BM_FarFrame", BM_FarFrame)->Args({far})->Unit(benchmark::kMillisecond)->UseRealTime();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
