@@ -3,7 +3,8 @@
 // on with its fog end equal to the render radius and nothing far drawn, is the frame of before byte for byte; a
 // stone slab of level 3 turns the sky below the horizon into ground; the hand-over: over near columns the near
 // mesh's pixels, elsewhere the far pass's, and no sky at the seam; at most 4 terrain draw calls with MDI; removing a
-// LOD section frees its span; a level-L cell is 2^L blocks on a side; bad input is refused with a message.
+// LOD section frees its span; a level-L cell is 2^L blocks on a side; the hand-over mask is rebuilt only when its
+// inputs change; the per-chunk path draws no far view; bad input is refused with a message.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -440,6 +441,24 @@ TEST_F(Far, TheMaskIsRebuiltOnlyWhenTheNearColumnsOrTheCameraColumnChange) {
   const Image b = draw(camera({0, 80, 0}, 0.0, -20.0), far, &st);
   EXPECT_TRUE(st.lod_mask_rebuilt);
   EXPECT_FALSE(a == b);  // column (0, -2) is drawn far now
+}
+
+// The per-chunk path (the GL 3.3 fallback) draws no far view: with LOD sections selected and a far fog end, its
+// frame is its far-off frame.
+TEST_F(Far, ThePerChunkPathIgnoresTheFarView) {
+  ASSERT_TRUE(renderer->set_path(RenderPath::kPerChunk));
+  const Camera cam = camera({0, 80, 0}, 0.0, -10.0);
+  const Image off = draw(cam, {});
+  const auto sections = set_stone_slab();
+  FarParams far;
+  far.fog_end = kFarFog;
+  far.draw = sections;
+  FrameStats st;
+  EXPECT_TRUE(draw(cam, far, &st) == off);
+  EXPECT_EQ(st.lod_sections_drawn, 0u);
+  EXPECT_EQ(st.lod_draw_calls, 0u);
+  ASSERT_TRUE(renderer->set_path(RenderPath::kMultiDrawIndirect));
+  EXPECT_FALSE(draw(cam, far) == off);
 }
 
 // Bad input: a level out of range or a quad with face 6 or 7 is refused with a message naming the section; the
