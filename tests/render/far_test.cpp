@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -21,7 +20,6 @@
 
 #include "voxen/gen/generator.h"
 #include "voxen/mesh/lod_mesher.h"
-#include "voxen/render/image.h"
 #include "voxen/render/renderer.h"
 #include "voxen/stream/streamer.h"
 #include "voxen/stream/view.h"
@@ -248,11 +246,6 @@ TEST_F(Far, OverNearColumnsTheNearMeshShowsElsewhereTheFarAndNoSkyAtTheSeam) {
   renderer->clear_lod();
   far.draw = {};
   const Image sky = draw(cam, far);
-  if (std::getenv("VOXEN_FAR_DEBUG")) {
-    (void)save_png(both, "/tmp/far_both.png");
-    (void)save_png(near_only, "/tmp/far_near.png");
-    (void)save_png(far_only, "/tmp/far_far.png");
-  }
 
   // Where a pixel's ray meets the plane y = 64 (the tops): in the hole (0 blocks or more inside), outside it (0.05
   // blocks or more), or on its edge (left out).
