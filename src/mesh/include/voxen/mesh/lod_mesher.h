@@ -42,12 +42,15 @@ struct LodQuadFields {
   friend constexpr bool operator==(const LodQuadFields&, const LodQuadFields&) = default;
 };
 
+/// Packs the fields (layout in the file comment). Each must lie in its range (x, y, z 0..31, face 0..5, w, h 1..16,
+/// texture 0..1023): the mesher only makes such quads, and a value out of range would spill into its neighbour field.
 constexpr LodQuad pack_lod_quad(const LodQuadFields& f) {
   return LodQuad{static_cast<uint64_t>(f.x) | static_cast<uint64_t>(f.y) << 5 | static_cast<uint64_t>(f.z) << 10 |
                  static_cast<uint64_t>(f.face) << 15 | static_cast<uint64_t>(f.w - 1) << 18 |
                  static_cast<uint64_t>(f.h - 1) << 22 | static_cast<uint64_t>(f.texture) << 26 |
                  static_cast<uint64_t>(f.light) << 36};
 }
+/// The fields of a quad; unpack_lod_quad(pack_lod_quad(f)) == f for every f in range.
 constexpr LodQuadFields unpack_lod_quad(LodQuad q) {
   LodQuadFields f;
   f.x = static_cast<int>(q.bits & 31);
@@ -67,18 +70,31 @@ struct LodMesh {
 };
 
 /// Per block id, what the LOD mesher needs (baked once from the registry; immutable, share between workers).
+///   - class: air (shape none, and ids past the registry or unused); fluid (shape fluid: water, lava); solid (every
+///     other block, whatever its shape or transparency: cubes, slabs, stairs, slopes, crosses, leaves, glass), drawn
+///     as a full cube of 2^level blocks, since the Mipper ranks cutout blocks opaque.
+///   - texture layer per (id, axis state, face): the near mesher's selection (BakedBlocks::texture: the block's
+///     face_texture_index per world::Face, turned for blocks with the "axis" state: axis x puts the top texture on
+///     +X/-X, axis z on +Z/-Z; axis bits 3 read as y). The LodCell's state (bits 16-23) carries the axis.
+/// Errors: a texture index past the quad's 10-bit field (more than 1024 textures) throws std::invalid_argument
+/// naming the block (BakedBlocks::bake's message; a registry that bakes for the near mesher never throws here).
 class LodMeshTables {
  public:
   explicit LodMeshTables(const BlockRegistry& registry);
-  // (implementation detail: per id a class and the texture layer of each face)
+  /// The class of a block id: kAirClass, kSolidClass or kFluidClass (ids past the registry: kAirClass).
+  enum Class : uint8_t { kAirClass = 0, kSolidClass = 1, kFluidClass = 2 };
+  Class cls(uint16_t id) const { return static_cast<Class>(m_class[id]); }
+  /// The texture layer of face `face` (world::Face) of a block with `id` and `state`. Only for ids whose class is not
+  /// kAirClass.
+  uint16_t texture(uint16_t id, uint8_t state, int face) const {
+    return m_texture[static_cast<size_t>(id) * 24 + static_cast<size_t>(((state >> 3) & 3) * 6 + face)];
+  }
+
  private:
   friend void mesh_lod_section(const lod::PaddedLodSection&, const LodMeshTables&, LodMesh&);
   friend void mesh_lod_section_reference(const lod::PaddedLodSection&, const LodMeshTables&, LodMesh&);
-  struct Entry {
-    uint8_t cls = 0;               // 0 air, 1 solid (opaque, cutout and translucent non-fluid cubes), 2 fluid
-    uint16_t texture[6] = {};      // face texture layer per world::Face
-  };
-  std::vector<Entry> m_entries;
+  std::vector<uint8_t> m_class;     // 65,536 entries (every id), Class
+  std::vector<uint16_t> m_texture;  // registry.size() * 24: id * 24 + axis bits * 6 + face (BakedBlocks layout)
 };
 
 /// Greedy LOD meshing of one padded section into `out` (cleared first). Face rule: a face of a non-air cell is drawn
