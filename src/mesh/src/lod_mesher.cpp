@@ -1,7 +1,8 @@
 // The far view's LOD mesher (lod_mesher.h; docs/formats/lod_quad.md). Data flow per padded LOD section:
 //   1. classify: one class lookup per cell of the 34^3 padded volume (edges and corners skipped), into bit rows of
-//      solid and of fluid cells: rows along x (bit x, 0..31) for every padded (y, z), and rows along z (bit z) for
-//      every padded x and inner y;
+//      solid and of fluid cells: rows along x (bit x, 0..31) for every padded (y, z) (32 class bytes, then SSE2
+//      compares), and rows along z (bit z) for every padded x and inner y (the inner ones by a 32 x 32 bit
+//      transpose of each y's rows along x);
 //   2. per face direction and slice (32 planes along the face's normal): each V row's visible faces as one uint32
 //      over U by the face rule on the row and the neighbouring row, (cur solid & ~next solid) | (cur fluid & next
 //      air); the merge key (texture | light << 10) of each visible face only;
@@ -15,6 +16,10 @@
 #include <bit>
 #include <cstring>
 #include <stdexcept>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "voxen/mesh/baked.h"
 
@@ -35,6 +40,40 @@ struct Masks {
   uint32_t zf[kSide][kN];
 };
 
+// Transposes a 32 x 32 bit matrix in place: bit c of a[r] becomes bit r of a[c] (recursive block swaps, Hacker's
+// Delight 7-3, with bit 0 as column 0).
+inline void transpose32(uint32_t* a) {
+  constexpr uint32_t kMask[5] = {0x0000FFFFu, 0x00FF00FFu, 0x0F0F0F0Fu, 0x33333333u, 0x55555555u};
+  int mi = 0;
+  for (int j = 16; j != 0; j >>= 1, ++mi) {
+    for (int k = 0; k < 32; k = (k + j + 1) & ~j) {
+      const uint32_t t = ((a[k] >> j) ^ a[k + j]) & kMask[mi];
+      a[k] ^= t << j;
+      a[k + j] ^= t;
+    }
+  }
+}
+
+// Bit x of `s` (`f`) set where c[x] is the solid (fluid) class, x 0..31.
+inline void masks_of(const uint8_t* c, uint32_t& s, uint32_t& f) {
+#if defined(__SSE2__)
+  const __m128i lo = _mm_load_si128(reinterpret_cast<const __m128i*>(c));
+  const __m128i hi = _mm_load_si128(reinterpret_cast<const __m128i*>(c + 16));
+  const __m128i solid = _mm_set1_epi8(static_cast<char>(LodMeshTables::kSolidClass));
+  const __m128i fluid = _mm_set1_epi8(static_cast<char>(LodMeshTables::kFluidClass));
+  s = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(lo, solid))) |
+      static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(hi, solid))) << 16;
+  f = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(lo, fluid))) |
+      static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(hi, fluid))) << 16;
+#else
+  s = f = 0;
+  for (int x = 0; x < kN; ++x) {
+    s |= static_cast<uint32_t>(c[x] == LodMeshTables::kSolidClass) << x;
+    f |= static_cast<uint32_t>(c[x] == LodMeshTables::kFluidClass) << x;
+  }
+#endif
+}
+
 void classify(const lod::PaddedLodSection& in, const uint8_t* cls, Masks& m) {
   std::memset(&m, 0, sizeof(m));
   const lod::LodCell* cells = in.cells.data();
@@ -44,23 +83,36 @@ void classify(const lod::PaddedLodSection& in, const uint8_t* cls, Masks& m) {
       const bool z_in = z >= 0 && z < kN;
       if (!y_in && !z_in) continue;  // an edge of the border: unused
       const lod::LodCell* row = cells + lod::PaddedLodSection::index(-1, y, z);  // row[x + 1]
-      uint32_t s = 0, f = 0;
-      for (int x = 0; x < kN; ++x) {
-        const uint8_t c = cls[row[x + 1].bits & 0xFFFFu];
-        s |= static_cast<uint32_t>(c == LodMeshTables::kSolidClass) << x;
-        f |= static_cast<uint32_t>(c == LodMeshTables::kFluidClass) << x;
-      }
+      // The 32 class bytes first (independent loads), then the two masks from them at once.
+      alignas(16) uint8_t c[kN];
+      for (int x = 0; x < kN; ++x) c[x] = cls[row[x + 1].bits & 0xFFFFu];
+      uint32_t s, f;
+      masks_of(c, s, f);
       m.xs[y + 1][z + 1] = s;
       m.xf[y + 1][z + 1] = f;
       if (!(y_in && z_in)) continue;
       const uint32_t zbit = uint32_t{1} << z;
-      for (uint32_t b = s; b; b &= b - 1) m.zs[std::countr_zero(b) + 1][y] |= zbit;
-      for (uint32_t b = f; b; b &= b - 1) m.zf[std::countr_zero(b) + 1][y] |= zbit;
       const uint8_t lo = cls[row[0].bits & 0xFFFFu], hi = cls[row[kN + 1].bits & 0xFFFFu];
       if (lo == LodMeshTables::kSolidClass) m.zs[0][y] |= zbit;
       if (lo == LodMeshTables::kFluidClass) m.zf[0][y] |= zbit;
       if (hi == LodMeshTables::kSolidClass) m.zs[kN + 1][y] |= zbit;
       if (hi == LodMeshTables::kFluidClass) m.zf[kN + 1][y] |= zbit;
+    }
+    if (!y_in) continue;
+    // The inner rows along z: the transpose of this y's 32 x 32 bit matrix of rows along x.
+    // (A layer without solid or fluid cells keeps its zeros.)
+    uint32_t ts[kN], tf[kN], any_s = 0, any_f = 0;
+    for (int z = 0; z < kN; ++z) {
+      any_s |= ts[z] = m.xs[y + 1][z + 1];
+      any_f |= tf[z] = m.xf[y + 1][z + 1];
+    }
+    if (any_s) {
+      transpose32(ts);
+      for (int x = 0; x < kN; ++x) m.zs[x + 1][y] = ts[x];
+    }
+    if (any_f) {
+      transpose32(tf);
+      for (int x = 0; x < kN; ++x) m.zf[x + 1][y] = tf[x];
     }
   }
 }
