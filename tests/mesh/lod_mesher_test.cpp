@@ -326,6 +326,15 @@ TEST(LodMesher, GarbageInTheBordersEdgesIsIgnored) {
   EXPECT_EQ(before.quads, after.quads);
 }
 
+TEST(LodMesherDeathTest, AWronglySizedSectionStopsWithAMessage) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  PaddedLodSection p;
+  p.cells.resize(100);
+  LodMesh m;
+  EXPECT_DEATH(mesh_lod_section(p, tables(), m), "assertion failed");
+  EXPECT_DEATH(mesh_lod_section_reference(p, tables(), m), "assertion failed");
+}
+
 // --- random sections ----------------------------------------------------------------------------------------------
 
 struct Mix {

@@ -100,7 +100,9 @@ class LodMeshTables {
 /// Greedy LOD meshing of one padded section into `out` (cleared first). Face rule: a face of a non-air cell is drawn
 /// where the cell it looks into (the border for the outer faces) is air, or is fluid while the cell is solid; faces
 /// between two fluid cells and a fluid's faces against solid cells are not. Quads merge along U then V while face,
-/// texture and light agree, up to 16 cells per side. Output order is deterministic. Any thread.
+/// texture and light agree, up to 16 cells per side. Output order is deterministic (face 0..5, slice along the face's
+/// axis, V, U). Any thread. `in.cells` must hold 34^3 cells (a resized vector is a programmer error: VOXEN_ASSERT).
+/// The 12 edges and 8 corners of the border are never read.
 void mesh_lod_section(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out);
 
 /// The reference: one 1x1 quad per visible face, the same rule, written plainly; the oracle of the tests (the
