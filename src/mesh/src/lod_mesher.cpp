@@ -21,6 +21,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "voxen/core/error.h"
 #include "voxen/mesh/baked.h"
 
 namespace voxen::mesh {
@@ -168,6 +169,7 @@ LodMeshTables::LodMeshTables(const BlockRegistry& registry) {
 }
 
 void mesh_lod_section(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out) {
+  VOXEN_ASSERT(in.cells.size() == static_cast<size_t>(kSide) * kSide * kSide);
   out.quads.clear();
   Masks m;
   classify(in, tables.m_class.data(), m);
@@ -219,6 +221,7 @@ void mesh_lod_section(const lod::PaddedLodSection& in, const LodMeshTables& tabl
 }
 
 void mesh_lod_section_reference(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out) {
+  VOXEN_ASSERT(in.cells.size() == static_cast<size_t>(kSide) * kSide * kSide);
   out.quads.clear();
   for (int y = 0; y < kN; ++y)
     for (int z = 0; z < kN; ++z)
