@@ -86,8 +86,10 @@ void BM_LodMesh(benchmark::State& state, bool reference) {
   for (auto _ : state) {
     const lod::PaddedLodSection& s = level[i++ % level.size()];
     const double t0 = thread_seconds();
-    if (reference) mesh::mesh_lod_section_reference(s, lod_tables(), m);
-    else mesh::mesh_lod_section(s, lod_tables(), m);
+    if (reference)
+      mesh::mesh_lod_section_reference(s, lod_tables(), m);
+    else
+      mesh::mesh_lod_section(s, lod_tables(), m);
     state.SetIterationTime(thread_seconds() - t0);
     benchmark::DoNotOptimize(m.quads.data());
   }

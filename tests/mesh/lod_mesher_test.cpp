@@ -61,8 +61,8 @@ std::vector<LodQuad> expand(const LodMesh& mesh) {
         g.z = f.z + i * kU[f.face][2] + j * kV[f.face][2];
         g.w = g.h = 1;
         EXPECT_TRUE(g.x >= 0 && g.x < 32 && g.y >= 0 && g.y < 32 && g.z >= 0 && g.z < 32)
-            << "quad leaves the section: " << f.x << ',' << f.y << ',' << f.z << " face " << f.face << ' ' << f.w
-            << 'x' << f.h;
+            << "quad leaves the section: " << f.x << ',' << f.y << ',' << f.z << " face " << f.face << ' ' << f.w << 'x'
+            << f.h;
         out.push_back(pack_lod_quad(g));
       }
   }
@@ -88,14 +88,15 @@ std::string describe(LodQuad q) {
   if (greedy_quads) *greedy_quads = fast.quads.size();
   if (faces) *faces = b.size();
   if (std::adjacent_find(a.begin(), a.end()) != a.end())
-    return ::testing::AssertionFailure() << "greedy quads overlap at " << describe(*std::adjacent_find(a.begin(), a.end()));
+    return ::testing::AssertionFailure() << "greedy quads overlap at "
+                                         << describe(*std::adjacent_find(a.begin(), a.end()));
   if (a == b) return ::testing::AssertionSuccess();
   std::vector<LodQuad> only_a, only_b;
   std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(only_a));
   std::set_difference(b.begin(), b.end(), a.begin(), a.end(), std::back_inserter(only_b));
   auto r = ::testing::AssertionFailure();
-  r << "greedy covers " << a.size() << " faces, reference " << b.size() << "; " << only_a.size()
-    << " only in greedy, " << only_b.size() << " only in reference";
+  r << "greedy covers " << a.size() << " faces, reference " << b.size() << "; " << only_a.size() << " only in greedy, "
+    << only_b.size() << " only in reference";
   for (size_t i = 0; i < only_a.size() && i < 5; ++i) r << "\n  greedy only: " << describe(only_a[i]);
   for (size_t i = 0; i < only_b.size() && i < 5; ++i) r << "\n  reference only: " << describe(only_b[i]);
   return r;
@@ -238,8 +239,9 @@ TEST(LodMesher, UniformSectionsWithLikeBordersGiveNoQuads) {
   mesh_lod_section(water, tables(), m);
   EXPECT_TRUE(m.quads.empty());
   // Water against lava, and water inside stone: no face (fluid against fluid, fluid against solid).
-  const PaddedLodSection lava_border =
-      make_section([](int x, int y, int z) { return x < 0 || x > 31 || y < 0 || y > 31 || z < 0 || z > 31 ? cell("lava") : cell("water"); });
+  const PaddedLodSection lava_border = make_section([](int x, int y, int z) {
+    return x < 0 || x > 31 || y < 0 || y > 31 || z < 0 || z > 31 ? cell("lava") : cell("water");
+  });
   mesh_lod_section(lava_border, tables(), m);
   EXPECT_TRUE(m.quads.empty());
 }
@@ -303,8 +305,8 @@ TEST(LodMesher, FacesAgainstTheBorderFollowTheNeighboursCells) {
           EXPECT_EQ(f.light, border.light());
         }
         const auto ic = tables().cls(inner.id()), bc = tables().cls(border.id());
-        const bool shown = ic == LodMeshTables::kSolidClass ? bc != LodMeshTables::kSolidClass
-                                                            : bc == LodMeshTables::kAirClass;
+        const bool shown =
+            ic == LodMeshTables::kSolidClass ? bc != LodMeshTables::kSolidClass : bc == LodMeshTables::kAirClass;
         EXPECT_EQ(outer, shown ? 1024u : 0u) << "face " << face;
         if (shown) {
           EXPECT_GE(quads, 8u);  // the 32 x 32 layer on each side as 2 x 2 quads of 16 x 16
@@ -314,7 +316,8 @@ TEST(LodMesher, FacesAgainstTheBorderFollowTheNeighboursCells) {
 
 TEST(LodMesher, GarbageInTheBordersEdgesIsIgnored) {
   PaddedLodSection p = make_section([](int x, int y, int z) {
-    return (hash3(7, x, y, z) & 1) ? cell("stone") : LodCell::make(kAir, static_cast<Light>(hash3(8, x, y, z) & 0xF000));
+    return (hash3(7, x, y, z) & 1) ? cell("stone")
+                                   : LodCell::make(kAir, static_cast<Light>(hash3(8, x, y, z) & 0xF000));
   });
   LodMesh before, after;
   mesh_lod_section(p, tables(), before);
@@ -406,8 +409,7 @@ TEST(LodMesher, GeneratedTerrainSectionsAtLevels0To5MatchTheReference) {
   for (const lod::LodSectionPos& pos : pyramid.positions()) {
     const PaddedLodSection p = padded_from(pyramid, pos);
     size_t q = 0, f = 0;
-    ASSERT_TRUE(same_faces(p, &q, &f)) << "level " << pos.level << " section " << pos.x << ',' << pos.y << ','
-                                       << pos.z;
+    ASSERT_TRUE(same_faces(p, &q, &f)) << "level " << pos.level << " section " << pos.x << ',' << pos.y << ',' << pos.z;
     ++sections[static_cast<size_t>(pos.level)];
     quads[static_cast<size_t>(pos.level)] += q;
     faces[static_cast<size_t>(pos.level)] += f;

@@ -28,16 +28,16 @@ namespace voxen::mesh {
 
 namespace {
 
-constexpr int kN = 32;                                // cells per side of a LOD section
+constexpr int kN = 32;                               // cells per side of a LOD section
 constexpr int kSide = lod::PaddedLodSection::kSide;  // 34
-constexpr int kMaxRun = 16;                           // the quad's 4-bit extents
-constexpr ptrdiff_t kStep[6] = {1, -1, kSide * kSide, -kSide * kSide, kSide, -kSide};
+constexpr int kMaxRun = 16;                          // the quad's 4-bit extents
+constexpr ptrdiff_t kStep[6] = {1, -1, kSide* kSide, -kSide* kSide, kSide, -kSide};
 
 // Bit rows of solid (s) and fluid (f) cells.
 struct Masks {
   uint32_t xs[kSide][kSide];  // [y + 1][z + 1], bit x (0..31); y, z -1..32
   uint32_t xf[kSide][kSide];
-  uint32_t zs[kSide][kN];     // [x + 1][y], bit z (0..31); x -1..32, y 0..31
+  uint32_t zs[kSide][kN];  // [x + 1][y], bit z (0..31); x -1..32, y 0..31
   uint32_t zf[kSide][kN];
 };
 
@@ -82,7 +82,7 @@ void classify(const lod::PaddedLodSection& in, const uint8_t* cls, Masks& m) {
     const bool y_in = y >= 0 && y < kN;
     for (int z = -1; z <= kN; ++z) {
       const bool z_in = z >= 0 && z < kN;
-      if (!y_in && !z_in) continue;  // an edge of the border: unused
+      if (!y_in && !z_in) continue;                                              // an edge of the border: unused
       const lod::LodCell* row = cells + lod::PaddedLodSection::index(-1, y, z);  // row[x + 1]
       // The 32 class bytes first (independent loads), then the two masks from them at once.
       alignas(16) uint8_t c[kN];
@@ -232,8 +232,8 @@ void mesh_lod_section_reference(const lod::PaddedLodSection& in, const LodMeshTa
         for (int face = 0; face < 6; ++face) {
           const lod::LodCell n = in.get(x + kFaceStep[face][0], y + kFaceStep[face][1], z + kFaceStep[face][2]);
           const LodMeshTables::Class nc = tables.cls(n.id());
-          const bool drawn = cc == LodMeshTables::kSolidClass ? nc != LodMeshTables::kSolidClass
-                                                              : nc == LodMeshTables::kAirClass;
+          const bool drawn =
+              cc == LodMeshTables::kSolidClass ? nc != LodMeshTables::kSolidClass : nc == LodMeshTables::kAirClass;
           if (!drawn) continue;
           LodQuadFields f;
           f.x = x, f.y = y, f.z = z, f.face = face, f.w = 1, f.h = 1;
