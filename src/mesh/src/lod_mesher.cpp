@@ -28,10 +28,11 @@ namespace voxen::mesh {
 
 namespace {
 
-constexpr int kN = 32;                               // cells per side of a LOD section
-constexpr int kSide = lod::PaddedLodSection::kSide;  // 34
-constexpr int kMaxRun = 16;                          // the quad's 4-bit extents
-constexpr ptrdiff_t kStep[6] = {1, -1, kSide* kSide, -kSide* kSide, kSide, -kSide};
+constexpr int kN = 32;                                  // cells per side of a LOD section
+constexpr int kSide = lod::PaddedLodSection::kSide;     // 34
+constexpr int kMaxRun = 16;                             // the quad's 4-bit extents
+constexpr ptrdiff_t kLayer = ptrdiff_t{kSide} * kSide;  // padded index step along y
+constexpr ptrdiff_t kStep[6] = {1, -1, kLayer, -kLayer, kSide, -kSide};
 
 // Bit rows of solid (s) and fluid (f) cells.
 struct Masks {
@@ -82,7 +83,8 @@ void classify(const lod::PaddedLodSection& in, const uint8_t* cls, Masks& m) {
     const bool y_in = y >= 0 && y < kN;
     for (int z = -1; z <= kN; ++z) {
       const bool z_in = z >= 0 && z < kN;
-      if (!y_in && !z_in) continue;                                              // an edge of the border: unused
+      // (A row with both y and z on the border is an edge: unused.)
+      if (!y_in && !z_in) continue;
       const lod::LodCell* row = cells + lod::PaddedLodSection::index(-1, y, z);  // row[x + 1]
       // The 32 class bytes first (independent loads), then the two masks from them at once.
       alignas(16) uint8_t c[kN];
