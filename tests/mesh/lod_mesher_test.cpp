@@ -428,6 +428,26 @@ TEST(LodMesher, GeneratedTerrainSectionsAtLevels0To5MatchTheReference) {
   EXPECT_GT(fluid_faces, 0u) << "the area should hold some water";
 }
 
+TEST(LodMesher, QuadsComeInTheDocumentedOrder) {
+  // Face 0..5, then the slice along the face's axis, then V, then U, each ascending.
+  const PaddedLodSection p = make_section([](int x, int y, int z) {
+    const uint64_t h = hash3(77, x, y, z);
+    return hash_to_unit(h) < 0.4 ? cell((h >> 40) & 1 ? "stone" : "water") : LodCell{};
+  });
+  LodMesh m;
+  mesh_lod_section(p, tables(), m);
+  ASSERT_GT(m.quads.size(), 100u);
+  const auto order_key = [](LodQuad q) {
+    const LodQuadFields f = unpack_lod_quad(q);
+    const int c[3] = {f.x, f.y, f.z};
+    const int axis = f.face >> 1;
+    const int u = axis == 0 ? f.z : f.x, v = axis == 1 ? f.z : f.y;
+    return std::array<int, 4>{f.face, c[axis], v, u};
+  };
+  for (size_t i = 1; i < m.quads.size(); ++i)
+    ASSERT_LT(order_key(m.quads[i - 1]), order_key(m.quads[i])) << "quad " << i;
+}
+
 // --- determinism --------------------------------------------------------------------------------------------------
 
 TEST(LodMesher, DeterministicAcrossCallsAndThreads) {

@@ -80,6 +80,7 @@ struct LodMesh {
 /// naming the block (BakedBlocks::bake's message; a registry that bakes for the near mesher never throws here).
 class LodMeshTables {
  public:
+  /// Bakes the tables from `registry` (copied: the registry need not outlive them). Throws as above.
   explicit LodMeshTables(const BlockRegistry& registry);
   /// The class of a block id: kAirClass, kSolidClass or kFluidClass (ids past the registry: kAirClass).
   enum Class : uint8_t { kAirClass = 0, kSolidClass = 1, kFluidClass = 2 };
