@@ -1,5 +1,7 @@
 #include "voxen/gen/surface_model.h"
 
+#include <algorithm>
+
 #include "caves.h"
 #include "feature_placer.h"
 #include "gen_blocks.h"
@@ -76,6 +78,17 @@ SurfaceModel::Plant SurfaceModel::plant(int64_t x, int64_t z, const TerrainSampl
   if (s.height < kSeaLevel || s.height + 4 > kMaxY) return p;
   m_impl->features.decide_plant(x, z, s, st.top, p.id, p.height);
   return p;
+}
+
+SurfaceModel::Cut SurfaceModel::ravine(int64_t x, int64_t z, int height, int lowest_nearby) const {
+  // terrain_generator.cpp: carve_top and carve_ravines.
+  const int carve_top = lowest_nearby < kSeaLevel ? lowest_nearby - kWaterSeal : height;
+  const RavineSpan r = m_impl->caves.ravine(x, z, height);
+  Cut c;
+  c.bottom = std::max(r.bottom, kCarveFloor);
+  c.top = std::min(r.top, carve_top);
+  c.any = !r.empty();
+  return c;
 }
 
 void SurfaceModel::tree_origin(int64_t gx, int64_t gz, int64_t& x, int64_t& z) const {

@@ -66,6 +66,18 @@ class SurfaceModel {
   };
   Plant plant(int64_t x, int64_t z, const TerrainSample& s, const StripeSurface& st) const;
 
+  /// The blocks a ravine removes at (x, z) (world y in [bottom, top], empty when bottom > top), as the generator
+  /// carves them: the ravine shape at the stripe's height, above the carve floor, and never within 4 blocks under
+  /// the ground where water lies within 2 blocks (`lowest_nearby`: the lowest terrain height within 2 blocks in x
+  /// and z, the stripe's own included). A ravine that is not sealed reaches the surface: the stripe's top is then
+  /// bottom - 1. Ravines never reach the lava level.
+  struct Cut {
+    int bottom = 1, top = 0;
+    bool any = false;  // the ravine shape is there (even where sealed): no tree grows on it
+    bool empty() const { return bottom > top; }
+  };
+  Cut ravine(int64_t x, int64_t z, int height, int lowest_nearby) const;
+
   /// The candidate trunk position of tree grid cell (gx, gz), from hash(seed, gx, gz).
   void tree_origin(int64_t gx, int64_t gz, int64_t& x, int64_t& z) const;
 
