@@ -237,7 +237,18 @@ PaddedLodSection CoarseTerrain::Impl::build_default_section(const LodSectionPos&
         }
       const gen::SurfaceModel::Cut cut = m.ravine(c.x, c.z, t.height, lowest);
       c.ravine = cut.any;
-      c.ground = (!cut.empty() && cut.top >= t.height) ? cut.bottom - 1 : t.height;
+      c.ground = t.height;
+      if (!cut.empty() && cut.top >= t.height) {
+        // Open to the sky. A wider virtual column keeps its ground unless the ravine spans the whole patch (its
+        // other three corners, at this sample's height): the Mipper keeps the highest block of the patch.
+        bool whole = true;
+        for (const auto [ox, oz] : {std::pair{s - 1, 0}, std::pair{0, s - 1}, std::pair{s - 1, s - 1}}) {
+          if (s == 1 || !whole) break;
+          const gen::SurfaceModel::Cut k = m.ravine(wrap_add(c.x, ox), wrap_add(c.z, oz), t.height, lowest);
+          whole = !k.empty() && k.top >= t.height;
+        }
+        if (whole) c.ground = cut.bottom - 1;
+      }
       const gen::SurfaceModel::Plant p = c.ground == t.height ? m.plant(c.x, c.z, t, c.st) : gen::SurfaceModel::Plant{};
       if (p.id != 0) {
         uint16_t* sl = &sc.slots[idx(i, j) * kSlots];
@@ -286,7 +297,7 @@ PaddedLodSection CoarseTerrain::Impl::build_default_section(const LodSectionPos&
           step = (step + s - 1) / s;
         }
         gen::TreeSite t;
-        if (!c.ravine && m.plan_tree(gx, gz, c.sample, step, /*check_caves=*/L == 0, t)) {
+        if (!c.ravine && m.plan_tree(gx, gz, c.sample, step, /*check_caves=*/s <= 2, t)) {
           if (s <= 2) {
             m.tree_blocks(t, put);
           } else {
