@@ -19,6 +19,11 @@ namespace voxen::gen {
 inline constexpr int kMapMargin = 4;
 inline constexpr int kMapWidth = kColumnWidth + 2 * kMapMargin;  // 24
 
+/// Lowest y caves and ravines may reach (above the rough bedrock floor).
+inline constexpr int kCarveFloor = kMinY + 5;
+/// Under this many blocks of ground next to water nothing is carved (keeps lakes and sea floors sealed).
+inline constexpr int kWaterSeal = 4;
+
 /// Lava fills carved cells at or below this world y.
 inline constexpr int kLavaLevel = -116;
 

@@ -7,11 +7,8 @@
 namespace voxen::gen {
 namespace {
 
-// Largest distance (blocks, per axis) a vein's cells lie from its origin, and a tree's leaves from its trunk.
+// Largest distance (blocks, per axis) a vein's cells lie from its origin.
 constexpr int kVeinReach = 3;
-constexpr int kTreeReach = 3;
-// Tree candidates: one per cell of a world-aligned 4 x 4-block grid, at a hashed offset inside the cell.
-constexpr int kTreeGridShift = 2;
 
 struct OreKind {
   uint16_t BlockIds::*block;
@@ -29,16 +26,6 @@ constexpr OreKind kOres[] = {
 inline bool in_column(int lx, int lz) { return lx >= 0 && lx < kColumnWidth && lz >= 0 && lz < kColumnWidth; }
 
 }  // namespace
-
-enum class TreeKind : uint8_t { kOak, kBirch, kSpruce };
-
-struct FeaturePlacer::Tree {
-  int64_t x = 0, z = 0;  // trunk, world
-  int base = 0;          // world y of the lowest log
-  int height = 0;        // logs
-  TreeKind kind = TreeKind::kOak;
-  uint64_t hash = 0;
-};
 
 FeaturePlacer::FeaturePlacer(uint64_t seed, const BlockIds& ids, const CaveModel& caves, const SurfaceRules& surface)
     : m_ids(ids),
@@ -84,8 +71,37 @@ void FeaturePlacer::place_ores(ColumnWork& w) const {
     }
 }
 
-void FeaturePlacer::place_plants(ColumnWork& w) const {
+void FeaturePlacer::decide_plant(int64_t x, int64_t z, const TerrainSample& s, uint16_t ground, uint16_t& id,
+                                 int& tall) const {
   const BlockIds& b = m_ids;
+  id = 0;
+  tall = 0;
+  const uint64_t hh = hash2(m_plant_seed, x, z);
+  const double u = hash_to_unit(hh);
+  if (ground == b.grass) {
+    double grass = 0, flowers = 0;
+    switch (s.biome) {
+      case Biome::kPlains: grass = 0.28, flowers = 0.035; break;
+      case Biome::kForest: grass = 0.12, flowers = 0.02; break;
+      case Biome::kMountains: grass = 0.08, flowers = 0.005; break;
+      default: break;
+    }
+    if (u < flowers) {
+      // Flowers grow in patches of one kind: the kind is a hash of the 8 x 8-block cell.
+      const bool poppy = hash2(m_plant_seed ^ 0xF10E5ull, x >> 3, z >> 3) & 1;
+      id = poppy ? b.poppy : b.dandelion;
+      tall = 1;
+    } else if (u < flowers + grass) {
+      id = b.tall_grass;
+      tall = 1;
+    }
+  } else if (ground == b.sand && s.biome == Biome::kDesert && u < 0.006) {
+    id = b.cactus;
+    tall = 1 + static_cast<int>((hh >> 40) % 3);
+  }
+}
+
+void FeaturePlacer::place_plants(ColumnWork& w) const {
   for (int lz = 0; lz < kColumnWidth; ++lz)
     for (int lx = 0; lx < kColumnWidth; ++lx) {
       const TerrainSample& s = w.sample(lx, lz);
@@ -93,43 +109,28 @@ void FeaturePlacer::place_plants(ColumnWork& w) const {
       if (h < kSeaLevel || h + 4 > kMaxY) continue;
       const uint32_t ground = w.at(lx, h, lz) & 0xFFFF;
       if (w.at(lx, h + 1, lz) != kAir.packed()) continue;
-      const int64_t x = w.x0 + lx, z = w.z0 + lz;
-      const uint64_t hh = hash2(m_plant_seed, x, z);
-      const double u = hash_to_unit(hh);
-      if (ground == b.grass) {
-        double grass = 0, flowers = 0;
-        switch (s.biome) {
-          case Biome::kPlains: grass = 0.28, flowers = 0.035; break;
-          case Biome::kForest: grass = 0.12, flowers = 0.02; break;
-          case Biome::kMountains: grass = 0.08, flowers = 0.005; break;
-          default: break;
-        }
-        if (u < flowers) {
-          // Flowers grow in patches of one kind: the kind is a hash of the 8 x 8-block cell.
-          const bool poppy = hash2(m_plant_seed ^ 0xF10E5ull, x >> 3, z >> 3) & 1;
-          w.at(lx, h + 1, lz) = Cell{poppy ? b.poppy : b.dandelion, 0}.packed();
-        } else if (u < flowers + grass) {
-          w.at(lx, h + 1, lz) = Cell{b.tall_grass, 0}.packed();
-        }
-      } else if (ground == b.sand && s.biome == Biome::kDesert && u < 0.006) {
-        const int tall = 1 + static_cast<int>((hh >> 40) % 3);
-        for (int y = h + 1; y <= h + tall; ++y) {
-          uint32_t& c = w.at(lx, y, lz);
-          if (c != kAir.packed()) break;
-          c = Cell{b.cactus, 0}.packed();
-        }
+      uint16_t id = 0;
+      int tall = 0;
+      decide_plant(w.x0 + lx, w.z0 + lz, s, static_cast<uint16_t>(ground), id, tall);
+      for (int y = h + 1; y <= h + tall; ++y) {
+        uint32_t& c = w.at(lx, y, lz);
+        if (c != kAir.packed()) break;
+        c = Cell{id, 0}.packed();
       }
     }
 }
 
-bool FeaturePlacer::plan_tree(const ColumnWork& w, int64_t gx, int64_t gz, Tree& t) const {
+void FeaturePlacer::tree_origin(int64_t gx, int64_t gz, int64_t& x, int64_t& z) const {
   const uint64_t h = hash2(m_tree_seed, gx, gz);
-  const int64_t x = static_cast<int64_t>(static_cast<uint64_t>(gx) << kTreeGridShift) + static_cast<int64_t>(h & 3);
-  const int64_t z = static_cast<int64_t>(static_cast<uint64_t>(gz) << kTreeGridShift) + static_cast<int64_t>((h >> 2) & 3);
-  const int lx = static_cast<int>(x - w.x0), lz = static_cast<int>(z - w.z0);
-  if (lx < -kTreeReach || lx >= kColumnWidth + kTreeReach || lz < -kTreeReach || lz >= kColumnWidth + kTreeReach)
-    return false;
-  const TerrainSample& s = w.sample(lx, lz);
+  x = static_cast<int64_t>(static_cast<uint64_t>(gx) << kTreeGridShift) + static_cast<int64_t>(h & 3);
+  z = static_cast<int64_t>(static_cast<uint64_t>(gz) << kTreeGridShift) + static_cast<int64_t>((h >> 2) & 3);
+}
+
+bool FeaturePlacer::decide_tree(int64_t gx, int64_t gz, const TerrainSample& s, int slope, bool check_caves,
+                                PlannedTree& t) const {
+  const uint64_t h = hash2(m_tree_seed, gx, gz);
+  int64_t x = 0, z = 0;
+  tree_origin(gx, gz, x, z);
   double chance = 0;
   switch (s.biome) {
     case Biome::kForest: chance = 0.55; break;
@@ -141,73 +142,56 @@ bool FeaturePlacer::plan_tree(const ColumnWork& w, int64_t gx, int64_t gz, Tree&
   if (static_cast<double>((h >> 8) & 0xFFFF) >= chance * 65536.0) return false;
   if (s.height < kSeaLevel || s.height + 14 > kMaxY) return false;
   // Soil at the origin, decided from pure functions of (x, z): the surface rules and the cave shape.
-  const SurfaceLayers L = m_surface.layers(x, z, s, w.slope(lx, lz));
+  const SurfaceLayers L = m_surface.layers(x, z, s, slope);
   if (L.top != m_ids.grass && L.top != m_ids.dirt && L.top != m_ids.snow) return false;
-  if (m_caves.carved_point(x, s.height, z, s.height) || m_caves.carved_point(x, s.height - 1, z, s.height)) return false;
-  if (!m_caves.ravine(x, z, s.height).empty()) return false;
+  if (check_caves) {
+    if (m_caves.carved_point(x, s.height, z, s.height) || m_caves.carved_point(x, s.height - 1, z, s.height))
+      return false;
+    if (!m_caves.ravine(x, z, s.height).empty()) return false;
+  }
   t.x = x;
   t.z = z;
   t.base = s.height + 1;
   t.hash = h;
   const int r = static_cast<int>((h >> 32) & 0xFF);
   switch (s.biome) {
-    case Biome::kForest: t.kind = ((h >> 24) & 0xFF) < 80 ? TreeKind::kBirch : TreeKind::kOak; break;
-    case Biome::kPlains: t.kind = TreeKind::kOak; break;
-    default: t.kind = TreeKind::kSpruce; break;
+    case Biome::kForest: t.kind = ((h >> 24) & 0xFF) < 80 ? 1 : 0; break;
+    case Biome::kPlains: t.kind = 0; break;
+    default: t.kind = 2; break;
   }
   switch (t.kind) {
-    case TreeKind::kOak: t.height = 4 + r % 3; break;
-    case TreeKind::kBirch: t.height = 5 + r % 3; break;
-    case TreeKind::kSpruce: t.height = 6 + r % 4; break;
+    case 0: t.height = 4 + r % 3; break;
+    case 1: t.height = 5 + r % 3; break;
+    default: t.height = 6 + r % 4; break;
   }
   return true;
 }
 
-void FeaturePlacer::write_tree(ColumnWork& w, const Tree& t) const {
+bool FeaturePlacer::plan_tree(const ColumnWork& w, int64_t gx, int64_t gz, PlannedTree& t) const {
+  int64_t x = 0, z = 0;
+  tree_origin(gx, gz, x, z);
+  const int lx = static_cast<int>(x - w.x0), lz = static_cast<int>(z - w.z0);
+  if (lx < -kTreeReach || lx >= kColumnWidth + kTreeReach || lz < -kTreeReach || lz >= kColumnWidth + kTreeReach)
+    return false;
+  return decide_tree(gx, gz, w.sample(lx, lz), w.slope(lx, lz), true, t);
+}
+
+void FeaturePlacer::write_tree(ColumnWork& w, const PlannedTree& t) const {
   const BlockIds& b = m_ids;
   uint16_t log = b.oak_log, leaves = b.oak_leaves;
-  if (t.kind == TreeKind::kBirch) log = b.birch_log, leaves = b.birch_leaves;
-  if (t.kind == TreeKind::kSpruce) log = b.spruce_log, leaves = b.spruce_leaves;
+  if (t.kind == 1) log = b.birch_log, leaves = b.birch_leaves;
+  if (t.kind == 2) log = b.spruce_log, leaves = b.spruce_leaves;
   const uint32_t log_cell = Cell{log, state::make_axis(0)}.packed();
   const uint32_t leaf_cell = Cell{leaves, 0}.packed();
   const int tlx = static_cast<int>(t.x - w.x0), tlz = static_cast<int>(t.z - w.z0);
   const int top = t.base + t.height - 1;  // highest log
 
-  auto put_leaf = [&](int dx, int y, int dz) {
+  for_each_leaf(t, [&](int dx, int y, int dz) {
     const int lx = tlx + dx, lz = tlz + dz;
     if (!in_column(lx, lz) || !y_in_range(y)) return;
     uint32_t& c = w.at(lx, y, lz);
     if (c == kAir.packed() || b.is_plant(c)) c = leaf_cell;
-  };
-
-  HashStream st(t.hash);
-  if (t.kind == TreeKind::kSpruce) {
-    // A cone: a single leaf on top, then alternating narrow and wide rings growing downwards.
-    for (int y = top + 1, k = 0; y >= t.base + 2; --y, ++k) {
-      int r = (k == 0) ? 0 : (k % 2 == 1 ? 1 : 2);
-      if (k >= 5 && k % 2 == 0) r = 3;
-      for (int dz = -r; dz <= r; ++dz)
-        for (int dx = -r; dx <= r; ++dx) {
-          if (std::abs(dx) + std::abs(dz) > r + (r >= 2 ? 1 : 0)) continue;
-          if (dx == 0 && dz == 0 && y <= top) continue;
-          put_leaf(dx, y, dz);
-        }
-    }
-  } else {
-    // Oak and birch: two wide layers (radius 2) below the top log, two narrow ones (radius 1) above; corners
-    // are dropped at random, except none survive on the very top.
-    for (int dy = -2; dy <= 1; ++dy) {
-      const int r = dy <= -1 ? 2 : 1;
-      for (int dz = -r; dz <= r; ++dz)
-        for (int dx = -r; dx <= r; ++dx) {
-          const bool corner = std::abs(dx) == r && std::abs(dz) == r;
-          const bool drop = st.next() & 1;  // drawn for every cell so the pattern does not depend on clipping
-          if (corner && (dy == 1 || drop)) continue;
-          if (dx == 0 && dz == 0 && dy <= 0) continue;
-          put_leaf(dx, top + dy, dz);
-        }
-    }
-  }
+  });
   if (in_column(tlx, tlz))
     for (int y = t.base; y <= top; ++y) {
       uint32_t& c = w.at(tlx, y, tlz);
@@ -218,7 +202,7 @@ void FeaturePlacer::write_tree(ColumnWork& w, const Tree& t) const {
 void FeaturePlacer::place_trees(ColumnWork& w) const {
   const int64_t gx0 = (w.x0 - kTreeReach) >> kTreeGridShift, gx1 = (w.x0 + kColumnWidth - 1 + kTreeReach) >> kTreeGridShift;
   const int64_t gz0 = (w.z0 - kTreeReach) >> kTreeGridShift, gz1 = (w.z0 + kColumnWidth - 1 + kTreeReach) >> kTreeGridShift;
-  Tree t;
+  PlannedTree t;
   for (int64_t gz = gz0; gz <= gz1; ++gz)
     for (int64_t gx = gx0; gx <= gx1; ++gx)
       if (plan_tree(w, gx, gz, t)) write_tree(w, t);

@@ -25,10 +25,6 @@ namespace {
 
 // Room above the highest terrain block for trees and cacti.
 constexpr int kFeatureHeadroom = 12;
-// Lowest y caves and ravines may reach (above the rough bedrock floor).
-constexpr int kCarveFloor = kMinY + 5;
-// Under this many blocks of ground next to water nothing is carved (keeps lakes and sea floors sealed).
-constexpr int kWaterSeal = 4;
 
 class TerrainGenerator final : public Generator {
  public:

@@ -228,4 +228,50 @@ void TerrainModel::sample_area(int64_t x0, int64_t z0, int w, int d, TerrainSamp
   }
 }
 
+void TerrainModel::sample_grid(int64_t x0, int64_t z0, int stride, int w, int d, TerrainSample* out) const {
+  VOXEN_ASSERT(stride >= 1 && w >= 1 && d >= 1 && int64_t{w} * stride <= (int64_t{1} << 20) &&
+               int64_t{d} * stride <= (int64_t{1} << 20));
+  auto at = [](int64_t base, int64_t k, int step) {
+    return static_cast<int64_t>(static_cast<uint64_t>(base) + static_cast<uint64_t>(k) * static_cast<uint64_t>(step));
+  };
+  if (stride % kNodeSpacing == 0 && (x0 & (kNodeSpacing - 1)) == 0 && (z0 & (kNodeSpacing - 1)) == 0) {
+    // Every point is a node: the interpolation weights are 0, and lerp(a, b, 0) = a + 0 * (b - a) = a exactly
+    // for finite values, so passing the one node for all four corners gives sample()'s bits.
+    for (int j = 0; j < d; ++j) {
+      const int64_t z = at(z0, j, stride);
+      for (int i = 0; i < w; ++i) {
+        const int64_t x = at(x0, i, stride);
+        const Node n = m_impl->node(x >> kNodeShift, z >> kNodeShift);
+        out[j * w + i] = m_impl->combine(n, n, n, n, 0, 0, x, z);
+      }
+    }
+    return;
+  }
+  const int64_t i0 = x0 >> kNodeShift, j0 = z0 >> kNodeShift;
+  const int ni = static_cast<int>((at(x0, w - 1, stride) >> kNodeShift) - i0) + 2;
+  const int nj = static_cast<int>((at(z0, d - 1, stride) >> kNodeShift) - j0) + 2;
+  thread_local std::vector<Node> nodes;
+  thread_local std::vector<uint8_t> have;
+  nodes.resize(static_cast<size_t>(ni) * static_cast<size_t>(nj));
+  have.assign(nodes.size(), 0);
+  auto node = [&](int i, int j) -> const Node& {
+    const size_t k = static_cast<size_t>(j) * static_cast<size_t>(ni) + static_cast<size_t>(i);
+    if (!have[k]) {
+      nodes[k] = m_impl->node(at(i0, i, 1), at(j0, j, 1));
+      have[k] = 1;
+    }
+    return nodes[k];
+  };
+  for (int jj = 0; jj < d; ++jj) {
+    const int64_t z = at(z0, jj, stride);
+    const int j = static_cast<int>((z >> kNodeShift) - j0);
+    for (int ii = 0; ii < w; ++ii) {
+      const int64_t x = at(x0, ii, stride);
+      const int i = static_cast<int>((x >> kNodeShift) - i0);
+      out[jj * w + ii] = m_impl->combine(node(i, j), node(i + 1, j), node(i, j + 1), node(i + 1, j + 1),
+                                         static_cast<int>(x & (kNodeSpacing - 1)), static_cast<int>(z & (kNodeSpacing - 1)), x, z);
+    }
+  }
+}
+
 }  // namespace voxen::gen

@@ -56,6 +56,13 @@ class TerrainModel {
   /// w and d are 1..64.
   void sample_area(int64_t x0, int64_t z0, int w, int d, TerrainSample* out) const;
 
+  /// Samples of the strided grid x = x0 + i * stride, z = z0 + j * stride (0 <= i < w, 0 <= j < d) into
+  /// out[w * d], index j * w + i; each equals sample(x, z) exactly (the far view's coarse terrain samples every
+  /// few blocks). stride >= 1, w and d >= 1 (w * stride and d * stride at most 2^20). Cost: when stride and x0, z0
+  /// are multiples of 4 each point lies on a climate node and costs one node (about a quarter of sample());
+  /// otherwise the nodes covering the grid are computed once and shared.
+  void sample_grid(int64_t x0, int64_t z0, int stride, int w, int d, TerrainSample* out) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> m_impl;

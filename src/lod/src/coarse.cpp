@@ -1,0 +1,417 @@
+// The coarse terrain path (voxen/lod/coarse.h). Method, per level-L LOD section (docs/ARCHITECTURE.md, "Far view
+// (LOD)", "Coarse terrain"):
+//
+//  1. Virtual columns. The section and its one-cell border (cells -1..32 in x and z) are covered by a grid of
+//     virtual columns, n = 2^L / s per cell side, each standing for an s x s patch of block columns, s =
+//     max(1, 2^L / 4) (so n = 1, 2, 4, 4, ... for L = 0, 1, 2, 3...). Each takes the terrain sample at its patch's
+//     lowest corner (TerrainModel::sample_grid, bit-identical to sample()), its slope (largest step to the next
+//     virtual columns, per block) and the generator's surface layers there (gen::SurfaceModel). At s = 1 (levels
+//     0..2) virtual columns are block columns and everything below is exact except caves, ravines and ores.
+//  2. Features above the ground, per virtual column, 32 slots y = height + 1 .. height + 32: plants (the
+//     generator's own decision), then trees in the generator's order (grid cell z, then x): at s <= 2 every leaf
+//     and log exactly as the feature placer writes them (a leaf only into an empty slot or a plant, a log also over
+//     leaves), the origin's sample being its virtual column's; at s >= 4 a tree is its trunk's virtual column only,
+//     logs up to 3 below the top log and leaves from there to one above it (a canopy narrower than a virtual column).
+//  3. The Mipper, evaluated directly: a level-L cell of full columns keeps, among its non-air blocks, the one of
+//     highest opacity, ties going to the highest Morton key of its local (y, z, x) with y most significant (the
+//     child index dx | dz << 1 | dy << 2 applied level by level). Within one column a higher y always has the
+//     higher key, so per virtual column only its highest block of each opacity within the cell's y range
+//     competes: the terrain (top block, or the block at the cell's top y when the ground rises above the cell),
+//     the highest feature slot, the water or ice surface. A virtual column's blocks sit at its patch's last
+//     (x, z) position, the highest key of the patch.
+//  4. Light, the value full columns give the winner under open sky: opaque blocks 0; air sky 15; water and ice
+//     sky 15 - (1 + opacity) per block from the surface down (12, 9, ...); leaves 13; plants 15.
+//
+// The flat generator is exact: its world repeats every 64 blocks in x and z, so one 64 x 64 tile is generated and
+// lit once (with its eight neighbours around it, so block light crossing tile borders is included) and mipped
+// with periodic wrap; build() reads that pyramid.
+#include "voxen/lod/coarse.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "voxen/core/coords.h"
+#include "voxen/core/error.h"
+#include "voxen/gen/generator.h"
+#include "voxen/gen/surface_model.h"
+#include "voxen/light/light.h"
+#include "voxen/world/world.h"
+
+namespace voxen::lod {
+namespace {
+
+// Feature slots per virtual column: y = height + 1 .. height + kSlots (trees are at most 10 logs and a leaf).
+constexpr int kSlots = 32;
+
+// The flat world's period and the y range its tile pyramid holds (level 0: y in [-256, 256)).
+constexpr int kFlatTile = 64;
+constexpr int kFlatY0 = -256;
+constexpr int kFlatHeight = 512;
+
+// Morton key of local (y, z, x), each `level` bits, y most significant at each bit (the Mipper's child order).
+inline uint32_t morton(int level, uint32_t y, uint32_t z, uint32_t x) {
+  uint32_t key = 0;
+  for (int b = level - 1; b >= 0; --b) key = (key << 3) | (((y >> b) & 1u) << 2) | (((z >> b) & 1u) << 1) | ((x >> b) & 1u);
+  return key;
+}
+
+inline int64_t wrap_add(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
+
+// Per virtual column.
+struct VCol {
+  gen::StripeSurface st;
+  gen::TerrainSample sample;
+  int64_t x = 0, z = 0;  // world block of the sample (the patch's lowest corner)
+  int ground = 0;        // top solid block after a ravine that reaches the surface (else st.height)
+  bool ravine = false;   // a ravine's shape is here (no plant or tree)
+  int feature_top = -1;  // highest used feature slot, -1 for none
+};
+
+struct Scratch {
+  std::vector<gen::TerrainSample> samples;
+  std::vector<VCol> cols;
+  std::vector<uint16_t> slots;  // kSlots per virtual column, block id (0 = empty)
+};
+
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+}  // namespace
+
+LodSection to_section(const PaddedLodSection& padded) {
+  LodSection out(padded.get(0, 0, 0));
+  std::array<LodCell, LodBrick::kVolume> cells;
+  for (int b = 0; b < LodSection::kBricks; ++b) {
+    const int bx = (b & 3) * 8, bz = ((b >> 2) & 3) * 8, by = (b >> 4) * 8;
+    for (int y = 0; y < 8; ++y)
+      for (int z = 0; z < 8; ++z)
+        for (int x = 0; x < 8; ++x) cells[static_cast<size_t>(LodBrick::index(x, y, z))] = padded.get(bx + x, by + y, bz + z);
+    LodBrick brick;
+    brick.pack(cells.data());
+    out.replace_brick(b, std::move(brick));
+  }
+  out.compact();
+  return out;
+}
+
+struct CoarseTerrain::Impl {
+  const gen::Generator& generator;
+  const BlockRegistry& registry;
+  const Mipper& mipper;
+  bool flat = false;
+  std::unique_ptr<gen::SurfaceModel> model;  // the default generator's
+  uint16_t water = 0, ice = 0;
+  Light water_light_top = 0;
+  int water_drop = 3, ice_drop = 3;  // sky light lost per block of water / ice: 1 + opacity
+
+  // The flat world's periodic pyramid: level k holds side(k)^2 x (kFlatHeight >> k) cells, side(k) =
+  // max(1, 64 >> k), index (y * side + z) * side + x.
+  mutable std::once_flag flat_once;
+  mutable std::vector<std::vector<LodCell>> flat_levels;
+
+  Impl(const gen::Generator& g, const BlockRegistry& r, const Mipper& m) : generator(g), registry(r), mipper(m) {}
+
+  static int flat_side(int level) { return std::max(1, kFlatTile >> level); }
+
+  void build_flat() const {
+    // Tiles -1..1 in x and z (columns -4..7), lit together; tile 0 (columns 0..3) is read.
+    World world;
+    std::vector<ColumnPos> positions;
+    for (int64_t cx = -4; cx <= 7; ++cx)
+      for (int64_t cz = -4; cz <= 7; ++cz) positions.push_back({cx, cz});
+    for (auto& c : gen::generate_columns(generator, positions, nullptr)) world.insert(std::move(c));
+    const light::LightTable table(registry);
+    light::light_columns(world, table, positions, nullptr);
+    flat_levels.resize(kMaxLevels);
+    std::vector<LodCell>& l0 = flat_levels[0];
+    l0.resize(static_cast<size_t>(kFlatTile) * kFlatTile * kFlatHeight);
+    for (int y = 0; y < kFlatHeight; ++y)
+      for (int z = 0; z < kFlatTile; ++z)
+        for (int x = 0; x < kFlatTile; ++x) {
+          const BlockPos p{x, kFlatY0 + y, z};
+          const size_t i = (static_cast<size_t>(y) * kFlatTile + static_cast<size_t>(z)) * kFlatTile + static_cast<size_t>(x);
+          l0[i] = y_in_range(p.y) ? LodCell::make(world.get(p), world.light(p)) : background_cell(0, p.y);
+        }
+    for (int k = 1; k < kMaxLevels; ++k) {
+      const int side = flat_side(k), below = flat_side(k - 1), h = kFlatHeight >> k;
+      const std::vector<LodCell>& src = flat_levels[static_cast<size_t>(k - 1)];
+      std::vector<LodCell>& dst = flat_levels[static_cast<size_t>(k)];
+      dst.resize(static_cast<size_t>(side) * side * static_cast<size_t>(h));
+      std::array<LodCell, 8> ch;
+      for (int y = 0; y < h; ++y)
+        for (int z = 0; z < side; ++z)
+          for (int x = 0; x < side; ++x) {
+            for (int c = 0; c < 8; ++c) {
+              const int cx = (2 * x + (c & 1)) % below, cz = (2 * z + ((c >> 1) & 1)) % below, cy = 2 * y + (c >> 2);
+              ch[static_cast<size_t>(c)] = src[(static_cast<size_t>(cy) * below + static_cast<size_t>(cz)) * below + static_cast<size_t>(cx)];
+            }
+            dst[(static_cast<size_t>(y) * side + static_cast<size_t>(z)) * side + static_cast<size_t>(x)] = mipper.mip(ch);
+          }
+    }
+  }
+
+  LodCell flat_cell(int level, int64_t cx, int64_t cy, int64_t cz) const {
+    const int64_t ylo = kFlatY0 >> level, yn = kFlatHeight >> level;
+    if (cy < ylo) return background_cell(level, cy);
+    if (cy >= ylo + yn) return background_cell(level, cy);
+    const int side = flat_side(level);
+    const size_t x = static_cast<size_t>(floor_mod(cx, side)), z = static_cast<size_t>(floor_mod(cz, side));
+    return flat_levels[static_cast<size_t>(level)][(static_cast<size_t>(cy - ylo) * static_cast<size_t>(side) + z) * static_cast<size_t>(side) + x];
+  }
+
+  PaddedLodSection build_flat_section(const LodSectionPos& pos) const {
+    std::call_once(flat_once, [this] { build_flat(); });
+    PaddedLodSection out;
+    out.pos = pos;
+    const int64_t bx = pos.x * 32, by = pos.y * 32, bz = pos.z * 32;
+    for (int y = -1; y <= 32; ++y)
+      for (int z = -1; z <= 32; ++z)
+        for (int x = -1; x <= 32; ++x) {
+          const int outside = (x < 0 || x > 31) + (y < 0 || y > 31) + (z < 0 || z > 31);
+          if (outside > 1) continue;
+          out.set(x, y, z, flat_cell(pos.level, bx + x, by + y, bz + z));
+        }
+    return out;
+  }
+
+  Light light_of(uint16_t id, int64_t y) const {
+    if (id == water || id == ice) {
+      const int sky = 15 - static_cast<int>(kSeaLevel - y + 1) * (id == ice ? ice_drop : water_drop);
+      return make_light(static_cast<uint8_t>(std::max(0, sky)), 0, 0, 0);
+    }
+    const BlockDef& d = registry[id];
+    if (d.transparency == Transparency::kCutout)  // under open sky: 15 through opacity 0, else 15 - 1 - opacity
+      return make_light(static_cast<uint8_t>((d.opacity & 15) == 0 ? 15 : std::max(0, 14 - (d.opacity & 15))), 0, 0, 0);
+    return 0;
+  }
+
+  PaddedLodSection build_default_section(const LodSectionPos& pos) const;
+};
+
+PaddedLodSection CoarseTerrain::Impl::build_default_section(const LodSectionPos& pos) const {
+  const int L = pos.level;
+  const int cell = 1 << L;
+  const int s = std::max(1, cell / 4);  // blocks per virtual column side
+  const int n = cell / s;               // virtual columns per cell side
+  const int margin = (gen::SurfaceModel::kTreeReach + s - 1) / s + 1;
+  const int V = 34 * n;
+  const int G = V + 2 * margin;
+  const BlockPos b = pos.min_block();
+  const int64_t sx = wrap_add(b.x, -int64_t{cell} - int64_t{margin} * s);
+  const int64_t sz = wrap_add(b.z, -int64_t{cell} - int64_t{margin} * s);
+  const gen::SurfaceModel& m = *model;
+
+  Scratch& sc = scratch();
+  const size_t count = static_cast<size_t>(G) * static_cast<size_t>(G);
+  sc.samples.resize(count);
+  sc.cols.resize(count);
+  sc.slots.assign(count * kSlots, 0);
+  m.terrain().sample_grid(sx, sz, s, G, G, sc.samples.data());
+  auto idx = [G](int i, int j) { return static_cast<size_t>(j) * static_cast<size_t>(G) + static_cast<size_t>(i); };
+
+  // 1. Virtual columns: sample, slope, surface layers, plants.
+  for (int j = 0; j < G; ++j)
+    for (int i = 0; i < G; ++i) {
+      const gen::TerrainSample& t = sc.samples[idx(i, j)];
+      int step = 0;
+      if (i > 0) step = std::max(step, std::abs(t.height - sc.samples[idx(i - 1, j)].height));
+      if (i + 1 < G) step = std::max(step, std::abs(t.height - sc.samples[idx(i + 1, j)].height));
+      if (j > 0) step = std::max(step, std::abs(t.height - sc.samples[idx(i, j - 1)].height));
+      if (j + 1 < G) step = std::max(step, std::abs(t.height - sc.samples[idx(i, j + 1)].height));
+      VCol& c = sc.cols[idx(i, j)];
+      c.sample = t;
+      c.x = wrap_add(sx, int64_t{i} * s);
+      c.z = wrap_add(sz, int64_t{j} * s);
+      c.st = m.stripe(c.x, c.z, t, (step + s - 1) / s);
+      c.feature_top = -1;
+      // Ravines: sealed where water lies within 2 blocks (the lowest height 2 blocks around, or the next virtual
+      // columns when they are wider).
+      const int reach = s == 1 ? 2 : 1;
+      int lowest = t.height;
+      for (int dj = -reach; dj <= reach; ++dj)
+        for (int di = -reach; di <= reach; ++di) {
+          const int ii = std::clamp(i + di, 0, G - 1), jj = std::clamp(j + dj, 0, G - 1);
+          lowest = std::min(lowest, sc.samples[idx(ii, jj)].height);
+        }
+      const gen::SurfaceModel::Cut cut = m.ravine(c.x, c.z, t.height, lowest);
+      c.ravine = cut.any;
+      c.ground = t.height;
+      if (!cut.empty() && cut.top >= t.height) {
+        // Open to the sky. A wider virtual column keeps its ground unless the ravine spans the whole patch (its
+        // other three corners, at this sample's height): the Mipper keeps the highest block of the patch.
+        bool whole = true;
+        for (const auto [ox, oz] : {std::pair{s - 1, 0}, std::pair{0, s - 1}, std::pair{s - 1, s - 1}}) {
+          if (s == 1 || !whole) break;
+          const gen::SurfaceModel::Cut k = m.ravine(wrap_add(c.x, ox), wrap_add(c.z, oz), t.height, lowest);
+          whole = !k.empty() && k.top >= t.height;
+        }
+        if (whole) c.ground = cut.bottom - 1;
+      }
+      const gen::SurfaceModel::Plant p = c.ground == t.height ? m.plant(c.x, c.z, t, c.st) : gen::SurfaceModel::Plant{};
+      if (p.id != 0) {
+        uint16_t* sl = &sc.slots[idx(i, j) * kSlots];
+        for (int k = 0; k < p.height; ++k) sl[k] = p.id;
+        c.feature_top = p.height - 1;
+      }
+    }
+
+  // 2. Trees, in the generator's order.
+  const int64_t span = int64_t{G} * s;
+  const int64_t gx0 = sx >> gen::SurfaceModel::kTreeGridShift, gz0 = sz >> gen::SurfaceModel::kTreeGridShift;
+  const int64_t gx1 = wrap_add(sx, span - 1) >> gen::SurfaceModel::kTreeGridShift;
+  const int64_t gz1 = wrap_add(sz, span - 1) >> gen::SurfaceModel::kTreeGridShift;
+  auto put = [&](int64_t x, int64_t y, int64_t z, uint16_t id, bool is_log) {
+    const int64_t dx = static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(sx));
+    const int64_t dz = static_cast<int64_t>(static_cast<uint64_t>(z) - static_cast<uint64_t>(sz));
+    if (dx < 0 || dz < 0 || dx >= span || dz >= span) return;
+    const size_t k = idx(static_cast<int>(dx / s), static_cast<int>(dz / s));
+    VCol& c = sc.cols[k];
+    const int h = c.st.height;
+    if (y <= h || y > h + kSlots || y > kMaxY) return;
+    if (h < kSeaLevel && y <= kSeaLevel) return;  // water there: the generator writes leaves only into air
+    uint16_t& slot = sc.slots[k * kSlots + static_cast<size_t>(y - h - 1)];
+    const BlockDef& d = registry[slot];
+    const bool plant = slot != 0 && d.shape == Shape::kCross;
+    const bool leaf = slot != 0 && !plant && d.transparency == Transparency::kCutout;
+    if (slot == 0 || plant || (is_log && leaf)) {
+      slot = id;
+      c.feature_top = std::max(c.feature_top, static_cast<int>(y - h - 1));
+    }
+  };
+  for (int64_t gz = gz0;; gz = wrap_add(gz, 1)) {
+    for (int64_t gx = gx0;; gx = wrap_add(gx, 1)) {
+      int64_t ox = 0, oz = 0;
+      m.tree_origin(gx, gz, ox, oz);
+      const int64_t dx = static_cast<int64_t>(static_cast<uint64_t>(ox) - static_cast<uint64_t>(sx));
+      const int64_t dz = static_cast<int64_t>(static_cast<uint64_t>(oz) - static_cast<uint64_t>(sz));
+      if (dx >= 0 && dz >= 0 && dx < span && dz < span) {
+        const int i = static_cast<int>(dx / s), j = static_cast<int>(dz / s);
+        const VCol& c = sc.cols[idx(i, j)];
+        int step = 0;
+        if (i > 0 && i + 1 < G && j > 0 && j + 1 < G) {
+          const int h = c.sample.height;
+          step = std::max({std::abs(h - sc.cols[idx(i - 1, j)].sample.height), std::abs(h - sc.cols[idx(i + 1, j)].sample.height),
+                           std::abs(h - sc.cols[idx(i, j - 1)].sample.height), std::abs(h - sc.cols[idx(i, j + 1)].sample.height)});
+          step = (step + s - 1) / s;
+        }
+        gen::TreeSite t;
+        if (!c.ravine && m.plan_tree(gx, gz, c.sample, step, /*check_caves=*/s <= 2, t)) {
+          if (s <= 2) {
+            m.tree_blocks(t, put);
+          } else {
+            const int top = t.base + t.height - 1;
+            for (int y = t.base; y <= top - 3; ++y) put(t.x, y, t.z, t.log, true);
+            for (int y = std::max(t.base, top - 2); y <= top + 1; ++y) put(t.x, y, t.z, t.leaves, false);
+          }
+        }
+      }
+      if (gx == gx1) break;
+    }
+    if (gz == gz1) break;
+  }
+
+  // 3. Cells by the Mipper's rule.
+  PaddedLodSection out;
+  out.pos = pos;
+  const LodCell open_air = LodCell::make(kAir, make_light(15, 0, 0, 0));
+  const int64_t cy_base = pos.y * 32;
+  for (int cz = -1; cz <= 32; ++cz)
+    for (int cx = -1; cx <= 32; ++cx) {
+      const bool x_out = cx < 0 || cx > 31, z_out = cz < 0 || cz > 31;
+      if (x_out && z_out) continue;  // an edge of the border: unused
+      const int i0 = margin + (cx + 1) * n, j0 = margin + (cz + 1) * n;
+      int hmin = kMaxY + 1, top = kMinY - 1;
+      for (int bj = 0; bj < n; ++bj)
+        for (int bi = 0; bi < n; ++bi) {
+          const VCol& c = sc.cols[idx(i0 + bi, j0 + bj)];
+          hmin = std::min(hmin, c.ground);
+          top = std::max({top, c.st.height + c.feature_top + 1, c.st.height < kSeaLevel ? kSeaLevel : kMinY});
+        }
+      const int y_first = (x_out || z_out) ? 0 : -1, y_last = (x_out || z_out) ? 31 : 32;
+      for (int cy = y_first; cy <= y_last; ++cy) {
+        const int64_t cyw = cy_base + cy;
+        const int64_t y0 = cyw * cell, y1 = y0 + cell - 1;
+        if (y0 > kMaxY || y1 < kMinY) {
+          out.set(cx, cy, cz, background_cell(L, cyw));
+          continue;
+        }
+        if (y0 > top) {
+          out.set(cx, cy, cz, open_air);
+          continue;
+        }
+        uint64_t best_key = 0;
+        uint16_t best_id = kAirId;
+        int64_t best_y = 0;
+        if (y1 <= hmin) {
+          // Wholly in the ground: the block at the top of the last virtual column (highest key) wins.
+          const VCol& c = sc.cols[idx(i0 + n - 1, j0 + n - 1)];
+          best_id = m.block(c.x + s - 1, y1, c.z + s - 1, c.st);
+          best_y = y1;
+        } else {
+          for (int bj = 0; bj < n; ++bj)
+            for (int bi = 0; bi < n; ++bi) {
+              const size_t k = idx(i0 + bi, j0 + bj);
+              const VCol& c = sc.cols[k];
+              const int h = c.st.height;
+              uint16_t id = kAirId;
+              int64_t y = 0;
+              // Features above the ground (all rank 15: cutout or opaque).
+              if (c.feature_top >= 0 && y1 > h) {
+                const int lo = static_cast<int>(std::max<int64_t>(y0 - h - 1, 0));
+                const int hi = static_cast<int>(std::min<int64_t>(y1 - h - 1, c.feature_top));
+                for (int q = hi; q >= lo; --q)
+                  if (sc.slots[k * kSlots + static_cast<size_t>(q)] != 0) {
+                    id = sc.slots[k * kSlots + static_cast<size_t>(q)];
+                    y = h + 1 + q;
+                    break;
+                  }
+              }
+              if (id == kAirId && c.ground >= y0) {
+                y = std::min<int64_t>(c.ground, y1);
+                id = m.block(c.x + s - 1, std::max<int64_t>(y, kMinY), c.z + s - 1, c.st);
+              }
+              if (id == kAirId && h < kSeaLevel && y0 <= kSeaLevel && y1 > h) {
+                y = std::min<int64_t>(kSeaLevel, y1);
+                id = (y == kSeaLevel && c.st.frozen) ? ice : water;
+              }
+              if (id == kAirId) continue;
+              const uint64_t key = (uint64_t{mipper.opacity(id)} << (3 * L)) |
+                                   morton(L, static_cast<uint32_t>(y - y0), static_cast<uint32_t>(bj * s + s - 1),
+                                          static_cast<uint32_t>(bi * s + s - 1));
+              if (best_id == kAirId || key > best_key) {
+                best_key = key;
+                best_id = id;
+                best_y = y;
+              }
+            }
+        }
+        out.set(cx, cy, cz, best_id == kAirId ? open_air : LodCell::make(Cell{best_id, 0}, light_of(best_id, best_y)));
+      }
+    }
+  return out;
+}
+
+CoarseTerrain::CoarseTerrain(const gen::Generator& generator, const BlockRegistry& registry, const Mipper& mipper)
+    : m_impl(std::make_unique<Impl>(generator, registry, mipper)) {
+  Impl& im = *m_impl;
+  im.flat = generator.name() == "flat";
+  if (!im.flat) {
+    VOXEN_ASSERT(generator.name() == "default");
+    im.model = std::make_unique<gen::SurfaceModel>(generator.seed(), registry);
+    im.water = registry.id("water");
+    im.ice = registry.id("ice");
+    im.water_drop = 1 + (registry[im.water].opacity & 15);
+    im.ice_drop = 1 + (registry[im.ice].opacity & 15);
+  }
+}
+
+CoarseTerrain::~CoarseTerrain() = default;
+
+PaddedLodSection CoarseTerrain::build(const LodSectionPos& pos) const {
+  VOXEN_ASSERT(pos.level >= 0 && pos.level < kMaxLevels);
+  return m_impl->flat ? m_impl->build_flat_section(pos) : m_impl->build_default_section(pos);
+}
+
+}  // namespace voxen::lod
