@@ -300,6 +300,55 @@ TEST(CoarseTerrain, HugeCoordinates) {
   }
 }
 
+// build_stack() hands over each section of the stack equal to build() of it, bottom to top, and skips only
+// sections that mesh to nothing: all used cells air, or all opaque blocks. Stacks of every level at the origin, in
+// the mountains (x 1,700), at sea (z 5,000), 2^40 blocks out, and of the flat world.
+TEST(CoarseTerrain, BuildStackEqualsBuild) {
+  auto g = generator("default");
+  auto flat = generator("flat");
+  const lod::CoarseTerrain coarse(*g, registry(), mipper());
+  const lod::CoarseTerrain flat_coarse(*flat, registry(), mipper());
+  const int64_t big = int64_t{1} << 40;
+  size_t visited = 0, skipped = 0;
+  for (const lod::CoarseTerrain* ct : {&coarse, &flat_coarse})
+    for (int level = 0; level <= 5; ++level)
+      for (const auto [bx, bz] : {std::pair<int64_t, int64_t>{0, 0}, std::pair<int64_t, int64_t>{1700, -300},
+                                  std::pair<int64_t, int64_t>{-200, 5000}, std::pair<int64_t, int64_t>{big, -big}}) {
+        const int64_t x = floor_div(bx, int64_t{32} << level), z = floor_div(bz, int64_t{32} << level);
+        std::vector<int64_t> ys;
+        ct->build_stack(level, x, z, [&](const lod::PaddedLodSection& s) {
+          ASSERT_EQ(s.pos.level, level);
+          ASSERT_EQ(s.pos.x, x);
+          ASSERT_EQ(s.pos.z, z);
+          EXPECT_TRUE(ys.empty() || s.pos.y > ys.back());
+          ys.push_back(s.pos.y);
+          EXPECT_TRUE(s.cells == ct->build(s.pos).cells) << "level " << level << " y " << s.pos.y;
+        });
+        const int64_t span = int64_t{32} << level;
+        for (int64_t y = floor_div(kMinY, span); y <= floor_div(kMaxY, span); ++y) {
+          if (std::find(ys.begin(), ys.end(), y) != ys.end()) {
+            ++visited;
+            continue;
+          }
+          ++skipped;
+          const lod::PaddedLodSection s = ct->build({level, x, y, z});
+          bool all_air = true, all_opaque = true;
+          for (int cy = -1; cy <= 32; ++cy)
+            for (int cz = -1; cz <= 32; ++cz)
+              for (int cx = -1; cx <= 32; ++cx) {
+                if ((cx < 0 || cx > 31) + (cy < 0 || cy > 31) + (cz < 0 || cz > 31) > 1) continue;
+                const lod::LodCell c = s.get(cx, cy, cz);
+                const BlockDef& d = registry()[c.cell().id];
+                all_air = all_air && c.is_air();
+                all_opaque = all_opaque && !c.is_air() && d.transparency == Transparency::kOpaque && (d.opacity & 15) == 15;
+              }
+          EXPECT_TRUE(all_air || all_opaque) << "skipped level " << level << " (" << x << ", " << y << ", " << z << ")";
+        }
+      }
+  std::printf("build_stack: %zu sections visited, %zu skipped\n", visited, skipped);
+  EXPECT_GT(skipped, 0u);
+}
+
 // to_section keeps the inner 32^3 cells.
 TEST(CoarseTerrain, ToSectionKeepsTheInnerCells) {
   auto g = generator("default");

@@ -71,6 +71,14 @@ struct Scratch {
   std::vector<gen::TerrainSample> samples;
   std::vector<VCol> cols;
   std::vector<uint16_t> slots;  // kSlots per virtual column, block id (0 = empty)
+  std::vector<int> hmin, top;   // per cell column -1..32 (34 x 34, z major): lowest ground, highest block
+};
+
+// What prepare() worked out for one (level, x, z) stack; the virtual columns themselves are in the thread's Scratch.
+struct Prepared {
+  int L = 0, cell = 1, s = 1, n = 1, margin = 0, G = 0;
+  int64_t sx = 0, sz = 0;
+  int hmin_all = 0, top_all = 0;  // over the stack's cell columns, border included
 };
 
 Scratch& scratch() {
@@ -187,10 +195,14 @@ struct CoarseTerrain::Impl {
     return 0;
   }
 
-  PaddedLodSection build_default_section(const LodSectionPos& pos) const;
+  /// Steps 1 and 2 for the stack of sections at (pos.level, pos.x, pos.z): virtual columns and features, into this
+  /// thread's scratch. pos.y is not read.
+  void prepare(const LodSectionPos& pos, Prepared& pr) const;
+  /// Step 3 for one section of the prepared stack.
+  PaddedLodSection cells(const LodSectionPos& pos, const Prepared& pr) const;
 };
 
-PaddedLodSection CoarseTerrain::Impl::build_default_section(const LodSectionPos& pos) const {
+void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const {
   const int L = pos.level;
   const int cell = 1 << L;
   const int s = std::max(1, cell / 4);  // blocks per virtual column side
@@ -201,6 +213,7 @@ PaddedLodSection CoarseTerrain::Impl::build_default_section(const LodSectionPos&
   const BlockPos b = pos.min_block();
   const int64_t sx = wrap_add(b.x, -int64_t{cell} - int64_t{margin} * s);
   const int64_t sz = wrap_add(b.z, -int64_t{cell} - int64_t{margin} * s);
+  pr = Prepared{L, cell, s, n, margin, G, sx, sz};
   const gen::SurfaceModel& m = *model;
 
   Scratch& sc = scratch();
@@ -312,7 +325,35 @@ PaddedLodSection CoarseTerrain::Impl::build_default_section(const LodSectionPos&
     if (gz == gz1) break;
   }
 
-  // 3. Cells by the Mipper's rule.
+  // Per cell column (-1..32 in x and z): the lowest ground and the highest block of its virtual columns.
+  sc.hmin.assign(34 * 34, kMaxY + 1);
+  sc.top.assign(34 * 34, kMinY - 1);
+  pr.hmin_all = kMaxY + 1;
+  pr.top_all = kMinY - 1;
+  for (int cz = -1; cz <= 32; ++cz)
+    for (int cx = -1; cx <= 32; ++cx) {
+      if ((cx < 0 || cx > 31) && (cz < 0 || cz > 31)) continue;  // an edge of the border: unused
+      const int i0 = margin + (cx + 1) * n, j0 = margin + (cz + 1) * n;
+      int hmin = kMaxY + 1, top = kMinY - 1;
+      for (int bj = 0; bj < n; ++bj)
+        for (int bi = 0; bi < n; ++bi) {
+          const VCol& c = sc.cols[idx(i0 + bi, j0 + bj)];
+          hmin = std::min(hmin, c.ground);
+          top = std::max({top, c.st.height + c.feature_top + 1, c.st.height < kSeaLevel ? kSeaLevel : kMinY});
+        }
+      sc.hmin[static_cast<size_t>((cz + 1) * 34 + cx + 1)] = hmin;
+      sc.top[static_cast<size_t>((cz + 1) * 34 + cx + 1)] = top;
+      pr.hmin_all = std::min(pr.hmin_all, hmin);
+      pr.top_all = std::max(pr.top_all, top);
+    }
+}
+
+PaddedLodSection CoarseTerrain::Impl::cells(const LodSectionPos& pos, const Prepared& pr) const {
+  // 3. Cells by the Mipper's rule, from the virtual columns prepare() left in this thread's scratch.
+  const int L = pr.L, cell = pr.cell, s = pr.s, n = pr.n, margin = pr.margin, G = pr.G;
+  const gen::SurfaceModel& m = *model;
+  const Scratch& sc = scratch();
+  auto idx = [G](int i, int j) { return static_cast<size_t>(j) * static_cast<size_t>(G) + static_cast<size_t>(i); };
   PaddedLodSection out;
   out.pos = pos;
   const LodCell open_air = LodCell::make(kAir, make_light(15, 0, 0, 0));
@@ -322,13 +363,8 @@ PaddedLodSection CoarseTerrain::Impl::build_default_section(const LodSectionPos&
       const bool x_out = cx < 0 || cx > 31, z_out = cz < 0 || cz > 31;
       if (x_out && z_out) continue;  // an edge of the border: unused
       const int i0 = margin + (cx + 1) * n, j0 = margin + (cz + 1) * n;
-      int hmin = kMaxY + 1, top = kMinY - 1;
-      for (int bj = 0; bj < n; ++bj)
-        for (int bi = 0; bi < n; ++bi) {
-          const VCol& c = sc.cols[idx(i0 + bi, j0 + bj)];
-          hmin = std::min(hmin, c.ground);
-          top = std::max({top, c.st.height + c.feature_top + 1, c.st.height < kSeaLevel ? kSeaLevel : kMinY});
-        }
+      const int hmin = sc.hmin[static_cast<size_t>((cz + 1) * 34 + cx + 1)];
+      const int top = sc.top[static_cast<size_t>((cz + 1) * 34 + cx + 1)];
       const int y_first = (x_out || z_out) ? 0 : -1, y_last = (x_out || z_out) ? 31 : 32;
       for (int cy = y_first; cy <= y_last; ++cy) {
         const int64_t cyw = cy_base + cy;
@@ -411,7 +447,30 @@ CoarseTerrain::~CoarseTerrain() = default;
 
 PaddedLodSection CoarseTerrain::build(const LodSectionPos& pos) const {
   VOXEN_ASSERT(pos.level >= 0 && pos.level < kMaxLevels);
-  return m_impl->flat ? m_impl->build_flat_section(pos) : m_impl->build_default_section(pos);
+  if (m_impl->flat) return m_impl->build_flat_section(pos);
+  Prepared pr;
+  m_impl->prepare(pos, pr);
+  return m_impl->cells(pos, pr);
+}
+
+void CoarseTerrain::build_stack(int level, int64_t x, int64_t z,
+                                const std::function<void(const PaddedLodSection&)>& visit) const {
+  VOXEN_ASSERT(level >= 0 && level < kMaxLevels);
+  const int64_t cell = int64_t{1} << level;
+  const int64_t y_lo = floor_div(kMinY, 32 * cell), y_hi = floor_div(kMaxY, 32 * cell);
+  if (m_impl->flat) {
+    for (int64_t y = y_lo; y <= y_hi; ++y) visit(m_impl->build_flat_section(LodSectionPos{level, x, y, z}));
+    return;
+  }
+  Prepared pr;
+  m_impl->prepare(LodSectionPos{level, x, 0, z}, pr);
+  for (int64_t y = y_lo; y <= y_hi; ++y) {
+    // Blocks spanned by the section's cells with its lower and upper border cells.
+    const int64_t b0 = (y * 32 - 1) * cell, b1 = (y * 32 + 33) * cell - 1;
+    if (b0 > pr.top_all) continue;                    // open air (or the sky above the world) throughout
+    if (b0 >= kMinY && b1 <= pr.hmin_all) continue;  // in the ground throughout: opaque blocks only
+    visit(m_impl->cells(LodSectionPos{level, x, y, z}, pr));
+  }
 }
 
 }  // namespace voxen::lod

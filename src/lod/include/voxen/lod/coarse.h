@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -52,6 +53,13 @@ class CoarseTerrain {
   /// The level-pos.level LOD section at `pos` with its one-cell border, from the terrain model sampled at that
   /// level's resolution. Pure function of (generator seed and kind, pos). Level 0..kMaxLevels - 1.
   PaddedLodSection build(const LodSectionPos& pos) const;
+
+  /// The whole stack of level-`level` LOD sections at section coordinates (x, z), bottom to top, from one sampling
+  /// of the terrain model (build() samples it again per section: 12 times for a level-0 stack). `visit` gets each
+  /// section equal to build() of it, except the sections it skips: those whose cells and border cells are all
+  /// open air (above every block of the stack) or all wholly in the ground (below its lowest ground, above kMinY),
+  /// which mesh to no faces. The section handed to `visit` is valid only during the call.
+  void build_stack(int level, int64_t x, int64_t z, const std::function<void(const PaddedLodSection&)>& visit) const;
 
  private:
   struct Impl;
