@@ -175,25 +175,33 @@ TEST_F(Far, AStoneSlabOfLevelThreeDrawsGroundWhereTheSkyWas) {
   far.draw = sections;
   FrameStats st;
   const Image ground = draw(cam, far, &st);
+  // The depth read-back reports the far-only pixels as terrain (Renderer::kFarDepth) and the sky as 1.0.
+  const std::vector<float> depth = renderer->read_depth();
+  ASSERT_EQ(depth.size(), static_cast<size_t>(kWidth) * kHeight);
   EXPECT_EQ(st.lod_sections_drawn, 4u);  // the eye is inside the two with z = 0: all four in view
   EXPECT_EQ(st.lod_sections_per_level[3], 4u);
   EXPECT_EQ(st.lod_quads, 16u);
   EXPECT_EQ(st.lod_sections_missing, 0u);
-  int ground_px = 0, ground_sky = 0, above = 0, above_changed = 0;
+  int ground_px = 0, ground_sky = 0, above = 0, above_changed = 0, ground_not_far_depth = 0, above_not_sky_depth = 0;
   for (int y = 0; y < kHeight; ++y)
     for (int x = 0; x < kWidth; ++x) {
+      const float d = depth[static_cast<size_t>(kHeight - 1 - y) * kWidth + static_cast<size_t>(x)];  // row 0 at the bottom
       if (below_horizon(cam, x, y, 8.0)) {  // the slab is < 114 blocks away there: before the fog starts
         ++ground_px;
         ground_sky += same(sky, ground, x, y);
+        ground_not_far_depth += d != Renderer::kFarDepth;
       } else if (!below_horizon(cam, x, y, -0.5)) {  // above the horizon
         ++above;
         above_changed += !same(sky, ground, x, y);
+        above_not_sky_depth += d != 1.0f;
       }
     }
   EXPECT_GT(ground_px, 5000);
   EXPECT_EQ(ground_sky, 0) << "of " << ground_px << " ground pixels";
   EXPECT_GT(above, 5000);
   EXPECT_EQ(above_changed, 0) << "of " << above << " sky pixels";
+  EXPECT_EQ(ground_not_far_depth, 0) << "of " << ground_px << " ground pixels";
+  EXPECT_EQ(above_not_sky_depth, 0) << "of " << above << " sky pixels";
   // Stone-grey: the centre of the ground is a grey (channels within 12 of each other), not the sky's blue.
   const uint8_t* c = ground.at(kWidth / 2, kHeight - 10);
   EXPECT_LE(std::max({c[0], c[1], c[2]}) - std::min({c[0], c[1], c[2]}), 12) << int(c[0]) << "," << int(c[1]) << "," << int(c[2]);

@@ -91,8 +91,9 @@ Status OffscreenTarget::create(int width, int height) {
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, m_color);
   glGenRenderbuffers(1, &m_depth);
   glBindRenderbuffer(GL_RENDERBUFFER, m_depth);
-  glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, width, height);
-  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, m_depth);
+  // 24-bit depth and an 8-bit stencil: the far pass marks the pixels it drew (Renderer::read_depth).
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8, width, height);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, m_depth);
   const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
   if (status != GL_FRAMEBUFFER_COMPLETE)
     return Error{"offscreen framebuffer incomplete (status 0x" + hex(status) + ") at " + std::to_string(width) + "x" +

@@ -53,6 +53,7 @@ class GlfwWindowPlatform final : public Platform {
       glfwWindowHint(GLFW_BLUE_BITS, 8);
       glfwWindowHint(GLFW_ALPHA_BITS, 8);
       glfwWindowHint(GLFW_DEPTH_BITS, 24);
+      glfwWindowHint(GLFW_STENCIL_BITS, 8);  // the far pass marks its pixels (Renderer::read_depth)
       glfwWindowHint(GLFW_VISIBLE, cfg.visible ? GLFW_TRUE : GLFW_FALSE);
       m_window = glfwCreateWindow(cfg.width, cfg.height, cfg.title.c_str(), nullptr, nullptr);
       if (m_window) break;

@@ -843,7 +843,9 @@ FrameStats Renderer::render(const FrameParams& params) {
   glDisable(GL_CULL_FACE);
   glDepthMask(GL_TRUE);
   glClearDepth(1.0);
-  glClear(GL_DEPTH_BUFFER_BIT);
+  glStencilMask(0xFF);
+  glClearStencil(0);
+  glClear(GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
 
   const glm::dvec3 sun = sun_direction(params.time_of_day);
   const float day = static_cast<float>(glm::smoothstep(-0.10, 0.15, sun.y));
@@ -957,11 +959,17 @@ FrameStats Renderer::render(const FrameParams& params) {
     glActiveTexture(GL_TEXTURE0 + kMaskUnit);
     glBindTexture(GL_TEXTURE_2D, g.near_mask.get());
     glActiveTexture(GL_TEXTURE0);
+    // Every far fragment kept marks its pixel in the stencil (read_depth reports those pixels as terrain).
+    glEnable(GL_STENCIL_TEST);
+    glStencilFunc(GL_ALWAYS, 1, 0xFF);
+    glStencilOp(GL_KEEP, GL_KEEP, GL_REPLACE);
     const uint32_t before = st.draw_calls;
     draw(tp, g.far_batches, *m_lod, g.opaque_views);  // MDI only: the views are not touched
     st.lod_draw_calls = st.draw_calls - before;
+    glDisable(GL_STENCIL_TEST);
     glClear(GL_DEPTH_BUFFER_BIT);
   }
+  m_far_drawn = !g.far_batches.empty();
   if (opaque_commands) {
     opaque_state();
     const Gpu::TerrainProgram& tp = mdi ? g.mdi_opaque : g.chunk_opaque;
@@ -1137,6 +1145,16 @@ std::vector<float> Renderer::read_depth() const {
   glBindFramebuffer(GL_READ_FRAMEBUFFER, m_platform.framebuffer());
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
   glReadPixels(0, 0, m_platform.width(), m_platform.height(), GL_DEPTH_COMPONENT, GL_FLOAT, depth.data());
+  if (m_far_drawn) {
+    // Pixels the far pass drew and the near passes left alone: terrain, one step under 1.0 (the far pass's own depth
+    // was cleared before the near passes).
+    std::vector<uint8_t> stencil(depth.size());
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, m_platform.width(), m_platform.height(), GL_STENCIL_INDEX, GL_UNSIGNED_BYTE, stencil.data());
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    for (size_t i = 0; i < depth.size(); ++i)
+      if (stencil[i] != 0 && depth[i] >= 1.0f) depth[i] = kFarDepth;
+  }
   return depth;
 }
 

@@ -196,7 +196,11 @@ class Renderer {
   /// Reads the platform framebuffer's depth buffer: width() x height() values in [0, 1] (window depth; 1.0 where
   /// nothing was drawn, the sky writes none), row 0 at the BOTTOM (GL's order), x fastest. Waits for the GPU. The
   /// platform's context must be current (it is after render(); unlike read_pixels, no make_current each frame).
+  /// A pixel the last frame's far pass drew and the near passes did not reads kFarDepth (the far pass's own depth is
+  /// cleared before the near passes; the stencil keeps where it drew), so "depth < 1" means "terrain shows here".
   std::vector<float> read_depth() const;
+  /// The depth read_depth reports where only the far view drew: the float just under 1.0.
+  static constexpr float kFarDepth = 0.99999994f;
   /// Waits until the GPU has finished every command issued so far (glFinish), so that what follows (a depth
   /// read-back, a measurement) is not charged with the frame's rendering.
   void finish() const;
@@ -250,6 +254,7 @@ class Renderer {
   std::unique_ptr<ArenaBuffer> m_translucent;
   std::unique_ptr<ArenaBuffer> m_lod;
   ArenaLimits m_limits;
+  bool m_far_drawn = false;  // the last frame's far pass drew something (its pixels are marked in the stencil)
   bool m_has_eye = false;  // a frame was drawn: m_eye is its eye (new translucent meshes are sorted for it)
   BlockPos m_eye_block{};
   glm::dvec3 m_eye_frac{0.0};
