@@ -109,6 +109,14 @@ ColumnState ColumnStreamer::state(ColumnPos pos) const {
   return it == m_cols.end() ? ColumnState::kAbsent : it->second.state;
 }
 
+std::vector<ColumnPos> ColumnStreamer::drawn_columns() const {
+  std::vector<ColumnPos> out;
+  out.reserve(m_drawn);
+  for (const auto& [pos, e] : m_cols)
+    if (e.state == ColumnState::kDrawn) out.push_back(pos);
+  return out;
+}
+
 bool ColumnStreamer::loaded(ColumnPos pos) const {
   const ColumnState s = state(pos);
   return s == ColumnState::kLoaded || s == ColumnState::kMeshing || s == ColumnState::kDrawn;

@@ -24,7 +24,10 @@ struct FrameSchedule {
   std::vector<uint32_t> integrated;
   uint32_t gen = 0;   // generation jobs submitted
   uint32_t mesh = 0;  // mesh jobs submitted
-  bool empty() const { return integrated.empty() && gen == 0 && mesh == 0; }
+  /// Far-view nodes integrated (FarView::update: the oldest this many results, in submission order); its requests
+  /// follow from the world, the eye and the nodes' states, like the candidates above.
+  uint32_t far = 0;
+  bool empty() const { return integrated.empty() && gen == 0 && mesh == 0 && far == 0; }
   friend bool operator==(const FrameSchedule&, const FrameSchedule&) = default;
 };
 

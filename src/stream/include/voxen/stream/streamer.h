@@ -219,6 +219,8 @@ class ColumnStreamer {
   bool view_complete() const { return m_view_complete; }
   size_t loaded_count() const { return m_loaded; }
   size_t drawn_count() const { return m_drawn; }
+  /// The columns in the drawn state, sorted by position (the far view's near field: FarView, Renderer's far pass).
+  std::vector<ColumnPos> drawn_columns() const;
   size_t draw_set_size() const { return m_draw_set.size(); }
   /// Jobs submitted and not yet integrated.
   size_t gen_in_flight() const { return m_gen_in_flight; }

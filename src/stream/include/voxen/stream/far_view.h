@@ -1,0 +1,213 @@
+// The far view's scheduler (docs/ARCHITECTURE.md, "Far view (LOD)"): which LOD sections to draw each frame, the
+// requests that build them (the coarse terrain path, lod/coarse.h, then the LOD mesher, mesh/lod_mesher.h, on the
+// JobPool) and their upload to the renderer's far arena. After Voxy's RenderService / NodeManager.
+//
+// Nodes: a node is the stack of LOD sections of one level L at one (x, z) in LOD-section units of that level: it
+// covers world blocks [x * S, (x + 1) * S) x [z * S, (z + 1) * S), S = 32 << L, over the world's whole height
+// (LOD sections y = floor(kMinY / S) .. floor(kMaxY / S)). Building a node builds and meshes each of its sections;
+// the non-empty meshes go to the renderer (Renderer::set_lod_section). Never keyed by pointer.
+//
+// Selection (per frame, the main thread; Voxy's traversal by projected size): from the roots (nodes of the top level
+// within the far distance) descend while a node's cells would look larger than `cell_pixels` on screen
+// (cell size 2^L over the distance from the eye to the node's box, times viewport height / (2 tan(fov / 2))); a node
+// not descended into is a leaf. A node whose footprint lies wholly in columns drawn at full detail (the near field)
+// is skipped. A leaf is drawn when it is built; an inner node draws its children when all of them can draw (each
+// built, or covered by its own children), else itself when it is built, so levels never overlap and a missing
+// child never leaves sky: the level above covers it until the children are built (hand-over to the near field:
+// the renderer's column mask, renderer.h). Draw lists hold only nodes whose box meets the frustum and the far disc.
+//
+// Requests: every leaf not built and, in live mode, every inner node on the way to it not built (its cover), in
+// order of priority (coarse levels first, then nearest; out of the frustum last). Throttled by the backlog (Voxy):
+// at most quota = ceil(((4000 - queued) / 4000)^2 * 50) new requests a frame, 0..50, queued = requests in flight;
+// without the throttle every missing node is requested at once. Batch mode (complete(): `voxen shot`) requests
+// the leaves in view only and waits for them.
+// Determinism (FarConfig::deterministic: the tour and replays): the requests of frame N are integrated at frame
+// N + 1 in submission order (waiting for them), so what is drawn is a function of the eye's path alone.
+// Eviction: a built node not drawn (nor needed as a cover) for `evict_frames` frames leaves the renderer.
+//
+// Threads: the main thread calls everything (it owns the Renderer); jobs run on the pool and return their meshes.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <span>
+#include <vector>
+
+#include "voxen/core/coords.h"
+#include "voxen/core/job_pool.h"
+#include "voxen/lod/cell.h"
+#include "voxen/lod/coarse.h"
+#include "voxen/mesh/lod_mesher.h"
+#include "voxen/render/camera.h"
+#include "voxen/render/renderer.h"
+#include "voxen/world/block_registry.h"
+
+namespace voxen::gen {
+class Generator;
+}
+
+namespace voxen::stream {
+
+struct FarConfig {
+  double far_distance = 0;          // horizontal blocks from the eye; 0: the far view is off
+  int levels = lod::kDefaultLevels; // levels 0..levels-1 (kMinLevels..kMaxLevels)
+  double cell_pixels = 3.0;         // descend while a node's cells project larger than this (pixels, vertical)
+  bool throttle = true;             // Voxy's quota on new requests per frame
+  bool deterministic = false;       // frame N's requests integrated at frame N + 1 (see the file comment)
+  int evict_frames = 240;           // frames a built node may go unused before it leaves the renderer
+};
+
+/// What one frame of the far view did and cost.
+struct FarFrameStats {
+  uint32_t nodes_drawn = 0;         // nodes in the draw list
+  uint32_t sections_drawn = 0;      // LOD sections in the draw list (non-empty meshes)
+  std::array<uint32_t, lod::kMaxLevels> sections_per_level{};  // of those, per level
+  uint32_t nodes_missing = 0;       // leaves wanted but not built (covered by a coarser node, or not at all)
+  uint32_t requests = 0;            // new requests this frame
+  uint32_t quota = 0;               // the throttle's quota this frame (the request cap)
+  uint32_t queued = 0;              // requests in flight after this frame
+  uint32_t integrated = 0;          // nodes built and uploaded this frame
+  uint32_t evicted = 0;             // nodes that left the renderer this frame
+  double select_ms = 0;             // main: selection and the draw list
+  double upload_ms = 0;             // main: Renderer::set_lod_section of integrated nodes
+  double wait_ms = 0;               // main: waiting for jobs (deterministic and batch modes)
+  double build_cpu_ms = 0;          // workers: coarse terrain + LOD meshing of the nodes integrated (thread CPU)
+};
+
+/// Where the far view's meshes go: the renderer's far arena (RendererLodSink) or anything else that keeps them
+/// (`voxen mem` counts their bytes). Main thread.
+class LodSink {
+ public:
+  virtual ~LodSink() = default;
+  /// Sets (or replaces) a LOD section's quads (never empty).
+  virtual void set_lod_section(const lod::LodSectionPos& pos, std::span<const mesh::LodQuad> quads) = 0;
+  /// Drops a LOD section's quads (no-op if absent).
+  virtual void remove_lod_section(const lod::LodSectionPos& pos) = 0;
+};
+
+/// A LodSink uploading to a Renderer (Renderer::set_lod_section).
+class RendererLodSink final : public LodSink {
+ public:
+  explicit RendererLodSink(render::Renderer& renderer) : m_renderer(renderer) {}
+  void set_lod_section(const lod::LodSectionPos& pos, std::span<const mesh::LodQuad> quads) override {
+    m_renderer.set_lod_section(pos, quads);
+  }
+  void remove_lod_section(const lod::LodSectionPos& pos) override { m_renderer.remove_lod_section(pos); }
+
+ private:
+  render::Renderer& m_renderer;
+};
+
+/// The far-view quota: ceil(((4000 - queued) / 4000)^2 * 50), clamped to 0..50 (Voxy's request throttle).
+uint32_t far_request_quota(uint64_t queued);
+
+class FarView {
+ public:
+  /// The generator (its coarse terrain), registry, pool and renderer (or sink) must outlive the view.
+  FarView(const gen::Generator& generator, const BlockRegistry& registry, JobPool& pool, render::Renderer& renderer,
+          FarConfig config);
+  FarView(const gen::Generator& generator, const BlockRegistry& registry, JobPool& pool, LodSink& sink,
+          FarConfig config);
+  /// Waits for the jobs running (those queued and not started build nothing); the renderer keeps what was uploaded
+  /// (Renderer::clear_lod drops it).
+  ~FarView();
+  FarView(const FarView&) = delete;
+  FarView& operator=(const FarView&) = delete;
+
+  /// One frame (live or deterministic, see the file comment): integrates finished nodes, selects, requests.
+  /// `near` lists the columns drawn at full detail; `viewport_height` is in pixels. Results are integrated in
+  /// submission order: live, the longest finished run from the oldest; deterministic, all in flight; with `replay`
+  /// exactly that many oldest (a recorded live frame's FarFrameStats::integrated), waiting for them; more than are in
+  /// flight sets error() (the recording diverged) and integrates what there is.
+  FarFrameStats update(const render::Camera& camera, int viewport_height, std::span<const ColumnPos> near,
+                       std::optional<uint32_t> replay = std::nullopt);
+  /// Batch mode (`voxen shot`): builds every leaf the view selects within the frustum (in every direction when
+  /// `frustum` is false: `voxen mem`) and waits for them, then selects: the draw list is then complete (nothing
+  /// covered by a coarser level).
+  FarFrameStats complete(const render::Camera& camera, int viewport_height, std::span<const ColumnPos> near,
+                         bool frustum = true);
+
+  /// The LOD sections to draw this frame (render::FrameParams::far.draw), after update() or complete().
+  std::span<const lod::LodSectionPos> draw() const { return m_draw; }
+  /// The fog end for the frame (the far distance).
+  double fog_end() const { return m_config.far_distance; }
+  const FarConfig& config() const { return m_config; }
+  /// Nodes built (uploaded or empty) and in flight.
+  size_t built_nodes() const;
+  size_t queued() const { return m_in_flight; }
+  /// Set when a replayed frame asked for more results than were in flight (see update()).
+  const std::string& error() const { return m_error; }
+  /// CPU bytes the view holds (node table); the renderer reports the GPU side (lod arena bytes).
+  size_t memory_bytes() const;
+
+ private:
+  struct NodeKey {
+    int level = 0;
+    int64_t x = 0, z = 0;
+    friend constexpr auto operator<=>(const NodeKey&, const NodeKey&) = default;
+  };
+  struct Node {
+    bool built = false;
+    bool in_flight = false;
+    uint64_t last_used = 0;
+    std::vector<lod::LodSectionPos> sections;  // uploaded (non-empty) sections
+  };
+  struct Result;
+  struct Want {
+    NodeKey key;
+    double priority;
+  };
+
+  FarView(const gen::Generator& generator, const BlockRegistry& registry, JobPool& pool,
+          std::unique_ptr<RendererLodSink> own, LodSink* sink, FarConfig config);
+  /// Selects below `key`; returns whether the subtree can draw (itself or its children).
+  bool select(const NodeKey& key, const render::Camera& camera, const render::Frustum* frustum, bool batch,
+              std::vector<NodeKey>& out, std::vector<Want>& wants, FarFrameStats& st);
+  void run_selection(const render::Camera& camera, int viewport_height, std::span<const ColumnPos> near, bool batch,
+                     bool use_frustum, std::vector<Want>& wants, FarFrameStats& st);
+  void submit(const NodeKey& key, double priority);
+  /// Integrates the oldest `count` results (waiting for them), or with count < 0 the finished run from the oldest.
+  void integrate(int64_t count, FarFrameStats& st);
+  void evict(FarFrameStats& st);
+  bool near_covers(const NodeKey& key) const;
+  double node_distance(const NodeKey& key, const render::Camera& camera) const;
+
+  const gen::Generator& m_generator;
+  JobPool& m_pool;
+  std::unique_ptr<RendererLodSink> m_own_sink;  // the sink made for a Renderer, or null
+  LodSink* m_sink;
+  FarConfig m_config;
+  lod::Mipper m_mipper;
+  std::unique_ptr<lod::CoarseTerrain> m_coarse;
+  mesh::LodMeshTables m_tables;
+
+  std::map<NodeKey, Node> m_nodes;
+  std::vector<lod::LodSectionPos> m_draw;
+  uint64_t m_frame = 0;
+  double m_proj_scale = 1;
+
+  // Near field: a summed-area table of the near columns over 256 x 256 columns centred on the camera's column.
+  static constexpr int kMask = 256;
+  ColumnPos m_mask_origin{};  // column at mask texel (0, 0)
+  std::vector<uint32_t> m_near_sat;  // (kMask + 1)^2
+
+  // Jobs: results land in m_done under m_mutex, numbered by submission (integrated in that order).
+  std::mutex m_mutex;
+  std::map<uint64_t, std::unique_ptr<Result>> m_done;  // finished, by submission number
+  std::condition_variable m_cv;      // a job finished (m_done grew, m_running fell)
+  size_t m_running = 0;              // jobs submitted and not finished (under m_mutex)
+  size_t m_in_flight = 0;            // jobs submitted and not integrated (main thread)
+  uint64_t m_next_seq = 0;           // the next submission's number
+  uint64_t m_next_integrate = 0;     // the oldest submission not integrated
+  std::string m_error;
+  std::atomic<bool> m_cancel{false};  // set by the destructor: jobs not yet started build nothing
+};
+
+}  // namespace voxen::stream

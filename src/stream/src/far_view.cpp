@@ -1,0 +1,337 @@
+// The far view's scheduler: selection by projected size, throttled requests, integration and eviction
+// (far_view.h; docs/ARCHITECTURE.md, "Far view (LOD)").
+#include "voxen/stream/far_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+
+#include "voxen/core/clock.h"
+#include "voxen/gen/generator.h"
+
+namespace voxen::stream {
+
+
+struct FarView::Result {
+  NodeKey key;
+  uint64_t seq = 0;
+  double cpu_ms = 0;
+  std::vector<std::pair<lod::LodSectionPos, std::vector<mesh::LodQuad>>> meshes;
+};
+
+uint32_t far_request_quota(uint64_t queued) {
+  if (queued >= 4000) return 0;
+  const double f = (4000.0 - static_cast<double>(queued)) / 4000.0;
+  const double q = std::ceil(f * f * 50.0);
+  return static_cast<uint32_t>(std::clamp(q, 0.0, 50.0));
+}
+
+
+FarView::FarView(const gen::Generator& generator, const BlockRegistry& registry, JobPool& pool,
+                 render::Renderer& renderer, FarConfig config)
+    : FarView(generator, registry, pool, std::make_unique<RendererLodSink>(renderer), nullptr, config) {}
+
+FarView::FarView(const gen::Generator& generator, const BlockRegistry& registry, JobPool& pool, LodSink& sink,
+                 FarConfig config)
+    : FarView(generator, registry, pool, nullptr, &sink, config) {}
+
+FarView::FarView(const gen::Generator& generator, const BlockRegistry& registry, JobPool& pool,
+                 std::unique_ptr<RendererLodSink> own, LodSink* sink, FarConfig config)
+    : m_generator(generator),
+      m_pool(pool),
+      m_own_sink(std::move(own)),
+      m_sink(sink != nullptr ? sink : m_own_sink.get()),
+      m_config(config),
+      m_mipper(registry),
+      m_tables(registry) {
+  m_config.levels = std::clamp(m_config.levels, lod::kMinLevels, lod::kMaxLevels);
+  m_coarse = std::make_unique<lod::CoarseTerrain>(generator, registry, m_mipper);
+  m_near_sat.assign(static_cast<size_t>(kMask + 1) * (kMask + 1), 0);
+}
+
+FarView::~FarView() {
+  m_cancel.store(true, std::memory_order_relaxed);  // queued jobs that have not started return at once
+  std::unique_lock lock(m_mutex);
+  m_cv.wait(lock, [&] { return m_running == 0; });
+  m_done.clear();
+}
+
+size_t FarView::built_nodes() const {
+  size_t n = 0;
+  for (const auto& [k, node] : m_nodes) n += node.built ? 1 : 0;
+  return n;
+}
+
+size_t FarView::memory_bytes() const {
+  size_t b = sizeof(*this) + m_draw.capacity() * sizeof(lod::LodSectionPos) + m_near_sat.capacity() * sizeof(uint32_t);
+  for (const auto& [k, node] : m_nodes)
+    b += sizeof(NodeKey) + sizeof(Node) + 48 + node.sections.capacity() * sizeof(lod::LodSectionPos);
+  return b;
+}
+
+double FarView::node_distance(const NodeKey& key, const render::Camera& camera) const {
+  const int64_t s = int64_t{32} << key.level;
+  const glm::dvec3 lo = camera.relative(BlockPos{key.x * s, kMinY, key.z * s});
+  const glm::dvec3 hi = lo + glm::dvec3(static_cast<double>(s), kMaxY + 1 - kMinY, static_cast<double>(s));
+  const glm::dvec3 c = glm::clamp(glm::dvec3(0.0), lo, hi);
+  return glm::length(c);
+}
+
+bool FarView::near_covers(const NodeKey& key) const {
+  const int64_t n = int64_t{2} << key.level;  // columns per side
+  const int64_t x0 = (key.x << (key.level + 1)) - m_mask_origin.x;
+  const int64_t z0 = (key.z << (key.level + 1)) - m_mask_origin.z;
+  if (x0 < 0 || z0 < 0 || x0 + n > kMask || z0 + n > kMask) return false;
+  const auto at = [&](int64_t x, int64_t z) { return m_near_sat[static_cast<size_t>(z * (kMask + 1) + x)]; };
+  const uint64_t sum = at(x0 + n, z0 + n) - at(x0, z0 + n) - at(x0 + n, z0) + at(x0, z0);
+  return sum == static_cast<uint64_t>(n * n);
+}
+
+bool FarView::select(const NodeKey& key, const render::Camera& camera, const render::Frustum* frustum, bool batch,
+                     std::vector<NodeKey>& out, std::vector<Want>& wants, FarFrameStats& st) {
+  const int64_t s = int64_t{32} << key.level;
+  // The far disc: the horizontal distance from the eye to the node's footprint.
+  const glm::dvec3 lo = camera.relative(BlockPos{key.x * s, kMinY, key.z * s});
+  const double dx = std::max({0.0, lo.x, -(lo.x + static_cast<double>(s))});
+  const double dz = std::max({0.0, lo.z, -(lo.z + static_cast<double>(s))});
+  if (dx * dx + dz * dz > m_config.far_distance * m_config.far_distance) return true;
+  if (near_covers(key)) return true;
+  const bool visible = frustum == nullptr ||
+      frustum->intersects_box(lo, glm::dvec3(static_cast<double>(s), kMaxY + 1 - kMinY, static_cast<double>(s)));
+  if (batch && !visible) return true;
+  const double d = node_distance(key, camera);
+  const double cell_px = static_cast<double>(int64_t{1} << key.level) / std::max(d, 1e-3) * m_proj_scale;
+  auto it = m_nodes.find(key);
+  Node* node = it == m_nodes.end() ? nullptr : &it->second;
+  const double prio = static_cast<double>(m_config.levels - 1 - key.level) * 1e7 + d + (visible ? 0.0 : 5e6);
+  if (key.level > 0 && cell_px > m_config.cell_pixels) {
+    std::vector<NodeKey> sub;
+    bool all = true;
+    for (int i = 0; i < 4; ++i) {
+      const NodeKey child{key.level - 1, key.x * 2 + (i & 1), key.z * 2 + (i >> 1)};
+      all = select(child, camera, frustum, batch, sub, wants, st) && all;
+    }
+    if (all) {
+      out.insert(out.end(), sub.begin(), sub.end());
+      return true;
+    }
+    if (node != nullptr && node->built) {
+      node->last_used = m_frame;
+      if (visible) out.push_back(key);
+      return true;
+    }
+    if (!batch && (node == nullptr || !node->in_flight)) wants.push_back({key, prio});
+    out.insert(out.end(), sub.begin(), sub.end());
+    return false;
+  }
+  if (node != nullptr && node->built) {
+    node->last_used = m_frame;
+    if (visible) out.push_back(key);
+    return true;
+  }
+  ++st.nodes_missing;
+  if (node == nullptr || !node->in_flight) wants.push_back({key, prio});
+  return false;
+}
+
+void FarView::run_selection(const render::Camera& camera, int viewport_height, std::span<const ColumnPos> near,
+                            bool batch, bool use_frustum, std::vector<Want>& wants, FarFrameStats& st) {
+  const double t0 = wall_ms();
+  m_proj_scale = static_cast<double>(viewport_height) / (2.0 * std::tan(glm::radians(camera.fov_y_deg) * 0.5));
+  // Near-field summed-area table around the camera's column.
+  const ColumnPos cam_col = column_pos_of(camera.block);
+  m_mask_origin = ColumnPos{cam_col.x - kMask / 2, cam_col.z - kMask / 2};
+  std::vector<uint8_t> mask(static_cast<size_t>(kMask) * kMask, 0);
+  for (const ColumnPos& c : near) {
+    const int64_t x = c.x - m_mask_origin.x, z = c.z - m_mask_origin.z;
+    if (x >= 0 && z >= 0 && x < kMask && z < kMask) mask[static_cast<size_t>(z * kMask + x)] = 1;
+  }
+  for (int z = 0; z < kMask; ++z) {
+    uint32_t row = 0;
+    for (int x = 0; x < kMask; ++x) {
+      row += mask[static_cast<size_t>(z * kMask + x)];
+      m_near_sat[static_cast<size_t>((z + 1) * (kMask + 1) + x + 1)] =
+          m_near_sat[static_cast<size_t>(z * (kMask + 1) + x + 1)] + row;
+    }
+  }
+  // The frustum of the far view: the camera's, reaching past the far distance.
+  render::Camera fcam = camera;
+  fcam.near_plane = 1.0;
+  fcam.far_plane = std::sqrt(m_config.far_distance * m_config.far_distance + 512.0 * 512.0) + 64.0;
+  const render::Frustum frustum = render::Frustum::from_matrix(fcam.view_projection());
+
+  const int top = m_config.levels - 1;
+  const int64_t s = int64_t{32} << top;
+  const int64_t ex = camera.block.x, ez = camera.block.z;
+  const auto reach = static_cast<int64_t>(std::ceil(m_config.far_distance)) + 1;
+  std::vector<NodeKey> keys;
+  for (int64_t z = floor_div(ez - reach, s); z <= floor_div(ez + reach, s); ++z)
+    for (int64_t x = floor_div(ex - reach, s); x <= floor_div(ex + reach, s); ++x)
+      select(NodeKey{top, x, z}, camera, use_frustum ? &frustum : nullptr, batch, keys, wants, st);
+
+  m_draw.clear();
+  st.sections_per_level.fill(0);
+  for (const NodeKey& k : keys) {
+    const Node& n = m_nodes.at(k);
+    for (const lod::LodSectionPos& p : n.sections) {
+      m_draw.push_back(p);
+      ++st.sections_per_level[static_cast<size_t>(p.level)];
+    }
+  }
+  st.nodes_drawn = static_cast<uint32_t>(keys.size());
+  st.sections_drawn = static_cast<uint32_t>(m_draw.size());
+  std::sort(wants.begin(), wants.end(), [](const Want& a, const Want& b) {
+    return a.priority != b.priority ? a.priority < b.priority : a.key < b.key;
+  });
+  st.select_ms += wall_ms() - t0;
+}
+
+void FarView::submit(const NodeKey& key, double priority) {
+  Node& node = m_nodes[key];
+  node.in_flight = true;
+  node.last_used = m_frame;
+  const uint64_t seq = m_next_seq++;
+  ++m_in_flight;
+  {
+    std::lock_guard lock(m_mutex);
+    ++m_running;
+  }
+  m_pool.submit(priority, [this, key, seq] {
+    auto r = std::make_unique<Result>();
+    r->key = key;
+    r->seq = seq;
+    const double t0 = thread_cpu_ms();
+    mesh::LodMesh m;
+    if (!m_cancel.load(std::memory_order_relaxed))
+      m_coarse->build_stack(key.level, key.x, key.z, [&](const lod::PaddedLodSection& padded) {
+        mesh::mesh_lod_section(padded, m_tables, m);
+        if (!m.quads.empty()) r->meshes.emplace_back(padded.pos, std::move(m.quads));
+        m.quads = {};
+      });
+    r->cpu_ms = thread_cpu_ms() - t0;
+    std::lock_guard lock(m_mutex);
+    m_done.emplace(seq, std::move(r));
+    --m_running;
+    m_cv.notify_all();
+  });
+}
+
+void FarView::integrate(int64_t count, FarFrameStats& st) {
+  // Results are integrated in submission order only: a frame takes the oldest `count` (waiting for them), or with
+  // count < 0 the longest finished run from the oldest (live). So a frame's integration is one number, which a
+  // recording keeps (FarFrameStats::integrated) and a replay hands back.
+  std::vector<std::unique_ptr<Result>> take;
+  {
+    std::unique_lock lock(m_mutex);
+    if (count > 0) {
+      const double t0 = wall_ms();
+      const uint64_t last = m_next_integrate + static_cast<uint64_t>(count);
+      m_cv.wait(lock, [&] {
+        for (uint64_t q = m_next_integrate; q < last; ++q)
+          if (m_done.find(q) == m_done.end()) return false;
+        return true;
+      });
+      st.wait_ms += wall_ms() - t0;
+    }
+    for (;;) {
+      if (count >= 0 && static_cast<int64_t>(take.size()) >= count) break;
+      auto it = m_done.find(m_next_integrate);
+      if (it == m_done.end()) break;
+      take.push_back(std::move(it->second));
+      m_done.erase(it);
+      ++m_next_integrate;
+    }
+  }
+  const double t0 = wall_ms();
+  for (auto& r : take) {
+    --m_in_flight;
+    Node& node = m_nodes[r->key];
+    node.in_flight = false;
+    node.built = true;
+    for (const lod::LodSectionPos& p : node.sections) m_sink->remove_lod_section(p);
+    node.sections.clear();
+    for (auto& [pos, quads] : r->meshes) {
+      m_sink->set_lod_section(pos, quads);
+      node.sections.push_back(pos);
+    }
+    st.build_cpu_ms += r->cpu_ms;
+    ++st.integrated;
+  }
+  st.upload_ms += wall_ms() - t0;
+}
+
+void FarView::evict(FarFrameStats& st) {
+  for (auto it = m_nodes.begin(); it != m_nodes.end();) {
+    Node& n = it->second;
+    if (!n.in_flight && n.last_used + static_cast<uint64_t>(m_config.evict_frames) < m_frame) {
+      for (const lod::LodSectionPos& p : n.sections) m_sink->remove_lod_section(p);
+      if (n.built) ++st.evicted;
+      it = m_nodes.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+FarFrameStats FarView::update(const render::Camera& camera, int viewport_height, std::span<const ColumnPos> near,
+                              std::optional<uint32_t> replay) {
+  FarFrameStats st;
+  ++m_frame;
+  if (m_config.far_distance <= 0) {
+    m_draw.clear();
+    return st;
+  }
+  if (replay) {
+    if (*replay > m_in_flight) {
+      m_error = "the recording integrates " + std::to_string(*replay) + " far-view nodes at frame " + std::to_string(m_frame - 1) +
+                " but only " + std::to_string(m_in_flight) + " are in flight";
+      integrate(static_cast<int64_t>(m_in_flight), st);
+    } else {
+      integrate(*replay, st);
+    }
+  } else {
+    integrate(m_config.deterministic ? static_cast<int64_t>(m_in_flight) : -1, st);
+  }
+  std::vector<Want> wants;
+  run_selection(camera, viewport_height, near, false, true, wants, st);
+  st.quota = m_config.throttle ? far_request_quota(m_in_flight) : static_cast<uint32_t>(wants.size());
+  for (const Want& w : wants) {
+    if (st.requests >= st.quota) break;
+    submit(w.key, w.priority);
+    ++st.requests;
+  }
+  evict(st);
+  st.queued = static_cast<uint32_t>(m_in_flight);
+  return st;
+}
+
+FarFrameStats FarView::complete(const render::Camera& camera, int viewport_height, std::span<const ColumnPos> near,
+                                bool frustum) {
+  FarFrameStats st;
+  ++m_frame;
+  if (m_config.far_distance <= 0) {
+    m_draw.clear();
+    return st;
+  }
+  for (int round = 0; round < 4; ++round) {
+    std::vector<Want> wants;
+    FarFrameStats sel;
+    run_selection(camera, viewport_height, near, true, frustum, wants, sel);
+    st.select_ms += sel.select_ms;
+    if (wants.empty()) {
+      st.nodes_drawn = sel.nodes_drawn;
+      st.sections_drawn = sel.sections_drawn;
+      st.sections_per_level = sel.sections_per_level;
+      break;
+    }
+    for (const Want& w : wants) {
+      submit(w.key, w.priority);
+      ++st.requests;
+    }
+    integrate(static_cast<int64_t>(m_in_flight), st);
+  }
+  st.queued = static_cast<uint32_t>(m_in_flight);
+  return st;
+}
+
+}  // namespace voxen::stream
