@@ -94,6 +94,32 @@ TEST(Recording, LiveStreamingSchedulesRoundTripAfterTheirFramesEvents) {
   EXPECT_EQ(cut->frames, 12u);
 }
 
+TEST(Recording, FarViewRecordingsAreVersion3) {
+  // A live recording with the far view (version 3): `far_distance D` in the header and, on a frame's `jobs` line,
+  // `far N` when the far view integrated N results that frame (FarView::update's replay count). Reads back to the
+  // same header, schedules and text; a frame that integrated nothing far keeps the version-2 line.
+  Recording r = sample();
+  r.header.stream_live = true;
+  r.header.stream_lag = 1;
+  r.header.stream_gen = 6;
+  r.header.stream_mesh = 6;
+  r.header.far_distance = 4096.5;
+  r.schedules[0] = stream::FrameSchedule{{}, 4, 0, 0};
+  r.schedules[3] = stream::FrameSchedule{{0, 2}, 0, 7, 12};
+  r.schedules[11] = stream::FrameSchedule{{}, 0, 0, 16384};
+  const std::string text = format_recording(r);
+  EXPECT_EQ(text.rfind("voxen-input-recording 3\n", 0), 0u) << text;
+  EXPECT_NE(text.find("\nfar_distance 4096.5\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n0 jobs 4 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n3 jobs 0 7 0 2 far 12\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n11 jobs 0 0 far 16384\nend 12\n"), std::string::npos) << text;
+  auto back = parse_recording(text, "far.rec");
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(back->header, r.header);
+  EXPECT_EQ(back->schedules, r.schedules);
+  EXPECT_EQ(format_recording(*back), text);
+}
+
 TEST(Recording, ACutShortFileStillReads) {
   const Recording r = sample();
   std::string text = format_recording(r);
@@ -115,10 +141,19 @@ TEST(Recording, BadFilesNameTheLine) {
       "voxen-input-recording 1\nseed 1\ngenerator flat\nrender_distance 2\nsize 64x36\nstart 0 1 0 0.5 0 0.5 0 0 0\n";
   const std::string live =
       "voxen-input-recording 2\nseed 1\ngenerator flat\nrender_distance 2\nsize 64x36\nstream live\nstart 0 1 0 0.5 0 0.5 0 0 0\n";
+  const std::string far =
+      "voxen-input-recording 3\nseed 1\ngenerator flat\nrender_distance 2\nsize 64x36\nstream live\nstart 0 1 0 0.5 0 0.5 0 0 0\n";
   const BadCase cases[] = {
       {"", "empty file"},
       {"hello\n", "bad.rec:1: not a voxen input recording"},
-      {"voxen-input-recording 3\n", "bad.rec:1: recording format version 3 is not supported (this voxen reads versions 1 to 2)"},
+      {"voxen-input-recording 4\n", "bad.rec:1: recording format version 4 is not supported (this voxen reads versions 1 to 3)"},
+      {live + "far_distance 4096\n", "bad.rec:8: 'far_distance' needs recording format version 3"},
+      {live + "0 jobs 1 0 far 2\n", "bad.rec:8: 'jobs': 'far' needs recording format version 3"},
+      {far + "far_distance -1\n", "bad.rec:8: far_distance '-1' must be 0..65536 blocks"},
+      {far + "far_distance 1e9\n", "bad.rec:8: far_distance '1e9' must be 0..65536 blocks"},
+      {far + "0 jobs 1 0 far 16385\n", "bad.rec:8: 'jobs': far '16385' is not a number 0..16384"},
+      {far + "0 jobs 1 0 far -2\n", "bad.rec:8: 'jobs': far '-2' is not a number 0..16384"},
+      {far + "0 jobs 1 0 far\n", "bad.rec:8: 'jobs': position 'far' is not a number"},
       {"voxen-input-recording 1\nstream live\n", "bad.rec:2: 'stream live' needs recording format version 2"},
       {head + "0 jobs 1 0\n", "bad.rec:7: 'jobs' line in a recording whose streaming is not 'stream live'"},
       {live + "0 jobs 1\n", "bad.rec:8: 'jobs' takes GEN MESH"},

@@ -64,7 +64,8 @@ Game::Game(const GameConfig& config, render::Platform& platform, const BlockRegi
       m_handler(config.handler) {}
 
 Game::~Game() {
-  // Jobs in flight hold pointers into the streamer; it waits for them in its destructor.
+  // Jobs in flight hold pointers into the streamer and the far view; each waits for them in its destructor.
+  m_far.reset();
   m_streamer.reset();
 }
 
@@ -98,6 +99,11 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
     source = g->m_own_source.get();
   }
   g->m_streamer = std::make_unique<stream::ColumnStreamer>(world, *g->m_renderer, *source, g->m_light, *g->m_baked, pool, sc);
+  if (config.far.far_distance > render::render_radius_blocks(config.render_distance)) {
+    stream::FarConfig fc = config.far;
+    fc.deterministic = sc.deterministic;
+    g->m_far = std::make_unique<stream::FarView>(generator, registry, pool, *g->m_renderer, fc);
+  }
   g->m_handler.begin_frame(0, 0.0);
   // The default frame step; kFrameTime events change it.
   InputEvent step;
@@ -310,6 +316,16 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
   rep.stream = m_streamer->update(m_frame, sim_cam.block, sim_cam.frac, sim_cam.forward(), schedule);
   rep.stream_ms = wall_ms() - t;
   if (m_streamer->error()) rep.stream_error = m_streamer->error()->to_string();
+  if (m_far) {
+    // The far view around the simulated eye, outside the columns drawn at full detail.
+    t = wall_ms();
+    m_near = m_streamer->drawn_columns();
+    rep.far = m_far->update(sim_cam, m_platform.height(), m_near,
+                            schedule ? std::optional<uint32_t>(schedule->far) : std::nullopt);
+    rep.stream.schedule.far = rep.far.integrated;  // what a live recording keeps (`jobs ... far N`)
+    if (!m_far->error().empty() && rep.stream_error.empty()) rep.stream_error = "replay diverged: " + m_far->error();
+    rep.far_ms = wall_ms() - t;
+  }
   tell(m_observers, rep.observer_ms, [&](FrameObserver& o) { o.streamed(m_frame, rep.stream, *m_streamer); });
 
   // 5. Drawing, from the eye interpolated between the last two steps; nothing while the window is minimised.
@@ -322,6 +338,11 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
     fp.camera = cam;
     fp.time_of_day = m_config.time_of_day;
     fp.fog_end = render::render_radius_blocks(m_config.render_distance);
+    if (m_far) {
+      fp.far.draw = m_far->draw();
+      fp.far.fog_end = m_far->fog_end();
+      fp.far.near_columns = m_near;
+    }
     fp.anim_seconds = m_sim_time;
     fp.eye_sky_light = light_sky(m_world.light(cam.block));
     // At most 32,768 translucent quads re-sorted a frame (about 3 ms on llvmpipe; docs/PERFORMANCE.md, Rendering):
@@ -335,7 +356,8 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
       t = wall_ms();
       m_renderer->finish();
       rep.present_ms += wall_ms() - t;
-      const RenderedFrame rf{m_frame, fp, m_platform.width(), m_platform.height(), *m_renderer, *m_streamer};
+      const RenderedFrame rf{m_frame, fp, m_platform.width(), m_platform.height(), *m_renderer, *m_streamer,
+                             m_far ? m_far->config().cell_pixels : 0.0};
       tell(m_observers, rep.observer_ms, [&](FrameObserver& o) { o.world_rendered(rf); });
     }
     t = wall_ms();

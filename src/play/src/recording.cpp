@@ -156,7 +156,16 @@ class Parser {
     stream::FrameSchedule sc;
     sc.gen = static_cast<uint32_t>(gen);
     sc.mesh = static_cast<uint32_t>(mesh);
-    for (size_t i = 4; i < w.size(); ++i) {
+    size_t end = w.size();
+    if (end >= 6 && w[end - 2] == "far") {
+      uint64_t far = 0;
+      if (m_version < 3) return fail("'jobs': 'far' needs recording format version 3");
+      if (!parse_int(w[end - 1], far) || far > kMaxSubmitted)
+        return fail("'jobs': far " + quote(w[end - 1]) + " is not a number 0.." + std::to_string(kMaxSubmitted));
+      sc.far = static_cast<uint32_t>(far);
+      end -= 2;
+    }
+    for (size_t i = 4; i < end; ++i) {
       uint64_t p = 0;
       if (!parse_int(w[i], p) || p >= kMaxPosition) return fail("'jobs': position " + quote(w[i]) + " is not a number below " + std::to_string(kMaxPosition));
       if (!sc.integrated.empty() && p <= sc.integrated.back()) return fail("'jobs': positions must ascend");
@@ -167,7 +176,7 @@ class Parser {
 
   Status header_field(const std::vector<std::string_view>& w, RecordingHeader& h, bool& have_start) {
     const std::string key(w[0]);
-    static constexpr const char* kKnown[] = {"seed", "generator", "render_distance", "size", "fov", "step", "stream", "start"};
+    static constexpr const char* kKnown[] = {"seed", "generator", "render_distance", "size", "fov", "step", "stream", "start", "far_distance"};
     for (const char* known : kKnown) {
       if (key != known) continue;
       if (auto [it, fresh] = m_header_lines.emplace(key, m_line); !fresh)
@@ -191,6 +200,11 @@ class Parser {
       if (auto s = need(1); !s.ok()) return s;
       if (!parse_int(w[1], h.render_distance) || h.render_distance < 1 || h.render_distance > 64)
         return fail("render_distance " + quote(w[1]) + " must be 1..64");
+    } else if (key == "far_distance") {
+      if (auto s = need(1); !s.ok()) return s;
+      if (m_version < 3) return fail("'far_distance' needs recording format version 3");
+      if (!parse_double(w[1], h.far_distance) || !(h.far_distance >= 0.0) || h.far_distance > 65536.0)
+        return fail("far_distance " + quote(w[1]) + " must be 0..65536 blocks");
     } else if (key == "size") {
       if (auto s = need(1); !s.ok()) return s;
       const size_t x = w[1].find('x');
@@ -339,13 +353,14 @@ std::string format_event(const InputEvent& e) {
 
 std::string format_header(const RecordingHeader& h) {
   std::ostringstream o;
-  o << "voxen-input-recording " << (h.stream_live ? 2 : 1) << "\n";
+  o << "voxen-input-recording " << (h.far_distance > 0 ? 3 : h.stream_live ? 2 : 1) << "\n";
   o << "seed " << h.seed << "\n";
   o << "generator " << h.generator << "\n";
   o << "render_distance " << h.render_distance << "\n";
   o << "size " << h.width << "x" << h.height << "\n";
   o << "fov " << num(h.fov) << "\n";
   o << "step " << num(h.step) << "\n";
+  if (h.far_distance > 0) o << "far_distance " << num(h.far_distance) << "\n";
   if (h.stream_live) o << "stream live\n";
   else o << "stream " << h.stream_lag << " " << h.stream_gen << " " << h.stream_mesh << "\n";
   o << "start " << h.start_block.x << " " << h.start_block.y << " " << h.start_block.z << " " << num(h.start_frac.x) << " "
@@ -357,6 +372,7 @@ std::string format_header(const RecordingHeader& h) {
 std::string format_schedule(uint64_t frame, const stream::FrameSchedule& schedule) {
   std::string s = std::to_string(frame) + " jobs " + std::to_string(schedule.gen) + " " + std::to_string(schedule.mesh);
   for (const uint32_t p : schedule.integrated) s += " " + std::to_string(p);
+  if (schedule.far > 0) s += " far " + std::to_string(schedule.far);
   return s;
 }
 

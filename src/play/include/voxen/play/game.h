@@ -49,6 +49,7 @@
 #include "voxen/play/input.h"
 #include "voxen/play/pick.h"
 #include "voxen/play/player.h"
+#include "voxen/stream/far_view.h"
 #include "voxen/stream/streamer.h"
 #include "voxen/render/image.h"
 #include "voxen/render/overlay.h"
@@ -66,6 +67,8 @@ struct GameConfig {
   double reach = 8.0;             // picking reach, blocks
   double time_of_day = 10.0;      // hours
   stream::StreamConfig stream;            // render_distance is copied from above
+  stream::FarConfig far;                  // the far view (LOD) beyond the render distance: on when far.far_distance
+                                          // exceeds the render distance in blocks; deterministic when stream is
   PlayerConfig player;
   HandlerConfig handler;
   std::string status;             // the HUD's status line (e.g. whether edits are saved)
@@ -93,6 +96,8 @@ struct FrameReport {
                             // also the GPU's finishing the world before they run (Renderer::finish)
   double observer_ms = 0;   // the FrameObservers' callbacks (not part of frame_ms)
   stream::StreamFrameStats stream;
+  double far_ms = 0;        // stream::FarView::update (its parts in `far`)
+  stream::FarFrameStats far;
   render::FrameStats render;
   int edits_applied = 0;
   int edits_refused = 0;
@@ -113,6 +118,7 @@ struct RenderedFrame {
   int width, height;                      // the framebuffer, pixels
   const render::Renderer& renderer;       // read_depth / read_pixels give this frame's world
   const stream::ColumnStreamer& streamer; // which columns are loaded and drawn now
+  double far_cell_pixels = 0;             // the far view's selection threshold (FarConfig::cell_pixels; 0: off)
 };
 
 /// Watches the frame loop at fixed points (Game::add_observer), without the game knowing what it does: the
@@ -178,8 +184,11 @@ class Game {
   const std::optional<PickHit>& target() const { return m_target; }
   World& world() { return m_world; }
   stream::ColumnStreamer& streamer() { return *m_streamer; }
+  /// The far view, or null when it is off.
+  const stream::FarView* far_view() const { return m_far.get(); }
   const stream::ColumnStreamer& streamer() const { return *m_streamer; }
   render::Renderer& renderer() { return *m_renderer; }
+  const render::Renderer& renderer() const { return *m_renderer; }
   const BlockRegistry& registry() const { return m_registry; }
   const GameConfig& config() const { return m_config; }
   /// The camera of the drawn player's eye (drawn_player(); aspect from the platform's framebuffer).
@@ -217,6 +226,8 @@ class Game {
   std::unique_ptr<render::Overlay> m_hud;  // draws the HUD's layout (hud.h); null when GameConfig::hud is off
   std::unique_ptr<stream::GeneratedSource> m_own_source;  // when create() was given no source
   std::unique_ptr<stream::ColumnStreamer> m_streamer;
+  std::unique_ptr<stream::FarView> m_far;  // null: the far view is off
+  std::vector<ColumnPos> m_near;           // the streamer's drawn columns this frame (the far view's near field)
   InputHandler m_handler;
   PlayerState m_player;
   PlayerState m_drawn_from;          // the player before the last physics step (drawing interpolates from it)

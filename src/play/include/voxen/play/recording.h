@@ -17,6 +17,8 @@
 //   stream live                              (version 2) live streaming: each frame's job schedule is in the
 //                                            recording's `jobs` lines (stream/schedule.h); a frame without one
 //                                            integrated and submitted nothing
+//   far_distance D                           (version 3) the far view (LOD) to D blocks (0..65536; absent: 0, off;
+//                                            on only beyond the render distance, stream/far_view.h)
 //   start BX BY BZ FX FY FZ YAW PITCH FLY    the player's feet: int64 block (|BX|, |BZ| <= 2^62) + fraction in
 //                                            [0,1) per axis, look (degrees) and 1 when flying
 //   <frame> <kind> <arguments>               an event (kinds and arguments below), frames non-decreasing, each
@@ -26,13 +28,15 @@
 //                                            jobs submitted (each 0..kMaxJobsInFlight, stream/schedule.h),
 //                                            the jobs at queue positions P (ascending, each below
 //                                            kMaxJobsInFlight) integrated; a line has at most 4 +
-//                                            kMaxJobsInFlight words
+//                                            kMaxJobsInFlight words; (version 3) it may end with `far N`:
+//                                            the far view integrated its N oldest results (0..kMaxJobsInFlight)
 //   end <frames>                             the number of frames the recording covers (last line), at most
 //                                            kMaxRecordingFrames
 // Event arguments: key_down/key_up KEY; button_down/button_up BUTTON; mouse DX DY; scroll DY; frame_time SECONDS;
 // teleport X Y Z (finite; |X|, |Z| <= kMaxTeleportCoord); look YAW PITCH; set_fly 0|1; fly_speed BLOCKS_PER_S.
 // Numbers are written with 17 significant digits, so every double reads back bit for bit. A recording without live
-// streaming is written as version 1, so older voxen builds read it.
+// streaming is written as version 1 and one with live streaming but no far view as version 2, so older voxen
+// builds read them; one with a far view is version 3.
 // Each header field appears at most once. Errors name the file, the line and what is wrong, quoting at most
 // kMaxQuotedToken characters of the offending text; nothing is half-read.
 // Threads: plain functions; a RecordingWriter belongs to one thread.
@@ -54,8 +58,8 @@
 
 namespace voxen::play {
 
-/// The newest recording format version this voxen reads and writes (it reads 1 and 2).
-inline constexpr int kRecordingVersion = 2;
+/// The newest recording format version this voxen reads and writes (it reads 1, 2 and 3).
+inline constexpr int kRecordingVersion = 3;
 
 /// Most frames a recording may cover: `end N` and every event's frame are below this (an event on frame
 /// kMaxRecordingFrames - 1 at the latest). `voxen fuzz-play --frames` has the same cap.
@@ -84,6 +88,7 @@ struct RecordingHeader {
   int stream_mesh = 6;            //   mesh_jobs_per_frame, 1..1024
   bool stream_live = false;       // live streaming, its schedule recorded per frame (`stream live`; the three
                                   // deterministic fields above are then unused)
+  double far_distance = 0;        // the far view, blocks (0..65536; 0 off); version 3
   BlockPos start_block;           // the player's feet: integer part (world blocks)
   glm::dvec3 start_frac{0.5, 0.0, 0.5};  // fractional part, each in [0, 1)
   double start_yaw = 0.0, start_pitch = 0.0;
