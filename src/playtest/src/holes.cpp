@@ -527,7 +527,7 @@ size_t cache_columns(int render_distance) {
 
 HolesObserver::HolesObserver(const gen::Generator& generator, const BlockRegistry& registry, const World& world,
                              int render_distance, HolesOptions options)
-    : m_heights(generator, registry, cache_columns(render_distance), &world), m_options(options) {}
+    : m_heights(generator, registry, cache_columns(render_distance), &world), m_far(generator), m_options(options) {}
 
 void HolesObserver::begin(uint64_t frame) {
   if (frame == m_frame) return;
@@ -560,7 +560,63 @@ void HolesObserver::world_rendered(const play::RenderedFrame& f) {
   const stream::ColumnStreamer& streamer = f.streamer;
   m_result = measure_holes(depth, f.width, f.height, f.params.camera, f.params.fog_end, m_heights, m_options.stride,
                            m_options.near_blocks, [&streamer](ColumnPos col) { return streamer.drawn(col); });
+  if (f.params.far.fog_end > f.params.fog_end && f.far_cell_pixels > 0)
+    m_result.far_hole_pixels = m_far.measure(depth, f.width, f.height, f.params.camera, f.params.fog_end, f.params.far.fog_end,
+                                             f.far_cell_pixels, m_options.stride);
   m_ms += wall_ms() - t;
+}
+
+int64_t FarHolesMeter::lattice(int64_t lx, int64_t lz) {
+  const ColumnPos key{lx, lz};
+  auto it = m_points.find(key);
+  if (it != m_points.end()) return it->second;
+  if (m_points.size() >= m_max) m_points.clear();
+  const auto h = static_cast<int32_t>(m_gen.surface_y(lx * 8, lz * 8));
+  m_points.emplace(key, h);
+  return h;
+}
+
+int64_t FarHolesMeter::ground(double x, double z) {
+  const auto lx = static_cast<int64_t>(std::floor(x / 8.0)), lz = static_cast<int64_t>(std::floor(z / 8.0));
+  return std::min({lattice(lx, lz), lattice(lx + 1, lz), lattice(lx, lz + 1), lattice(lx + 1, lz + 1)});
+}
+
+uint64_t FarHolesMeter::measure(const std::vector<float>& depth, int width, int height, const render::Camera& camera_in,
+                                double near_blocks, double fog_end, double cell_pixels, int stride) {
+  if (width <= 0 || height <= 0 || depth.size() < static_cast<size_t>(width) * static_cast<size_t>(height)) return 0;
+  render::Camera camera = camera_in;
+  camera.aspect = static_cast<double>(width) / height;
+  const glm::dmat4 inv = glm::inverse(camera.view_projection());
+  const double px_per_rad = height / (2.0 * std::tan(glm::radians(camera.fov_y_deg) * 0.5));
+  // The eye in world blocks, as doubles: exact enough for the march (the far view's cells are 1 to 32 blocks).
+  const double ex = static_cast<double>(camera.block.x) + camera.frac.x;
+  const double ey = static_cast<double>(camera.block.y) + camera.frac.y;
+  const double ez = static_cast<double>(camera.block.z) + camera.frac.z;
+  const double end = fog_end - 64.0;
+  uint64_t holes = 0;
+  stride = std::max(stride, 1);
+  for (int py = 0; py < height; py += stride)
+    for (int px = 0; px < width; px += stride) {
+      if (depth[static_cast<size_t>(py) * width + px] < 1.0f) continue;  // terrain drawn here
+      const glm::dvec4 ndc((px + 0.5) / width * 2.0 - 1.0, (py + 0.5) / height * 2.0 - 1.0, 1.0, 1.0);
+      glm::dvec4 w = inv * ndc;
+      const glm::dvec3 dir = glm::normalize(glm::dvec3(w) / w.w);
+      const double horiz = std::sqrt(dir.x * dir.x + dir.z * dir.z);
+      if (horiz < 1e-6) continue;
+      // March by horizontal distance d from the render radius to the far end.
+      for (double d = near_blocks; d < end; d += std::max(1.0, d / 64.0)) {
+        const double t = d / horiz;
+        const double y = ey + dir.y * t;
+        if (y > kMaxY + 1 && dir.y >= 0) break;
+        if (y > kMaxY + 1) continue;
+        const double margin = std::max(2.0, cell_pixels * t / px_per_rad);
+        if (y < static_cast<double>(ground(ex + dir.x * t, ez + dir.z * t)) - margin) {
+          ++holes;
+          break;
+        }
+      }
+    }
+  return holes;
 }
 
 }  // namespace voxen::playtest

@@ -40,6 +40,8 @@ Stat stat_of(std::vector<double> v) {
 struct Collector {
   std::vector<double> frame, generate, light, mesh, upload, cull, draw, wait, edit;
   std::vector<double> holes_share, holes_ms;
+  std::vector<double> far_ms, far_queue, far_requests, far_build, lod_sections, lod_quads;
+  uint64_t lod_bytes_max = 0, far_hole_frames = 0, far_holes_max = 0;
   uint64_t near_hole_frames = 0, drawn_hole_frames = 0;
   std::string first_near_hole, first_drawn_hole;
   std::vector<Spike> spikes;
@@ -57,6 +59,17 @@ struct Collector {
     cull.push_back(r.render.cull_ms);
     draw.push_back(r.render.build_ms + r.render.submit_ms + r.hud_ms + r.present_ms);
     wait.push_back(r.stream.wait_ms);
+    if (g.far_view() != nullptr) {
+      far_ms.push_back(r.far_ms);
+      far_queue.push_back(static_cast<double>(r.far.queued));
+      far_requests.push_back(static_cast<double>(r.far.requests));
+      far_build.push_back(r.far.build_cpu_ms);
+      lod_sections.push_back(static_cast<double>(r.render.lod_sections_drawn));
+      lod_quads.push_back(static_cast<double>(r.render.lod_quads));
+      lod_bytes_max = std::max<uint64_t>(lod_bytes_max, g.renderer().lod_arena().capacity_bytes().value + g.far_view()->memory_bytes());
+      if (holes.far_hole_pixels > 0) ++far_hole_frames;
+      far_holes_max = std::max<uint64_t>(far_holes_max, holes.far_hole_pixels);
+    }
     if (r.edits_applied > 0) {
       edits += static_cast<uint64_t>(r.edits_applied);
       const double per = (r.edit_remesh_ms + r.edit_upload_ms) / r.edits_applied;
@@ -97,6 +110,7 @@ struct Collector {
           {"upload", r.stream.upload_ms},
           {"waiting for workers (generate, light, mesh)", r.stream.wait_ms},
           {"streaming schedule", r.stream.schedule_ms},
+          {"far view (select, upload, wait)", r.far_ms},
           {"cull", r.render.cull_ms},
           {"draw (build + submit)", r.render.build_ms + r.render.submit_ms},
           {"hud", r.hud_ms},
@@ -128,6 +142,15 @@ struct Collector {
     s.holes_mean = h.mean;
     s.holes_max = h.max;
     s.holes_ms = stat_of(holes_ms);
+    s.far_ms = stat_of(far_ms);
+    s.far_queue = stat_of(far_queue);
+    s.far_requests = stat_of(far_requests);
+    s.far_build = stat_of(far_build);
+    s.lod_sections = stat_of(lod_sections);
+    s.lod_quads = stat_of(lod_quads);
+    s.lod_bytes_max = lod_bytes_max;
+    s.far_hole_frames = far_hole_frames;
+    s.far_holes_max = far_holes_max;
     s.near_hole_frames = near_hole_frames;
     s.drawn_hole_frames = drawn_hole_frames;
     s.first_drawn_hole = first_drawn_hole;

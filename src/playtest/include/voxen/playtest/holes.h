@@ -35,6 +35,13 @@
 // a hole only when the rays one pixel to its left, right, top and bottom meet ground too (ground with a pixel's
 // margin all round); otherwise it is counted as an edge_pixel. Missing ground (an undrawn column, a section not yet
 // uploaded) is an area, so only its one-pixel rim goes uncounted.
+// Far holes (the far view, issue 15): with a far view drawn (FrameParams::far), a sky pixel is also marched beyond
+// the render distance, out to the far fog end less 64 blocks, against the generator's height function
+// (Generator::surface_y, sampled on an 8-block lattice, cached; the ground under a ray point is taken as the lowest of
+// the 4 lattice heights round it, so a thin peak between lattice points never counts): a pixel whose ray passes more
+// than a margin (2 blocks, or one LOD cell at that distance when larger: cell_pixels / pixels per block) under
+// that ground is a far hole (FarHolesMeter). The ray advances by 1/64 of its distance a step (at least 1 block)
+// and stops once it is above the world's top and rising.
 // The depth values come from render::Renderer::read_depth (the GL lives in render); this file holds the measurement
 // and HolesObserver, which attaches it to a play::Game's frame loop (play::FrameObserver): the game itself does not
 // know it.
@@ -140,6 +147,8 @@ struct HolesResult {
   uint64_t hole_pixels = 0;    // of the other sky pixels, where ground should be visible within the render distance
   uint64_t near_hole_pixels = 0;  // holes whose ground lies within `near_blocks` (horizontally) of the eye
   uint64_t drawn_hole_pixels = 0; // near holes whose ground, and their 4 neighbouring rays', lies in drawn columns
+  uint64_t far_hole_pixels = 0;   // sky pixels whose ray passes under the ground beyond the render distance and
+                                  // before the far fog end (FarHolesMeter; 0 without a far view)
   BlockPos first_hole;            // the opaque block the first hole's ray met (for reports)
   BlockPos first_drawn_hole;      // the ground of the first near hole in a drawn column
   std::vector<std::pair<int, int>> hole_at;  // the first 4096 hole pixels (x, y; y = 0 at the bottom row)
@@ -156,6 +165,26 @@ struct HolesResult {
 HolesResult measure_holes(const std::vector<float>& depth, int width, int height, const render::Camera& camera,
                           double radius_blocks, HeightCache& heights, int stride = 1, double near_blocks = 64.0,
                           const DrawnFn& drawn = nullptr);
+
+/// The far holes measurement (see the file comment): the generator's surface heights on an 8-block lattice, cached
+/// (bounded: cleared past max_points), and the ray march beyond the render distance.
+class FarHolesMeter {
+ public:
+  explicit FarHolesMeter(const gen::Generator& generator, size_t max_points = size_t{1} << 20)
+      : m_gen(generator), m_max(max_points) {}
+  /// Far-hole pixels of a frame: `depth` as measure_holes takes it; `near_blocks` where the march starts (the
+  /// render radius), `fog_end` the far view's fog end, `cell_pixels` the far view's selection threshold.
+  uint64_t measure(const std::vector<float>& depth, int width, int height, const render::Camera& camera,
+                   double near_blocks, double fog_end, double cell_pixels, int stride);
+  /// The ground height at world (x, z) the measurement uses: the lowest surface_y of the 4 lattice points round it.
+  int64_t ground(double x, double z);
+
+ private:
+  int64_t lattice(int64_t lx, int64_t lz);
+  const gen::Generator& m_gen;
+  size_t m_max;
+  std::unordered_map<ColumnPos, int32_t, ColumnPosHash> m_points;  // lattice point (x / 8, z / 8) -> surface_y
+};
 
 /// What HolesObserver samples and counts apart.
 struct HolesOptions {
@@ -192,6 +221,7 @@ class HolesObserver final : public play::FrameObserver {
   /// Starts frame `frame`'s record when it is not the current one.
   void begin(uint64_t frame);
   HeightCache m_heights;
+  FarHolesMeter m_far;
   HolesOptions m_options;
   uint64_t m_frame = UINT64_MAX;  // the frame of the last callback
   HolesResult m_result;

@@ -86,6 +86,13 @@ struct SegmentReport {
   size_t columns_loaded = 0, columns_drawn = 0;
   uint64_t edits = 0, edits_refused = 0;
   Stat edit_ms;                      // per edit: remesh + upload (main thread)
+  // The far view (zero when it is off): main-thread ms per frame (FarView::update), its request queue after each
+  // frame, new requests and worker CPU of the nodes integrated per frame, LOD sections and quads drawn, the most
+  // LOD bytes (GPU arena + CPU), and frames whose far holes measurement found sky where the terrain has ground.
+  Stat far_ms, far_queue, far_requests, far_build, lod_sections, lod_quads;
+  uint64_t lod_bytes_max = 0;
+  uint64_t far_hole_frames = 0;
+  uint64_t far_holes_max = 0;        // most far-hole pixels in one frame
   double distance = 0;               // blocks the player moved (horizontal + vertical)
   std::vector<Spike> spikes;         // frames over the threshold
   std::string note;                  // where it ran, what it did
