@@ -19,6 +19,9 @@
 #include <unordered_map>
 #include <utility>
 
+#include <map>
+#include <span>
+
 #include <nlohmann/json.hpp>
 
 #include "cli_util.h"
@@ -28,6 +31,7 @@
 #include "voxen/mesh/baked.h"
 #include "voxen/mesh/mesher.h"
 #include "voxen/store/column_store.h"
+#include "voxen/stream/far_view.h"
 #include "voxen/stream/mesh_sink.h"
 #include "voxen/stream/streamer.h"
 #include "world_open.h"
@@ -44,6 +48,32 @@ struct MemOptions {
   int64_t unpacked_radius = 2;
   int threads = 0;
   bool json = false;
+  double far_distance = 0;  // --far-distance: the far view's LOD around the centre, every direction (0: none)
+};
+
+/// The far view's upload target here: keeps the byte count of every LOD section's quads.
+class LodCounter final : public stream::LodSink {
+ public:
+  void set_lod_section(const lod::LodSectionPos& pos, std::span<const mesh::LodQuad> quads) override {
+    remove_lod_section(pos);
+    m_bytes[pos] = quads.size_bytes();
+    m_total += quads.size_bytes();
+    m_quads += quads.size();
+  }
+  void remove_lod_section(const lod::LodSectionPos& pos) override {
+    auto it = m_bytes.find(pos);
+    if (it == m_bytes.end()) return;
+    m_total -= it->second;
+    m_quads -= it->second / sizeof(mesh::LodQuad);
+    m_bytes.erase(it);
+  }
+  size_t bytes() const { return m_total; }
+  size_t quads() const { return m_quads; }
+  size_t sections() const { return m_bytes.size(); }
+
+ private:
+  std::map<lod::LodSectionPos, size_t> m_bytes;
+  size_t m_total = 0, m_quads = 0;
 };
 
 /// Meshes of one column: the non-empty sections' quad vectors, trimmed to size.
@@ -135,6 +165,26 @@ int run_mem(const MemOptions& o) {
     if (Status s = streamer.release(rows(x - 1, x - 1)); !s.ok()) throw RunError("saving the world: " + s.error().to_string());
   }
   if (Status s = streamer.release(rows(x1, x1)); !s.ok()) throw RunError("saving the world: " + s.error().to_string());
+  // The far view beyond the render distance, in every direction from the centre at eye height 100 (a 1280x720
+  // view, fov 70: the selection `voxen shot` makes): its LOD quads and the far view's own tables.
+  LodCounter lod;
+  size_t lod_cpu = 0;
+  double far_seconds = 0;
+  const double radius = static_cast<double>(r) * kColumnWidth;
+  if (o.far_distance > radius && cw.generator() != nullptr) {
+    Stopwatch far_sw;
+    stream::FarConfig fc;
+    fc.far_distance = o.far_distance;
+    stream::FarView far(*cw.generator(), reg, pool, lod, fc);
+    render::Camera cam = render::Camera::at(BlockPos{c[0], 100, c[1]}, {0.5, 0.5, 0.5});
+    cam.aspect = 1280.0 / 720.0;
+    std::vector<ColumnPos> near;
+    for (int64_t x = x0; x <= x1; ++x)
+      for (int64_t z = mid.z - r; z <= mid.z + r; ++z) near.push_back({x, z});
+    far.complete(cam, 720, near, false);
+    lod_cpu = far.memory_bytes();
+    far_seconds = far_sw.seconds();
+  }
   cw.close();
   const double seconds = sw.seconds();
 
@@ -159,6 +209,13 @@ int run_mem(const MemOptions& o) {
     j["render_distance"] = r;
     j["seed"] = cw.seed();
     j["seconds"] = seconds;
+    j["far_distance"] = o.far_distance > radius ? o.far_distance : 0.0;
+    j["lod_bytes"] = lod.bytes() + lod_cpu;  // quad data + the far view's tables
+    j["lod_quad_bytes"] = lod.bytes();
+    j["lod_cpu_bytes"] = lod_cpu;
+    j["lod_quads"] = lod.quads();
+    j["lod_sections"] = lod.sections();
+    j["far_seconds"] = far_seconds;
     std::printf("%s\n", j.dump().c_str());
   } else {
     const double mb = 1.0 / (1024.0 * 1024.0);
@@ -168,6 +225,9 @@ int run_mem(const MemOptions& o) {
     std::printf("light             %10zu bytes  %8.2f MB   (unpacked: %.2f MB)\n", bytes.light, bytes.light * mb, raw_light * mb);
     std::printf("cells + light     %10zu bytes  %8.2f MB\n", bytes.cells + bytes.light, (bytes.cells + bytes.light) * mb);
     std::printf("meshes            %10zu bytes  %8.2f MB   (%zu quads)\n", mesh_bytes, mesh_bytes * mb, quads);
+    if (lod.sections() > 0)
+      std::printf("far view (LOD)    %10zu bytes  %8.2f MB   (%zu quads in %zu LOD sections to %.0f blocks; tables %zu bytes; %.2f s)\n",
+                  lod.bytes() + lod_cpu, (lod.bytes() + lod_cpu) * mb, lod.quads(), lod.sections(), o.far_distance, lod_cpu, far_seconds);
     std::printf("window            %zu columns unpacked in the World at most while loading\n", window);
     std::printf("seconds           %.2f\n", seconds);
   }
@@ -188,6 +248,10 @@ void add_mem_command(CLI::App& app, RunFn& run) {
                   "columns within this many columns of the centre stay unpacked, -1..256 (default 2; -1 packs all)")
       ->check(CLI::Range(int64_t{-1}, int64_t{256}));
   add_threads_option(*cmd, o->threads, "worker threads (default: cores - 1, at least 1)");
+  cmd->add_option("--far-distance", o->far_distance,
+                  "also build the far view (LOD) to this many blocks round the centre, every direction, and print its bytes "
+                  "(0..65536; default 0: none)")
+      ->check(CLI::Range(0.0, 65536.0));
   cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->callback([o, &run] { run = [o] { return run_mem(*o); }; });
 }

@@ -52,6 +52,7 @@ struct PlayOptions {
   std::string final_screenshot;  // PNG of the last frame, written on exit
   std::string minimised_frames;  // "A,B": frames A..B-1 run as if minimised (a test hook)
   std::string stream = "live";   // live | deterministic
+  double far_distance = 4096;    // the far view, blocks (0 or at most the render distance: off)
 };
 
 int run_play(const PlayOptions& o) {
@@ -61,6 +62,7 @@ int run_play(const PlayOptions& o) {
   h.width = o.size.width;
   h.height = o.size.height;
   h.render_distance = o.render_distance;
+  h.far_distance = o.far_distance;
   if (!(o.fov >= 10 && o.fov <= 150)) throw UsageError("--fov", "must be 10..150 degrees");
   if (o.fps < 0 || o.fps > 1000) throw UsageError("--fps", "must be 0 (the monitor's rate) .. 1000");
   int64_t min_from = -1, min_to = -1;  // frames [min_from, min_to) reported minimised
@@ -210,6 +212,9 @@ void add_play_command(CLI::App& app, RunFn& run) {
   o->world.add_to(*cmd);
   o->world_dir.add_to(*cmd);
   cmd->add_option("--render-distance", o->render_distance, "columns drawn around the player, 1..64 (default 8)")->check(CLI::Range(1, 64));
+  cmd->add_option("--far-distance", o->far_distance,
+                  "blocks of far view (LOD) beyond the render distance, 0..65536; 0 or at most the render distance: off (default 4096)")
+      ->check(CLI::Range(0.0, 65536.0));
   add_frame_size_option(*cmd, o->size, "window size WxH (default 1280x720)");
   cmd->add_option("--fps", o->fps, "frame rate to pace to (default: the monitor's)");
   cmd->add_option("--fov", o->fov, "vertical field of view in degrees (default 70)");

@@ -38,6 +38,7 @@
 #include "voxen/render/image.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
+#include "voxen/stream/far_view.h"
 #include "voxen/stream/streamer.h"
 #include "voxen/stream/view.h"
 #include "vox_overlay.h"
@@ -71,6 +72,8 @@ struct ShotOptions {
   std::string vox_at = "0,surface,0";
   bool vox_empty = false;
   bool json = false;
+  double far_distance = 4096;         // --far-distance: blocks; at or inside the render distance: off
+  double far_pixels = 3.0;            // --far-pixels: the selection threshold (FarConfig::cell_pixels)
 };
 
 // One coordinate: an integer or a decimal ("-12", "7.25"), split exactly into an int64 floor and a fraction in
@@ -277,10 +280,32 @@ int run_shot(const ShotOptions& o) {
   ss.generate_ms = generate_ms;
   ss.light_ms = light_ms;
 
+  // The far view beyond the render distance (far_view.h): every LOD node the view selects is built before the frame.
+  // A far distance at or inside the render distance draws nothing more: the frame is the far view off's.
+  const bool far_on = o.far_distance > radius && cw->generator() != nullptr;
+  std::unique_ptr<stream::FarView> far;
+  stream::FarFrameStats far_stats;
+  double far_ms = 0;
+  const std::vector<ColumnPos> near_columns = streamer.drawn_columns();
+  if (far_on) {
+    Stopwatch far_sw;
+    stream::FarConfig fc;
+    fc.far_distance = o.far_distance;
+    fc.cell_pixels = o.far_pixels;
+    far = std::make_unique<stream::FarView>(*cw->generator(), reg, pool, **renderer, fc);
+    far_stats = far->complete(cam, height, near_columns);
+    far_ms = far_sw.ms();
+  }
+
   render::FrameParams fp;
   fp.camera = cam;
   fp.time_of_day = o.time_of_day;
   fp.fog_end = radius;
+  if (far_on) {
+    fp.far.draw = far->draw();
+    fp.far.fog_end = o.far_distance;
+    fp.far.near_columns = near_columns;
+  }
   fp.anim_seconds = o.anim_time;
   fp.eye_sky_light = light_sky(world.light(eye.block));
   const render::FrameStats fs = (*renderer)->render(fp);
@@ -331,6 +356,18 @@ int run_shot(const ShotOptions& o) {
                          {"texture_buffer_texels", limits.texture_buffer_texels},
                          {"override_bytes", limits.override_bytes},
                          {"buffer_bytes", limits.buffer_bytes}};
+    j["far_distance"] = far_on ? o.far_distance : 0.0;
+    j["lod_sections_drawn"] = fs.lod_sections_drawn;
+    j["lod_quads"] = fs.lod_quads;
+    j["lod_draw_calls"] = fs.lod_draw_calls;
+    j["lod_bytes"] = (*renderer)->lod_arena().capacity_bytes().value + (far ? far->memory_bytes() : 0);
+    j["lod_gpu_bytes"] = (*renderer)->lod_arena().capacity_bytes().value;
+    j["lod_cpu_bytes"] = far ? far->memory_bytes() : 0;
+    j["lod_sections_per_level"] = fs.lod_sections_per_level;
+    j["lod_nodes"] = far_stats.nodes_drawn;
+    j["far_ms"] = far_ms;
+    j["far_build_cpu_ms"] = far_stats.build_cpu_ms;
+    j["far_select_ms"] = far_stats.select_ms;
     j["translucent_sorted"] = {{"sections", fs.sections_sorted}, {"quads", fs.quads_sorted}};
     j["cpu_ms"] = {{"generate", ss.generate_ms}, {"light", ss.light_ms}, {"mesh", ss.mesh_ms}, {"upload", ss.upload_ms},
                    {"cull", fs.cull_ms}, {"draw", fs.sort_ms + fs.build_ms + fs.submit_ms + finish_ms}};
@@ -351,6 +388,10 @@ int run_shot(const ShotOptions& o) {
                 ss.columns_generated, ss.columns_drawn, fs.sections_visible, static_cast<unsigned long long>(fs.quads_drawn),
                 fs.draw_calls, static_cast<double>((*renderer)->arena_capacity_bytes()) / (1024.0 * 1024.0),
                 (*renderer)->opaque_arena().live_buffer_count() + (*renderer)->translucent_arena().live_buffer_count());
+    if (far_on)
+      std::printf("far view to %.0f blocks: %u LOD sections drawn (%llu quads), %.1f MiB, built in %.0f ms\n", o.far_distance,
+                  fs.lod_sections_drawn, static_cast<unsigned long long>(fs.lod_quads),
+                  static_cast<double>((*renderer)->lod_arena().capacity_bytes().value + far->memory_bytes()) / (1024.0 * 1024.0), far_ms);
     std::printf("ms: generate %.1f  light %.1f  mesh %.1f  upload %.1f  cull %.2f  draw %.1f  (total %.0f)\n", ss.generate_ms,
                 ss.light_ms, ss.mesh_ms, ss.upload_ms, fs.cull_ms, fs.sort_ms + fs.build_ms + fs.submit_ms + finish_ms, total_ms);
   }
@@ -374,6 +415,13 @@ void add_shot_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--fov", o->fov, "vertical field of view in degrees (default 70)");
   cmd->add_option("--render-distance", o->render_distance, "columns drawn around the eye, 1..64 (default 12)")->check(CLI::Range(1, 64));
   cmd->add_option("--render-path", o->render_path, "mdi (one multi-draw-indirect per pass) or per-chunk (default mdi)");
+  cmd->add_option("--far-distance", o->far_distance,
+                  "blocks of far view (LOD) beyond the render distance, 0..65536; 0 or at most the render distance: off "
+                  "(default 4096)")
+      ->check(CLI::Range(0.0, 65536.0));
+  cmd->add_option("--far-pixels", o->far_pixels,
+                  "far view detail: LOD cells are refined until they are at most this many pixels tall, 0.5..64 (default 3)")
+      ->check(CLI::Range(0.5, 64.0));
   cmd->add_option("--time-of-day", o->time_of_day, "hours 0..24: sun position and sky (default 10)");
   cmd->add_option("--anim-time", o->anim_time, "animation clock in seconds: flowing water scrolls (default 0)");
   cmd->add_option("--out", o->out, "PNG file to write")->required();

@@ -39,6 +39,8 @@ struct TourCliOptions {
   std::string hole_shots;
   std::string stream = "deterministic";
   double jet_speed = 112.0;
+  double far_distance = 0;        // the far view, blocks (0: off)
+  std::string far_throttle = "on";
 };
 
 nlohmann::json stat_json(const playtest::Stat& s) {
@@ -52,6 +54,7 @@ int run_tour_cmd(const TourCliOptions& o) {
   h.width = o.size.width;
   h.height = o.size.height;
   h.render_distance = o.render_distance;
+  h.far_distance = o.far_distance;
   if (o.frames < 1 || o.frames > 100000) throw UsageError("--frames", "must be 1..100000");
   if (o.holes_stride < 1 || o.holes_stride > 64) throw UsageError("--holes-stride", "must be 1..64");
   playtest::TourOptions to;
@@ -88,6 +91,7 @@ int run_tour_cmd(const TourCliOptions& o) {
   so.window = !o.headless;
   so.threads = o.threads;
   so.game.status = "PERF TOUR";
+  so.game.far.throttle = o.far_throttle == "on";
   so.deterministic = o.stream == "deterministic";
   to.paced = !so.deterministic;  // live streaming runs in real time, as in play
   auto session = play::PlaySession::open(h, so, reg);
@@ -112,6 +116,8 @@ int run_tour_cmd(const TourCliOptions& o) {
   j["generator"] = h.generator;
   j["size"] = std::to_string(h.width) + "x" + std::to_string(h.height);
   j["render_distance"] = h.render_distance;
+  j["far_distance"] = game.far_view() ? h.far_distance : 0.0;
+  j["far_throttle"] = o.far_throttle == "on";
   j["stream"] = stream;
   j["worker_threads"] = (*session)->threads();
   j["gl_renderer"] = info.renderer;
@@ -141,6 +147,15 @@ int run_tour_cmd(const TourCliOptions& o) {
                    {"frames_with_near_holes_in_drawn_columns", s.drawn_hole_frames},
                    {"first_near_hole_in_drawn_column", s.first_drawn_hole},
                    {"measurement_ms_per_frame", stat_json(s.holes_ms)}};
+    js["far"] = {{"ms_per_frame", stat_json(s.far_ms)},
+                 {"queue", stat_json(s.far_queue)},
+                 {"requests_per_frame", stat_json(s.far_requests)},
+                 {"build_cpu_ms_per_frame", stat_json(s.far_build)},
+                 {"lod_sections_drawn", stat_json(s.lod_sections)},
+                 {"lod_quads", stat_json(s.lod_quads)},
+                 {"lod_bytes_max", s.lod_bytes_max},
+                 {"far_holes_frames", s.far_hole_frames},
+                 {"far_holes_max_pixels", s.far_holes_max}};
     js["columns_loaded"] = s.columns_loaded;
     js["columns_drawn"] = s.columns_drawn;
     js["edits"] = s.edits;
@@ -155,6 +170,11 @@ int run_tour_cmd(const TourCliOptions& o) {
     if (s.edits || s.edits_refused)
       std::printf("  %s: %llu edits (%llu refused), remesh + upload p50 %.2f ms, max %.2f ms\n", s.name.c_str(),
                   static_cast<unsigned long long>(s.edits), static_cast<unsigned long long>(s.edits_refused), s.edit_ms.p50, s.edit_ms.max);
+    if (s.far_ms.total > 0 || s.far_queue.max > 0)
+      std::printf("  %s: far view %.2f ms/frame (p99 %.2f), queue mean %.0f max %.0f, %.0f LOD sections and %.0f quads drawn on average, "
+                  "far holes in %llu frames\n",
+                  s.name.c_str(), s.far_ms.mean, s.far_ms.p99, s.far_queue.mean, s.far_queue.max, s.lod_sections.mean, s.lod_quads.mean,
+                  static_cast<unsigned long long>(s.far_hole_frames));
     if (!s.first_near_hole.empty()) std::printf("  %s: near holes, %s\n", s.name.c_str(), s.first_near_hole.c_str());
     for (const playtest::Spike& sp : s.spikes)
       std::printf("  %s: frame %llu took %.0f ms, most in %s (%.0f ms)\n", s.name.c_str(), static_cast<unsigned long long>(sp.frame), sp.ms,
@@ -198,6 +218,11 @@ void add_tour_command(CLI::App& app, RunFn& run) {
                   "deterministic (default: fixed jobs per frame, the replays' mode) or live (what the workers finish; frames paced to the 1/60 s step, as in play)")
       ->check(CLI::IsMember({"deterministic", "live"}));
   cmd->add_option("--jet-speed", o->jet_speed, "the jet segment's speed, blocks/s (default 112)");
+  cmd->add_option("--far-distance", o->far_distance,
+                  "blocks of far view (LOD) beyond the render distance, 0..65536 (default 0: off)")
+      ->check(CLI::Range(0.0, 65536.0));
+  cmd->add_option("--far-throttle", o->far_throttle, "on (default: Voxy's request quota by backlog) or off (every missing node requested at once)")
+      ->check(CLI::IsMember({"on", "off"}));
   cmd->callback([o, &run] { run = [o] { return run_tour_cmd(*o); }; });
 }
 

@@ -32,11 +32,16 @@ inline std::string temp_path(const std::string& stem, const std::string& suffix 
 }
 
 /// Runs `voxen shot <args> --out <temp> --json` (env prefixed to the command line, e.g. "MESA_GL_VERSION_OVERRIDE=3.3").
+/// Without a --far-distance in `args` the far view is turned off (--far-distance 0): the tests of the near field
+/// stay what they were, and the far view's own tests say what they want.
 inline ShotResult run_shot(const std::vector<std::string>& args, const std::string& env = "", bool keep = false) {
   ShotResult r;
   r.path = temp_path("shot");
   std::vector<std::string> full = {"shot"};
   full.insert(full.end(), args.begin(), args.end());
+  bool far_given = false;
+  for (const std::string& a : args) far_given = far_given || a == "--far-distance";
+  if (!far_given) full.insert(full.end(), {"--far-distance", "0"});
   full.insert(full.end(), {"--out", r.path, "--json"});
   r.run = run_voxen(full, env);
   if (r.run.exit_code == 0) {

@@ -2,7 +2,9 @@
 // PNG it writes, counts from its --json report.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -102,6 +104,51 @@ TEST(Shot, JsonReportsCountsPhasesAndTheRenderer) {
   EXPECT_LE(j["arena_limits"]["buffer_bytes"].get<int64_t>(), j["arena_limits"]["shader_storage_block_bytes"].get<int64_t>());
   EXPECT_TRUE(j["frame_ms"].contains("sort"));
   EXPECT_GT(j["translucent_sorted"]["sections"].get<int>(), 0) << "the pond's sections are sorted for the eye";
+}
+
+// The far view through the CLI (seed 1, on a hill looking north over the land, render distance 3 = 48 blocks): to
+// 1,536 blocks it turns sky below the horizon into terrain (pixels that were sky in the far-off picture), reports
+// its LOD sections, quads, draw calls and bytes, and is the same file on 1 and 2 worker threads; a far distance at
+// the render radius is off, the far-off picture byte for byte.
+TEST(Shot, FarViewFillsTheSkyBelowTheHorizonAndIsOffAtTheRenderRadius) {
+  const std::vector<std::string> scene = {"--seed", "1", "--pos", "440,150,120", "--look", "0,-6", "--size", "320x180",
+                                          "--render-distance", "3"};
+  const ShotResult off = run_shot(scene);
+  ASSERT_EQ(off.run.exit_code, 0) << off.run.err;
+  const ShotResult on = run_shot(with(scene, {"--far-distance", "1536", "--threads", "2"}), "", /*keep=*/true);
+  ASSERT_EQ(on.run.exit_code, 0) << on.run.err;
+  const auto& j = on.json;
+  EXPECT_EQ(j["far_distance"].get<double>(), 1536.0);
+  EXPECT_GT(j["lod_sections_drawn"].get<int>(), 20);
+  EXPECT_GT(j["lod_quads"].get<int64_t>(), 1000);
+  EXPECT_EQ(j["lod_draw_calls"].get<int>(), 1);  // far water is opaque: one MDI call for the one LOD buffer
+  EXPECT_GT(j["lod_gpu_bytes"].get<int64_t>(), 0);
+  EXPECT_GT(j["lod_cpu_bytes"].get<int64_t>(), 0);
+  int per_level = 0;
+  for (const auto& n : j["lod_sections_per_level"]) per_level += n.get<int>();
+  EXPECT_EQ(per_level, j["lod_sections_drawn"].get<int>());
+  EXPECT_EQ(off.json["lod_sections_drawn"].get<int>(), 0);
+  // Below the middle row (6 degrees down and more: rays from y 150 reach sea level within 830 blocks) every pixel
+  // is terrain with the far view, where without it most are fog over nothing (pixels differ).
+  size_t sky = 0, changed = 0;
+  for (int y = 90; y < 180; ++y)
+    for (int x = 0; x < 320; ++x) {
+      sky += is_sky(on.image.at(x, y));
+      changed += std::memcmp(on.image.at(x, y), off.image.at(x, y), 4) != 0;
+    }
+  EXPECT_EQ(sky, 0u) << "sky pixels below the horizon with the far view on";
+  EXPECT_GT(changed, 320u * 90u / 2u) << "the far view changed too few pixels";
+  // One worker or two: the same bytes.
+  const ShotResult one = run_shot(with(scene, {"--far-distance", "1536", "--threads", "1"}), "", /*keep=*/true);
+  ASSERT_EQ(one.run.exit_code, 0) << one.run.err;
+  EXPECT_EQ(file_bytes(one.path), file_bytes(on.path));
+  std::remove(one.path.c_str());
+  std::remove(on.path.c_str());
+  // At the render radius (3 columns = 48 blocks) the far view is off: the far-off picture.
+  const ShotResult at = run_shot(with(scene, {"--far-distance", "48"}));
+  ASSERT_EQ(at.run.exit_code, 0) << at.run.err;
+  EXPECT_EQ(pixels_differing(at.image, off.image), 0u);
+  EXPECT_EQ(at.json["far_distance"].get<double>(), 0.0);
 }
 
 TEST(Shot, ALoweredArenaLimitDrawsTheSamePictureWithNoLargerBuffer) {
@@ -224,6 +271,9 @@ TEST(Shot, BadArgumentsNameTheArgument) {
       {flat_scene("46.25,9.5,56.75", "-15,-22", "0"), "--render-distance"},
       {with(flat_scene(), {"--time-of-day", "25"}), "--time-of-day"},
       {with(flat_scene(), {"--arena-limit-mib", "0"}), "--arena-limit-mib"},
+      {with(flat_scene(), {"--far-distance", "-1"}), "--far-distance"},
+      {with(flat_scene(), {"--far-distance", "70000"}), "--far-distance"},
+      {with(flat_scene(), {"--far-pixels", "0"}), "--far-pixels"},
   };
   for (const Case& c : cases) {
     const ShotResult s = run_shot(c.args);
