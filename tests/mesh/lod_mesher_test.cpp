@@ -314,6 +314,69 @@ TEST(LodMesher, FacesAgainstTheBorderFollowTheNeighboursCells) {
       }
 }
 
+// Skirts (append_lod_skirts): ground of stone up to cell y 9 with lit air above (sky 15 at y 10, 14 at y 11, ...), the
+// border the same ground. The greedy mesh has only the top; the skirts are the side faces of the top two cells
+// (y 9 and 8) on the four outer x/z faces, both lit by the first air cell above them, y 10 (sky 15).
+// Where the border is air the face rule already draws the face, so no skirt doubles it; water at the border of a
+// water surface gets water skirts; the stone under a water surface gets none (air is not within 2 above it).
+TEST(LodMesher, SkirtsCloseTheTopTwoCellsOfTheSectionsOuterSidesOnly) {
+  auto ground = [](int, int y, int) {
+    return y <= 9 ? cell("stone") : LodCell::make(kAir, make_light(static_cast<uint8_t>(std::max(0, 25 - y)), 0, 0, 0));
+  };
+  const PaddedLodSection p = make_section(ground);
+  LodMesh m;
+  mesh_lod_section(p, tables(), m);
+  const size_t top = m.quads.size();
+  append_lod_skirts(p, tables(), m);
+  ASSERT_GT(m.quads.size(), top);
+  LodMesh skirts;
+  skirts.quads.assign(m.quads.begin() + static_cast<ptrdiff_t>(top), m.quads.end());
+  const std::vector<LodQuad> faces = expand(skirts);
+  std::vector<LodQuad> want;
+  const uint16_t stone = id_of("stone");
+  for (const int face : {0, 1, 4, 5})
+    for (int y = 8; y <= 9; ++y)
+      for (int u = 0; u < 32; ++u) {
+        LodQuadFields f;
+        const int fixed = (face == 0 || face == 4) ? 31 : 0;
+        f.x = face < 2 ? fixed : u, f.y = y, f.z = face < 2 ? u : fixed, f.face = face;
+        f.texture = tables().texture(stone, 0, face);
+        f.light = make_light(15, 0, 0, 0);  // the air at y 10
+        want.push_back(pack_lod_quad(f));
+      }
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(faces, want);
+  EXPECT_EQ(skirts.quads.size(), 4u * 2u * 2u);  // runs of 16 along U
+  for (const LodQuad q : skirts.quads) EXPECT_EQ(unpack_lod_quad(q).h, 1);
+
+  // Border air on +X: the face rule draws those faces; the skirts add none there.
+  const PaddedLodSection open_x = make_section([&](int x, int y, int z) { return x == 32 ? LodCell::make(kAir, 0) : ground(x, y, z); });
+  LodMesh a;
+  append_lod_skirts(open_x, tables(), a);
+  for (const LodQuad q : a.quads) EXPECT_NE(unpack_lod_quad(q).face, 0) << describe(q);
+  EXPECT_EQ(a.quads.size(), 3u * 2u * 2u);
+
+  // A sea: stone to y 5, water 6..9, air above. Water skirts at y 8 and 9, none on the stone.
+  const PaddedLodSection sea = make_section([](int, int y, int) {
+    return y <= 5 ? cell("stone") : y <= 9 ? cell("water") : LodCell::make(kAir, make_light(15, 0, 0, 0));
+  });
+  LodMesh w;
+  append_lod_skirts(sea, tables(), w);
+  EXPECT_EQ(w.quads.size(), 4u * 2u * 2u);
+  for (const LodQuad q : w.quads) {
+    const LodQuadFields f = unpack_lod_quad(q);
+    EXPECT_TRUE(f.y == 8 || f.y == 9) << describe(q);
+    EXPECT_EQ(f.texture, tables().texture(id_of("water"), 0, f.face)) << describe(q);
+  }
+
+  // Uniform sections: nothing (all air: no cell; all stone: no air above within the section's own cells... the
+  // padding above is stone too).
+  LodMesh u;
+  append_lod_skirts(PaddedLodSection{}, tables(), u);
+  append_lod_skirts(make_section([](int, int, int) { return cell("stone"); }), tables(), u);
+  EXPECT_TRUE(u.quads.empty());
+}
+
 TEST(LodMesher, GarbageInTheBordersEdgesIsIgnored) {
   PaddedLodSection p = make_section([](int x, int y, int z) {
     return (hash3(7, x, y, z) & 1) ? cell("stone")

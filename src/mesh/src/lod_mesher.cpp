@@ -222,6 +222,53 @@ void mesh_lod_section(const lod::PaddedLodSection& in, const LodMeshTables& tabl
   }
 }
 
+void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out) {
+  VOXEN_ASSERT(in.cells.size() == static_cast<size_t>(kSide) * kSide * kSide);
+  // The four outer x/z faces: face, and the cell of (u, y) on it (U = +Z on the x faces, +X on the z faces).
+  constexpr int kFaces[4] = {0, 1, 4, 5};
+  for (const int face : kFaces) {
+    const bool x_face = face < 2;
+    const int fixed = (face == 0 || face == 4) ? kN - 1 : 0;
+    for (int y = 0; y < kN; ++y) {
+      uint32_t keys[kN];
+      bool skirt[kN];
+      for (int u = 0; u < kN; ++u) {
+        const int x = x_face ? fixed : u, z = x_face ? u : fixed;
+        skirt[u] = false;
+        const lod::LodCell c = in.get(x, y, z);
+        const LodMeshTables::Class cc = tables.cls(c.id());
+        if (cc == LodMeshTables::kAirClass) continue;
+        const lod::LodCell n = in.get(x + kFaceStep[face][0], y, z + kFaceStep[face][2]);
+        const LodMeshTables::Class nc = tables.cls(n.id());
+        const bool drawn =
+            cc == LodMeshTables::kSolidClass ? nc != LodMeshTables::kSolidClass : nc == LodMeshTables::kAirClass;
+        if (drawn) continue;  // the face rule has it
+        for (int k = 1; k <= kLodSkirtCells && y + k <= kN; ++k) {
+          const lod::LodCell a = in.get(x, y + k, z);
+          if (tables.cls(a.id()) != LodMeshTables::kAirClass) continue;
+          skirt[u] = true;
+          keys[u] = static_cast<uint32_t>(tables.texture(c.id(), c.state(), face)) | static_cast<uint32_t>(a.light()) << 10;
+          break;
+        }
+      }
+      for (int u = 0; u < kN;) {
+        if (!skirt[u]) {
+          ++u;
+          continue;
+        }
+        int w = 1;
+        while (w < kMaxRun && u + w < kN && skirt[u + w] && keys[u + w] == keys[u]) ++w;
+        LodQuadFields f;
+        f.x = x_face ? fixed : u, f.y = y, f.z = x_face ? u : fixed, f.face = face, f.w = w, f.h = 1;
+        f.texture = static_cast<int>(keys[u] & 1023u);
+        f.light = static_cast<uint16_t>(keys[u] >> 10);
+        out.quads.push_back(pack_lod_quad(f));
+        u += w;
+      }
+    }
+  }
+}
+
 void mesh_lod_section_reference(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out) {
   VOXEN_ASSERT(in.cells.size() == static_cast<size_t>(kSide) * kSide * kSide);
   out.quads.clear();

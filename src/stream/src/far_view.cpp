@@ -205,6 +205,7 @@ void FarView::submit(const NodeKey& key, double priority) {
     if (!m_cancel.load(std::memory_order_relaxed))
       m_coarse->build_stack(key.level, key.x, key.z, [&](const lod::PaddedLodSection& padded) {
         mesh::mesh_lod_section(padded, m_tables, m);
+        mesh::append_lod_skirts(padded, m_tables, m);  // close the steps to neighbours drawn at other levels
         if (!m.quads.empty()) r->meshes.emplace_back(padded.pos, std::move(m.quads));
         m.quads = {};
       });

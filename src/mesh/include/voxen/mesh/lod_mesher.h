@@ -94,6 +94,7 @@ class LodMeshTables {
  private:
   friend void mesh_lod_section(const lod::PaddedLodSection&, const LodMeshTables&, LodMesh&);
   friend void mesh_lod_section_reference(const lod::PaddedLodSection&, const LodMeshTables&, LodMesh&);
+  friend void append_lod_skirts(const lod::PaddedLodSection&, const LodMeshTables&, LodMesh&);
   std::vector<uint8_t> m_class;     // 65,536 entries (every id), Class
   std::vector<uint16_t> m_texture;  // registry.size() * 24: id * 24 + axis bits * 6 + face (BakedBlocks layout)
 };
@@ -105,6 +106,19 @@ class LodMeshTables {
 /// axis, V, U). Any thread. `in.cells` must hold 34^3 cells (a resized vector is a programmer error: VOXEN_ASSERT).
 /// The 12 edges and 8 corners of the border are never read.
 void mesh_lod_section(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out);
+
+/// Skirts (appended to `out`, nothing cleared): the far view draws neighbouring nodes at different levels (a coarser
+/// cell's surface lies up to one cell of its level above the finer one's), and the same-level border hides the side
+/// faces that would close the step, so the eye would look into the coarser node's solid volume and through to the
+/// sky. On the section's four outer x/z faces (x = 0, x = 31, z = 0, z = 31: a node's boundary), a face is added
+/// for each non-air cell that the face rule left hidden (the border cell across it is solid, or both are fluid)
+/// and that is one of the top kLodSkirtCells of its column (the cell 1 or 2 above it, within the padded section,
+/// is air). Its light is that air cell's (the face would otherwise look into a dark solid cell); its texture the
+/// cell's face texture. Merged along U (runs of equal texture and light, at most 16), one cell tall. Deterministic
+/// order (face +X, -X, +Z, -Z; y; u). Between nodes of one level a skirt lies against the neighbour's solid cells,
+/// behind its surface; where the neighbour is drawn lower it closes the step.
+inline constexpr int kLodSkirtCells = 2;
+void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out);
 
 /// The reference: one 1x1 quad per visible face, the same rule, written plainly; the oracle of the tests (the
 /// greedy quads cover exactly the same faces with the same texture and light).
