@@ -213,7 +213,7 @@ void add_tour_command(CLI::App& app, RunFn& run) {
   add_threads_option(*cmd, o->threads, "worker threads (default: cores - 1)");
   cmd->add_option("--segments", o->segments, "comma-separated subset: spawn,walk,fly_low,jet,dig,place,cave");
   cmd->add_option("--holes-stride", o->holes_stride, "measure holes on every k-th pixel in x and y (default 2)");
-  cmd->add_option("--hole-shots", o->hole_shots, "save each segment's first frame with holes near the player here (holes in red)");
+  cmd->add_option("--hole-shots", o->hole_shots, "save each segment's first frame with holes near the player (SEGMENT-holes-FRAME.png) and its first with far holes (SEGMENT-far-holes-FRAME.png) here, the holes in red");
   cmd->add_option("--stream", o->stream,
                   "deterministic (default: fixed jobs per frame, the replays' mode) or live (what the workers finish; frames paced to the 1/60 s step, as in play)")
       ->check(CLI::IsMember({"deterministic", "live"}));

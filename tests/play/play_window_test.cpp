@@ -87,24 +87,32 @@ TEST(PlayWindow, WithAWorldTheHudNamesItAndTheWorldIsCreated) {
 TEST(PlayWindow, LivePlayRecordsItsScheduleAndReplaysToOneWorldWhateverTheWorkers) {
   if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (scripts/install-deps.sh installs xvfb)";
   // `voxen play` streams live and --record keeps each frame's job schedule: the file says `stream live` and has
-  // `jobs` lines, and `voxen replay` follows them to the same world with one worker as with three.
+  // `jobs` lines, and `voxen replay` follows them to the same world with one worker as with three. The far view is
+  // on by default (4,096 blocks): the file is version 3, its `jobs` lines say how many far-view nodes each frame
+  // integrated, and the replays' last frames, far view included, are the same picture.
   const std::string dir = temp_dir("window_live_record");
   const std::string rec = dir + "/live.rec";
   play_frames(dir, {"--seed", "5", "--record", rec}, 30);  // render distance 2
   std::ifstream in(rec);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(text.rfind("voxen-input-recording 2\n", 0), 0u) << text.substr(0, 200);
+  EXPECT_EQ(text.rfind("voxen-input-recording 3\n", 0), 0u) << text.substr(0, 200);
+  EXPECT_NE(text.find("\nfar_distance 4096\n"), std::string::npos);
   EXPECT_NE(text.find("\nstream live\n"), std::string::npos);
   EXPECT_NE(text.find(" jobs "), std::string::npos) << "no frame's schedule was recorded";
-  std::string hashes[2];
+  EXPECT_NE(text.find(" far "), std::string::npos) << "no frame integrated far-view nodes";
+  std::string hashes[2], frames[2];
   for (int i = 0; i < 2; ++i) {
     const auto r = run_voxen({"replay", "--headless", "--json", "--threads", i ? "3" : "1", rec});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     const size_t at = r.out.find("\"world_hash\"");
     ASSERT_NE(at, std::string::npos) << r.out;
     hashes[i] = r.out.substr(at, 32);
+    const size_t fat = r.out.find("\"final_frame_hash\"");
+    ASSERT_NE(fat, std::string::npos) << r.out;
+    frames[i] = r.out.substr(fat, 40);
   }
   EXPECT_EQ(hashes[0], hashes[1]);
+  EXPECT_EQ(frames[0], frames[1]);
 }
 
 TEST(PlayWindow, AMinimisedWindowDrawsNothingAndTheRestoredFrameIsTheSame) {

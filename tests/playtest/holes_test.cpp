@@ -17,6 +17,7 @@
 #include "playtest_test_util.h"
 #include "voxen/playtest/holes.h"
 #include "voxen/playtest/tour.h"
+#include "voxen/render/renderer.h"
 
 namespace voxen::playtest::testing {
 namespace {
@@ -139,6 +140,65 @@ TEST(Holes, WithNothingDrawnEveryGroundPixelWithinTheRenderDistanceIsAHole) {
     EXPECT_TRUE(d.measured);
     EXPECT_EQ(d.hole_pixels, 0u);
   }
+}
+
+// Far holes (FarHolesMeter) over the plane: with only sky read back, a pixel is a far hole when its ray, above the
+// ground less the margin at the render radius, passes under it before the far fog end less 64 (the margin: one LOD
+// cell of 3 pixels at that distance, at least 2 blocks; here, with y + margin linear in the distance, decided at the
+// two ends of the march, with a block's tolerance either way); rays that rise are not; with the far pass's depth
+// (Renderer::kFarDepth) everywhere there are none.
+TEST(Holes, FarHolesAreSkyWhereTheGroundLiesBeyondTheRenderDistance) {
+  PlaneGenerator plane(registry());
+  constexpr int kW = 160, kH = 90;
+  constexpr double kRadius = 48.0, kFogEnd = 1500.0;
+  render::Camera cam = render::Camera::at({-5000, 60, 7000}, {0.5, 0.25, 0.5});
+  cam.yaw_deg = 30.0;
+  cam.pitch_deg = -25.0;  // rays from 60 degrees down (ground within the render radius) to 10 up
+  cam.aspect = static_cast<double>(kW) / kH;
+  cam.far_plane = 2000.0;
+  const std::vector<float> sky(static_cast<size_t>(kW * kH), 1.0f);
+  std::vector<float> far_drawn(sky.size(), render::Renderer::kFarDepth);
+  FarHolesMeter meter(plane);
+  const double px_per_rad = kH / (2.0 * std::tan(glm::radians(cam.fov_y_deg) * 0.5));
+  EXPECT_EQ(meter.measure(far_drawn, kW, kH, cam, kRadius, kFogEnd, 3.0, 1), 0u);
+  // The meter counts pixels, so each is checked here through a one-pixel frame of sky at (x, y) and terrain elsewhere.
+  uint64_t holes = 0, sure = 0, rising = 0, near = 0;
+  for (int y = 0; y < kH; ++y)
+    for (int x = 0; x < kW; ++x) {
+      std::vector<float> one = far_drawn;
+      one[static_cast<size_t>(y * kW + x)] = 1.0f;
+      const bool hole = meter.measure(one, kW, kH, cam, kRadius, kFogEnd, 3.0, 1) == 1;
+      holes += hole;
+      const double d = plane_distance(cam, kW, kH, x + 0.5, y + 0.5);
+      if (!std::isfinite(d)) {
+        ++rising;
+        EXPECT_FALSE(hole) << "pixel " << x << "," << y << " looks up";
+        continue;
+      }
+      // The ray's height over the ground (surface_y 0) plus the margin, at horizontal distance h.
+      const glm::dvec4 f = glm::inverse(cam.view_projection()) * glm::dvec4((x + 0.5) / kW * 2.0 - 1.0, (y + 0.5) / kH * 2.0 - 1.0, 1.0, 1.0);
+      const glm::dvec3 dir = glm::normalize(glm::dvec3(f) / f.w);
+      const double horiz = std::sqrt(dir.x * dir.x + dir.z * dir.z);
+      auto over = [&](double h) {
+        const double t = h / horiz;
+        return 60.25 + dir.y * t + std::max(2.0, 3.0 * t / px_per_rad);  // the eye at y 60.25, the ground's top y 0
+      };
+      if (over(kRadius) < -1.0) {
+        ++near;
+        EXPECT_FALSE(hole) << "pixel " << x << "," << y << ": the ground " << d << " blocks away is the near field's";
+      } else if (over(kRadius) > 1.0 && over(kFogEnd - 64.0 - 40.0) < -1.0) {
+        ++sure;
+        EXPECT_TRUE(hole) << "pixel " << x << "," << y << ": sky where the ground lies " << d << " blocks away";
+      } else if (over(kRadius) > 1.0 && over(kFogEnd - 64.0) > 1.0) {
+        EXPECT_FALSE(hole) << "pixel " << x << "," << y << ": the ray stays within the margin over the ground " << d << " blocks away";
+      }
+    }
+  EXPECT_GT(sure, 1000u);
+  EXPECT_GT(rising, 1000u);
+  EXPECT_GT(near, 100u);
+  EXPECT_GE(holes, sure);
+  // All at once: the same count.
+  EXPECT_EQ(meter.measure(sky, kW, kH, cam, kRadius, kFogEnd, 3.0, 1), holes);
 }
 
 /// A deep sea: stone up to y = 20, water from 21 to 61, air above. Sky light dies 5 blocks under the surface, so

@@ -562,7 +562,7 @@ void HolesObserver::world_rendered(const play::RenderedFrame& f) {
                            m_options.near_blocks, [&streamer](ColumnPos col) { return streamer.drawn(col); });
   if (f.params.far.fog_end > f.params.fog_end && f.far_cell_pixels > 0)
     m_result.far_hole_pixels = m_far.measure(depth, f.width, f.height, f.params.camera, f.params.fog_end, f.params.far.fog_end,
-                                             f.far_cell_pixels, m_options.stride);
+                                             f.far_cell_pixels, m_options.stride, &m_result.far_hole_at);
   m_ms += wall_ms() - t;
 }
 
@@ -582,7 +582,8 @@ int64_t FarHolesMeter::ground(double x, double z) {
 }
 
 uint64_t FarHolesMeter::measure(const std::vector<float>& depth, int width, int height, const render::Camera& camera_in,
-                                double near_blocks, double fog_end, double cell_pixels, int stride) {
+                                double near_blocks, double fog_end, double cell_pixels, int stride,
+                                std::vector<std::pair<int, int>>* at) {
   if (width <= 0 || height <= 0 || depth.size() < static_cast<size_t>(width) * static_cast<size_t>(height)) return 0;
   render::Camera camera = camera_in;
   camera.aspect = static_cast<double>(width) / height;
@@ -603,7 +604,8 @@ uint64_t FarHolesMeter::measure(const std::vector<float>& depth, int width, int 
       const glm::dvec3 dir = glm::normalize(glm::dvec3(w) / w.w);
       const double horiz = std::sqrt(dir.x * dir.x + dir.z * dir.z);
       if (horiz < 1e-6) continue;
-      // March by horizontal distance d from the render radius to the far end.
+      // March by horizontal distance d from the render radius to the far end. A ray already under the ground at the
+      // render radius met it in the near field: the near measurement's matter, not a far hole.
       for (double d = near_blocks; d < end; d += std::max(1.0, d / 64.0)) {
         const double t = d / horiz;
         const double y = ey + dir.y * t;
@@ -611,7 +613,10 @@ uint64_t FarHolesMeter::measure(const std::vector<float>& depth, int width, int 
         if (y > kMaxY + 1) continue;
         const double margin = std::max(2.0, cell_pixels * t / px_per_rad);
         if (y < static_cast<double>(ground(ex + dir.x * t, ez + dir.z * t)) - margin) {
-          ++holes;
+          if (d > near_blocks) {
+            ++holes;
+            if (at != nullptr && at->size() < 4096) at->push_back({px, py});
+          }
           break;
         }
       }

@@ -248,14 +248,18 @@ class TourRunner {
     for (InputEvent& e : setup) e.frame = f0;
     Collector col;
     if (warmup) {
-      frame(setup);
+      // Until the near view is complete and, with a far view, nothing it selects is missing or in flight.
+      FrameReport r = frame(setup);
       ++s.warmup_frames;
-      while (!m_g.streamer().view_complete() && s.warmup_frames < m_o.warmup_frames) {
-        const FrameReport r = frame({});
+      auto complete = [&] {
+        return m_g.streamer().view_complete() && (m_g.far_view() == nullptr || (r.far.nodes_missing == 0 && r.far.queued == 0));
+      };
+      while (!complete() && s.warmup_frames < m_o.warmup_frames) {
+        r = frame({});
         s.warmup_ms += r.frame_ms;
         ++s.warmup_frames;
       }
-      s.warmup_complete = m_g.streamer().view_complete();
+      s.warmup_complete = complete();
       setup.clear();
     }
     bool seen_complete = false;
@@ -269,15 +273,17 @@ class TourRunner {
       last = frame(ev);
       const HolesResult& holes = m_holes.result(last.frame);
       col.add(last, holes, m_holes.ms(last.frame), glm::length(m_g.player().feet() - before), m_g);
-      if (!m_o.hole_shots.empty() && holes.near_hole_pixels > 0 && col.near_hole_frames == 1) {
+      const bool first_near = holes.near_hole_pixels > 0 && col.near_hole_frames == 1;
+      const bool first_far = holes.far_hole_pixels > 0 && col.far_hole_frames == 1;
+      if (!m_o.hole_shots.empty() && (first_near || first_far)) {
         render::Image im = m_g.read_pixels();
-        for (const auto& [x, y] : holes.hole_at) {
+        for (const auto& [x, y] : first_near ? holes.hole_at : holes.far_hole_at) {
           uint8_t* p = im.at(x, im.height - 1 - y);
           p[0] = 255;
           p[1] = 0;
           p[2] = 0;
         }
-        (void)render::save_png(im, m_o.hole_shots + "/" + name + "-holes-" + std::to_string(last.frame) + ".png");
+        (void)render::save_png(im, m_o.hole_shots + "/" + name + (first_near ? "-holes-" : "-far-holes-") + std::to_string(last.frame) + ".png");
       }
       if (!seen_complete && m_g.streamer().view_complete()) {
         seen_complete = true;

@@ -40,7 +40,8 @@
 // (Generator::surface_y, sampled on an 8-block lattice, cached; the ground under a ray point is taken as the lowest of
 // the 4 lattice heights round it, so a thin peak between lattice points never counts): a pixel whose ray passes more
 // than a margin (2 blocks, or one LOD cell at that distance when larger: cell_pixels / pixels per block) under
-// that ground is a far hole (FarHolesMeter). The ray advances by 1/64 of its distance a step (at least 1 block)
+// that ground is a far hole (FarHolesMeter), unless it is already under the ground at the render radius (it met the
+// ground in the near field: the near measurement's matter). The ray advances by 1/64 of its distance a step (at least 1 block)
 // and stops once it is above the world's top and rising.
 // The depth values come from render::Renderer::read_depth (the GL lives in render); this file holds the measurement
 // and HolesObserver, which attaches it to a play::Game's frame loop (play::FrameObserver): the game itself does not
@@ -152,6 +153,7 @@ struct HolesResult {
   BlockPos first_hole;            // the opaque block the first hole's ray met (for reports)
   BlockPos first_drawn_hole;      // the ground of the first near hole in a drawn column
   std::vector<std::pair<int, int>> hole_at;  // the first 4096 hole pixels (x, y; y = 0 at the bottom row)
+  std::vector<std::pair<int, int>> far_hole_at;  // the first 4096 far-hole pixels, as hole_at
   /// hole_pixels / pixels (0 when nothing was sampled).
   double fraction() const { return pixels ? static_cast<double>(hole_pixels) / static_cast<double>(pixels) : 0.0; }
 };
@@ -173,9 +175,11 @@ class FarHolesMeter {
   explicit FarHolesMeter(const gen::Generator& generator, size_t max_points = size_t{1} << 20)
       : m_gen(generator), m_max(max_points) {}
   /// Far-hole pixels of a frame: `depth` as measure_holes takes it; `near_blocks` where the march starts (the
-  /// render radius), `fog_end` the far view's fog end, `cell_pixels` the far view's selection threshold.
+  /// render radius), `fog_end` the far view's fog end, `cell_pixels` the far view's selection threshold; `at`, when
+  /// given, gets the first 4096 far-hole pixels (x, y; y = 0 at the bottom row).
   uint64_t measure(const std::vector<float>& depth, int width, int height, const render::Camera& camera,
-                   double near_blocks, double fog_end, double cell_pixels, int stride);
+                   double near_blocks, double fog_end, double cell_pixels, int stride,
+                   std::vector<std::pair<int, int>>* at = nullptr);
   /// The ground height at world (x, z) the measurement uses: the lowest surface_y of the 4 lattice points round it.
   int64_t ground(double x, double z);
 

@@ -3,7 +3,8 @@
 // would: keys held and released, clicks, looks, and the scripting events (teleport, fly speed) to reach each place.
 //
 // Segments, in order (each after `walk` starts with a teleport; each but the first with a warm-up that waits,
-// unmeasured, for the first complete view, at most warmup_frames; `walk` starts where `spawn` left the player):
+// unmeasured, for the first complete view (with a far view, also nothing it selects missing or in flight), at most
+// warmup_frames; `walk` starts where `spawn` left the player):
 //   spawn      stand at the spawn point from an empty world (the first load is measured here)
 //   walk       sprint forward, jumping when blocked
 //   fly_low    fly at 40 blocks/s about 14 blocks over the highest ground ahead, over the highest terrain found
