@@ -566,19 +566,24 @@ void HolesObserver::world_rendered(const play::RenderedFrame& f) {
   m_ms += wall_ms() - t;
 }
 
-int64_t FarHolesMeter::lattice(int64_t lx, int64_t lz) {
-  const ColumnPos key{lx, lz};
+int64_t FarHolesMeter::lattice(int level, int64_t lx, int64_t lz) {
+  // Keyed by the point's position in blocks: a level-k point is also a point of every finer level.
+  const int64_t spacing = int64_t{8} << (2 * level);
+  const ColumnPos key{lx * spacing, lz * spacing};
   auto it = m_points.find(key);
   if (it != m_points.end()) return it->second;
   if (m_points.size() >= m_max) m_points.clear();
-  const auto h = static_cast<int32_t>(m_gen.surface_y(lx * 8, lz * 8));
+  const auto h = static_cast<int32_t>(m_gen.surface_y(key.x, key.z));
   m_points.emplace(key, h);
   return h;
 }
 
-int64_t FarHolesMeter::ground(double x, double z) {
-  const auto lx = static_cast<int64_t>(std::floor(x / 8.0)), lz = static_cast<int64_t>(std::floor(z / 8.0));
-  return std::min({lattice(lx, lz), lattice(lx + 1, lz), lattice(lx, lz + 1), lattice(lx + 1, lz + 1)});
+int FarHolesMeter::lattice_level(double distance) { return distance < 1024.0 ? 0 : distance < 4096.0 ? 1 : 2; }
+
+int64_t FarHolesMeter::ground(double x, double z, int level) {
+  const double spacing = static_cast<double>(int64_t{8} << (2 * level));
+  const auto lx = static_cast<int64_t>(std::floor(x / spacing)), lz = static_cast<int64_t>(std::floor(z / spacing));
+  return std::min({lattice(level, lx, lz), lattice(level, lx + 1, lz), lattice(level, lx, lz + 1), lattice(level, lx + 1, lz + 1)});
 }
 
 uint64_t FarHolesMeter::measure(const std::vector<float>& depth, int width, int height, const render::Camera& camera_in,
@@ -612,7 +617,7 @@ uint64_t FarHolesMeter::measure(const std::vector<float>& depth, int width, int 
         if (y > kMaxY + 1 && dir.y >= 0) break;
         if (y > kMaxY + 1) continue;
         const double margin = std::max(2.0, cell_pixels * t / px_per_rad);
-        if (y < static_cast<double>(ground(ex + dir.x * t, ez + dir.z * t)) - margin) {
+        if (y < static_cast<double>(ground(ex + dir.x * t, ez + dir.z * t, lattice_level(d))) - margin) {
           if (d > near_blocks) {
             ++holes;
             if (at != nullptr && at->size() < 4096) at->push_back({px, py});

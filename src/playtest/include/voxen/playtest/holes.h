@@ -37,8 +37,9 @@
 // uploaded) is an area, so only its one-pixel rim goes uncounted.
 // Far holes (the far view, issue 15): with a far view drawn (FrameParams::far), a sky pixel is also marched beyond
 // the render distance, out to the far fog end less 64 blocks, against the generator's height function
-// (Generator::surface_y, sampled on an 8-block lattice, cached; the ground under a ray point is taken as the lowest of
-// the 4 lattice heights round it, so a thin peak between lattice points never counts): a pixel whose ray passes more
+// (Generator::surface_y, sampled on a lattice of 8 blocks within 1,024 blocks of the eye, 32 to 4,096 and 128 beyond,
+// cached; the ground under a ray point is taken as the lowest of the 4 lattice heights round it, so a thin peak
+// between lattice points never counts, and the coarser lattices far out only lower it): a pixel whose ray passes more
 // than a margin (2 blocks, or one LOD cell at that distance when larger: cell_pixels / pixels per block) under
 // that ground is a far hole (FarHolesMeter), unless it is already under the ground at the render radius (it met the
 // ground in the near field: the near measurement's matter). The ray advances by 1/64 of its distance a step (at least 1 block)
@@ -180,14 +181,18 @@ class FarHolesMeter {
   uint64_t measure(const std::vector<float>& depth, int width, int height, const render::Camera& camera,
                    double near_blocks, double fog_end, double cell_pixels, int stride,
                    std::vector<std::pair<int, int>>* at = nullptr);
-  /// The ground height at world (x, z) the measurement uses: the lowest surface_y of the 4 lattice points round it.
-  int64_t ground(double x, double z);
+  /// The ground height at world (x, z) the measurement uses: the lowest surface_y of the 4 points round it of the
+  /// lattice of `level` (spacing 8 << 2 * level blocks: 8, 32, 128).
+  int64_t ground(double x, double z, int level = 0);
+  /// The lattice level the march uses at horizontal distance `distance` from the eye (blocks): 0 within 1,024, 1
+  /// within 4,096, else 2.
+  static int lattice_level(double distance);
 
  private:
-  int64_t lattice(int64_t lx, int64_t lz);
+  int64_t lattice(int level, int64_t lx, int64_t lz);
   const gen::Generator& m_gen;
   size_t m_max;
-  std::unordered_map<ColumnPos, int32_t, ColumnPosHash> m_points;  // lattice point (x / 8, z / 8) -> surface_y
+  std::unordered_map<ColumnPos, int32_t, ColumnPosHash> m_points;  // lattice point (world x, z) -> surface_y
 };
 
 /// What HolesObserver samples and counts apart.
