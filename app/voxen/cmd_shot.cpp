@@ -62,6 +62,7 @@ struct ShotOptions {
   double time_of_day = 10.0;
   double anim_time = 0.0;
   std::string out;
+  std::string terrain_mask;  // --terrain-mask: a PNG, white where terrain (near or far) was drawn, black where sky
   std::string platform = "egl";
   std::string gl_version;
   int threads = 0;
@@ -318,6 +319,24 @@ int run_shot(const ShotOptions& o) {
     const Status s = render::save_png(img, temp);
     return s.ok() ? std::string() : s.error().to_string();
   });
+  // The terrain mask: from the depth buffer (far-only pixels read as Renderer::kFarDepth), so "terrain here" is the
+  // observable, not a colour guess. Translucent surfaces write no depth: what shows behind them decides.
+  uint64_t terrain_pixels = 0;
+  if (!o.terrain_mask.empty()) {
+    const std::vector<float> depth = (*renderer)->read_depth();
+    render::Image mask(img.width, img.height, 0xFF000000u);
+    for (int y = 0; y < img.height; ++y)
+      for (int x = 0; x < img.width; ++x)
+        if (depth[static_cast<size_t>(img.height - 1 - y) * static_cast<size_t>(img.width) + static_cast<size_t>(x)] < 1.0f) {
+          uint8_t* p = mask.at(x, y);
+          p[0] = p[1] = p[2] = 255;
+          ++terrain_pixels;
+        }
+    write_file_durably(o.terrain_mask, [&mask](const std::string& temp) {
+      const Status s = render::save_png(mask, temp);
+      return s.ok() ? std::string() : s.error().to_string();
+    });
+  }
   const double write_ms = write.ms();
   cw->close();  // with --world: every edit (also those outside the view) is committed before anything is printed
   const double total_ms = total.ms();
@@ -332,6 +351,7 @@ int run_shot(const ShotOptions& o) {
   if (o.json) {
     nlohmann::json j;
     j["out"] = o.out;
+    if (!o.terrain_mask.empty()) j["terrain_pixels"] = terrain_pixels;
     j["width"] = width;
     j["height"] = height;
     j["eye"] = {{"x", static_cast<double>(eye.block.x) + eye.frac.x}, {"y", static_cast<double>(eye.block.y) + eye.frac.y},
@@ -413,7 +433,9 @@ void add_shot_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--look", o->look, "YAW,PITCH in degrees: yaw 0 north (-Z), 90 east (+X); pitch + looks up (default 0,0)");
   add_frame_size_option(*cmd, o->size, "picture size WxH in pixels (default 1280x720)");
   cmd->add_option("--fov", o->fov, "vertical field of view in degrees (default 70)");
-  cmd->add_option("--render-distance", o->render_distance, "columns drawn around the eye, 1..64 (default 12)")->check(CLI::Range(1, 64));
+  cmd->add_option("--render-distance", o->render_distance,
+                  "columns drawn around the eye, 1..160 (default 12; past 64 slow: the full-detail reference for the far view)")
+      ->check(CLI::Range(1, 160));
   cmd->add_option("--render-path", o->render_path, "mdi (one multi-draw-indirect per pass) or per-chunk (default mdi)");
   cmd->add_option("--far-distance", o->far_distance,
                   "blocks of far view (LOD) beyond the render distance, 0..65536; 0 or at most the render distance: off "
@@ -425,6 +447,9 @@ void add_shot_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--time-of-day", o->time_of_day, "hours 0..24: sun position and sky (default 10)");
   cmd->add_option("--anim-time", o->anim_time, "animation clock in seconds: flowing water scrolls (default 0)");
   cmd->add_option("--out", o->out, "PNG file to write")->required();
+  cmd->add_option("--terrain-mask", o->terrain_mask,
+                  "also write a PNG that is white where terrain (near or far view) was drawn and black where the sky shows, from "
+                  "the depth buffer (JSON terrain_pixels)");
   cmd->add_option("--platform", o->platform, "egl (headless, default) or glfw (a window: needs a display, e.g. xvfb-run)")
       ->check(CLI::IsMember({"egl", "glfw"}));
   cmd->add_option("--gl-version", o->gl_version,

@@ -115,7 +115,8 @@ TEST(Shot, FarViewFillsTheSkyBelowTheHorizonAndIsOffAtTheRenderRadius) {
                                           "--render-distance", "3"};
   const ShotResult off = run_shot(scene);
   ASSERT_EQ(off.run.exit_code, 0) << off.run.err;
-  const ShotResult on = run_shot(with(scene, {"--far-distance", "1536", "--threads", "2"}), "", /*keep=*/true);
+  const std::string mask_path = voxen::testing::temp_path("mask");
+  const ShotResult on = run_shot(with(scene, {"--far-distance", "1536", "--threads", "2", "--terrain-mask", mask_path}), "", /*keep=*/true);
   ASSERT_EQ(on.run.exit_code, 0) << on.run.err;
   const auto& j = on.json;
   EXPECT_EQ(j["far_distance"].get<double>(), 1536.0);
@@ -138,6 +139,22 @@ TEST(Shot, FarViewFillsTheSkyBelowTheHorizonAndIsOffAtTheRenderRadius) {
     }
   EXPECT_EQ(sky, 0u) << "sky pixels below the horizon with the far view on";
   EXPECT_GT(changed, 320u * 90u / 2u) << "the far view changed too few pixels";
+  // The terrain mask (from the depth buffer, far-only pixels included): white over every pixel of the lower half, black
+  // over the sky-coloured pixels of the upper rows, its white count the JSON's terrain_pixels.
+  auto mask = voxen::render::load_png(mask_path);
+  ASSERT_TRUE(mask.ok()) << mask.error().to_string();
+  std::remove(mask_path.c_str());
+  uint64_t white = 0, lower_black = 0, sky_white = 0;
+  for (int y = 0; y < 180; ++y)
+    for (int x = 0; x < 320; ++x) {
+      const bool w = mask->at(x, y)[0] == 255;
+      white += w;
+      if (y >= 90) lower_black += !w;
+      if (y < 20 && is_sky(on.image.at(x, y))) sky_white += w;
+    }
+  EXPECT_EQ(white, j["terrain_pixels"].get<uint64_t>());
+  EXPECT_EQ(lower_black, 0u);
+  EXPECT_EQ(sky_white, 0u);
   // One worker or two: the same bytes.
   const ShotResult one = run_shot(with(scene, {"--far-distance", "1536", "--threads", "1"}), "", /*keep=*/true);
   ASSERT_EQ(one.run.exit_code, 0) << one.run.err;
