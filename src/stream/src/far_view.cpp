@@ -104,6 +104,12 @@ bool FarView::select(const NodeKey& key, const render::Camera& camera, const ren
   auto it = m_nodes.find(key);
   Node* node = it == m_nodes.end() ? nullptr : &it->second;
   const double prio = static_cast<double>(m_config.levels - 1 - key.level) * 1e7 + d + (visible ? 0.0 : 5e6);
+  // A built node draws itself (when in view) and counts as used (not evicted).
+  auto draw_self = [&] {
+    node->last_used = m_frame;
+    if (visible) out.push_back(key);
+    return true;
+  };
   if (key.level > 0 && cell_px > m_config.cell_pixels) {
     std::vector<NodeKey> sub;
     bool all = true;
@@ -115,20 +121,12 @@ bool FarView::select(const NodeKey& key, const render::Camera& camera, const ren
       out.insert(out.end(), sub.begin(), sub.end());
       return true;
     }
-    if (node != nullptr && node->built) {
-      node->last_used = m_frame;
-      if (visible) out.push_back(key);
-      return true;
-    }
+    if (node != nullptr && node->built) return draw_self();
     if (!batch && (node == nullptr || !node->in_flight)) wants.push_back({key, prio});
     out.insert(out.end(), sub.begin(), sub.end());
     return false;
   }
-  if (node != nullptr && node->built) {
-    node->last_used = m_frame;
-    if (visible) out.push_back(key);
-    return true;
-  }
+  if (node != nullptr && node->built) return draw_self();
   ++st.nodes_missing;
   if (node == nullptr || !node->in_flight) wants.push_back({key, prio});
   return false;
