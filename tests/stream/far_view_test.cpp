@@ -201,6 +201,36 @@ TEST_F(FarViewTest, ReplayedCountsReproduceALiveRun) {
   EXPECT_NE(replay.error().find("far-view nodes"), std::string::npos) << replay.error();
 }
 
+// A built parent whose children draw is not evicted: when the eye rises and the view turns coarser, the parents
+// cover at once (no gap in the view on the first frame up, before anything new is built).
+TEST_F(FarViewTest, ParentsOverDrawnChildrenStayToCoverWhenTheViewTurnsCoarser) {
+  FarConfig fc;
+  fc.far_distance = 1200;
+  fc.deterministic = true;
+  fc.evict_frames = 5;
+  JobPool pool(2);
+  RecordingSink sink;
+  FarView far(*gen, registry(), pool, sink, fc);
+  for (int f = 0; f < 60; ++f) {
+    const FarFrameStats st = far.update(camera_at(0, 70, 0, 45, -3), 180, {});
+    if (f > 20 && st.queued == 0 && st.nodes_missing == 0) break;
+  }
+  for (int f = 0; f < 20; ++f) far.update(camera_at(0, 70, 0, 45, -3), 180, {});  // past evict_frames, all drawn
+  const FarFrameStats up = far.update(camera_at(0, 900, 0, 45, -45), 180, {});  // ground in view from ~160 blocks
+  EXPECT_EQ(up.integrated, 0u);
+  const auto nodes = nodes_of(far.draw());
+  int gaps = 0, looked = 0;
+  for (int64_t x = -1000; x <= 1000; x += 97)
+    for (int64_t z = -1000; z <= 1000; z += 89) {
+      const double bearing = std::atan2(static_cast<double>(x), -static_cast<double>(z)) * 180.0 / M_PI;
+      if (std::abs(bearing - 45.0) >= 30.0 || std::hypot(static_cast<double>(x), static_cast<double>(z)) < 200) continue;
+      ++looked;
+      gaps += coverage(nodes, x, z) == 0;
+    }
+  EXPECT_GT(looked, 20);
+  EXPECT_EQ(gaps, 0) << "of " << looked << " points in view (" << up.nodes_missing << " nodes missing)";
+}
+
 // Nodes not used for evict_frames frames leave the sink; what is drawn is never evicted.
 TEST_F(FarViewTest, EvictsWhatTheViewLeftBehind) {
   FarConfig fc;

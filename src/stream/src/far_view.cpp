@@ -118,6 +118,8 @@ bool FarView::select(const NodeKey& key, const render::Camera& camera, const ren
       all = select(child, camera, frustum, batch, sub, wants, st) && all;
     }
     if (all) {
+      // The children draw; a built node here stays (not evicted): it covers them again if the view turns coarser.
+      if (node != nullptr && node->built) node->last_used = m_frame;
       out.insert(out.end(), sub.begin(), sub.end());
       return true;
     }
@@ -184,7 +186,7 @@ void FarView::run_selection(const render::Camera& camera, int viewport_height, s
   st.select_ms += wall_ms() - t0;
 }
 
-void FarView::submit(const NodeKey& key, double priority) {
+void FarView::submit(const NodeKey& key) {
   Node& node = m_nodes[key];
   node.in_flight = true;
   node.last_used = m_frame;
@@ -194,7 +196,11 @@ void FarView::submit(const NodeKey& key, double priority) {
     std::lock_guard lock(m_mutex);
     ++m_running;
   }
-  m_pool.submit(priority, [this, key, seq] {
+  // The pool runs the lowest value first. Far jobs run after every near job (the streamer's priorities are distances)
+  // and among themselves in submission order, which already puts coarse levels and near nodes first (select's
+  // priority sorts the requests): so they finish in about the order integration takes them, and one early request
+  // can never wait behind later ones while the live view stalls.
+  m_pool.submit(kFarJobPriority + static_cast<double>(seq), [this, key, seq] {
     auto r = std::make_unique<Result>();
     r->key = key;
     r->seq = seq;
@@ -296,7 +302,7 @@ FarFrameStats FarView::update(const render::Camera& camera, int viewport_height,
   st.quota = m_config.throttle ? far_request_quota(m_in_flight) : static_cast<uint32_t>(wants.size());
   for (const Want& w : wants) {
     if (st.requests >= st.quota) break;
-    submit(w.key, w.priority);
+    submit(w.key);
     ++st.requests;
   }
   evict(st);
@@ -312,6 +318,7 @@ FarFrameStats FarView::complete(const render::Camera& camera, int viewport_heigh
     m_draw.clear();
     return st;
   }
+  integrate(static_cast<int64_t>(m_in_flight), st);  // leaves an earlier update() asked for
   for (int round = 0; round < 4; ++round) {
     std::vector<Want> wants;
     FarFrameStats sel;
@@ -324,7 +331,7 @@ FarFrameStats FarView::complete(const render::Camera& camera, int viewport_heigh
       break;
     }
     for (const Want& w : wants) {
-      submit(w.key, w.priority);
+      submit(w.key);
       ++st.requests;
     }
     integrate(static_cast<int64_t>(m_in_flight), st);

@@ -17,13 +17,15 @@
 // the renderer's column mask, renderer.h). Draw lists hold only nodes whose box meets the frustum and the far disc.
 //
 // Requests: every leaf not built and, in live mode, every inner node on the way to it not built (its cover), in
-// order of priority (coarse levels first, then nearest; out of the frustum last). Throttled by the backlog (Voxy):
+// order of priority (coarse levels first, then nearest; out of the frustum last), submitted in that order and run
+// by the pool after every near job, first in first out (kFarJobPriority), so they finish in about submission order. Throttled by the backlog (Voxy):
 // at most quota = ceil(((4000 - queued) / 4000)^2 * 50) new requests a frame, 0..50, queued = requests in flight;
 // without the throttle every missing node is requested at once. Batch mode (complete(): `voxen shot`) requests
 // the leaves in view only and waits for them.
 // Determinism (FarConfig::deterministic: the tour and replays): the requests of frame N are integrated at frame
 // N + 1 in submission order (waiting for them), so what is drawn is a function of the eye's path alone.
-// Eviction: a built node not drawn (nor needed as a cover) for `evict_frames` frames leaves the renderer.
+// Eviction: a built node neither drawn nor standing over drawn children for `evict_frames` frames leaves the
+// renderer (a parent over drawn children stays: it covers them again when the view turns coarser).
 //
 // Threads: the main thread calls everything (it owns the Renderer); jobs run on the pool and return their meshes.
 #pragma once
@@ -172,7 +174,7 @@ class FarView {
               std::vector<NodeKey>& out, std::vector<Want>& wants, FarFrameStats& st);
   void run_selection(const render::Camera& camera, int viewport_height, std::span<const ColumnPos> near, bool batch,
                      bool use_frustum, std::vector<Want>& wants, FarFrameStats& st);
-  void submit(const NodeKey& key, double priority);
+  void submit(const NodeKey& key);
   /// Integrates the oldest `count` results (waiting for them), or with count < 0 the finished run from the oldest.
   void integrate(int64_t count, FarFrameStats& st);
   void evict(FarFrameStats& st);
@@ -195,6 +197,8 @@ class FarView {
 
   // Near field: a summed-area table of the near columns over 256 x 256 columns centred on the camera's column.
   static constexpr int kMask = 256;
+  // JobPool priority of far jobs: past any near job's (a distance in blocks), plus the submission number.
+  static constexpr double kFarJobPriority = 1e12;
   ColumnPos m_mask_origin{};  // column at mask texel (0, 0)
   std::vector<uint32_t> m_near_sat;  // (kMask + 1)^2
 
