@@ -154,6 +154,7 @@ TEST(Recording, BadFilesNameTheLine) {
       {far + "0 jobs 1 0 far 16385\n", "bad.rec:8: 'jobs': far '16385' is not a number 0..16384"},
       {far + "0 jobs 1 0 far -2\n", "bad.rec:8: 'jobs': far '-2' is not a number 0..16384"},
       {far + "0 jobs 1 0 far\n", "bad.rec:8: 'jobs': position 'far' is not a number"},
+      {far + "5 jobs 1 2 far 3 4\n", "bad.rec:8: 'jobs': 'far N' must end the line"},
       {"voxen-input-recording 1\nstream live\n", "bad.rec:2: 'stream live' needs recording format version 2"},
       {head + "0 jobs 1 0\n", "bad.rec:7: 'jobs' line in a recording whose streaming is not 'stream live'"},
       {live + "0 jobs 1\n", "bad.rec:8: 'jobs' takes GEN MESH"},
@@ -163,9 +164,9 @@ TEST(Recording, BadFilesNameTheLine) {
       {live + "0 jobs 16385 0\n", "bad.rec:8: 'jobs' takes GEN MESH (each 0..16384)"},
       {live + "0 jobs 0 0" + [] {
          std::string many;
-         for (int i = 0; i < 16385; ++i) many += " " + std::to_string(i);
+         for (int i = 0; i < 16387; ++i) many += " " + std::to_string(i);
          return many;
-       }() + "\n", "bad.rec:8: more than 16388 words on one line"},
+       }() + "\n", "bad.rec:8: more than 16390 words on one line"},
       {live + "0 jobs 1 0\n0 jobs 1 0\n", "bad.rec:9: a second 'jobs' line for frame 0"},
       {live + "0 jobs 1 0\n0 key_down w\n", "bad.rec:9: event after frame 0's 'jobs' line"},
       {live + "5 jobs 1 0\n4 key_up w\n", "bad.rec:9: frame 4 comes after frame 5"},

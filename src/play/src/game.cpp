@@ -99,7 +99,9 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
     source = g->m_own_source.get();
   }
   g->m_streamer = std::make_unique<stream::ColumnStreamer>(world, *g->m_renderer, *source, g->m_light, *g->m_baked, pool, sc);
-  if (config.far.far_distance > render::render_radius_blocks(config.render_distance)) {
+  // The far view needs the multi-draw-indirect path (the per-chunk path draws no far pass).
+  if (config.far.far_distance > render::render_radius_blocks(config.render_distance) &&
+      g->m_renderer->path() == render::RenderPath::kMultiDrawIndirect) {
     stream::FarConfig fc = config.far;
     fc.deterministic = sc.deterministic;
     g->m_far = std::make_unique<stream::FarView>(generator, registry, pool, *g->m_renderer, fc);
@@ -320,7 +322,12 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
     // The far view around the simulated eye, outside the columns drawn at full detail.
     t = wall_ms();
     m_near = m_streamer->drawn_columns();
-    rep.far = m_far->update(sim_cam, m_platform.height(), m_near,
+    // Selected for the configured viewport (the recording's size), not the window's current one.
+    render::Camera far_cam = sim_cam;
+    const int fw = m_config.far_viewport_width > 0 ? m_config.far_viewport_width : m_platform.width();
+    const int fh = m_config.far_viewport_height > 0 ? m_config.far_viewport_height : m_platform.height();
+    far_cam.aspect = static_cast<double>(fw) / std::max(1, fh);
+    rep.far = m_far->update(far_cam, fh, m_near,
                             schedule ? std::optional<uint32_t>(schedule->far) : std::nullopt);
     rep.stream.schedule.far = rep.far.integrated;  // what a live recording keeps (`jobs ... far N`)
     if (!m_far->error().empty() && rep.stream_error.empty()) rep.stream_error = "replay diverged: " + m_far->error();

@@ -28,7 +28,7 @@ std::string quote(std::string_view s) {
 
 /// Most words a line may have: a `jobs` line's frame, kind, two counts and at most kMaxJobsInFlight positions. A
 /// longer line is refused after reading this many, so a hostile line cannot hold memory many times its size.
-constexpr size_t kMaxLineWords = 4 + stream::kMaxJobsInFlight;
+constexpr size_t kMaxLineWords = 6 + stream::kMaxJobsInFlight;  // FRAME jobs GEN MESH, the positions, far N
 
 /// The words of a line, at most kMaxLineWords + 1 (one more than a line may have: the caller refuses it).
 std::vector<std::string_view> split_words(std::string_view line) {
@@ -157,6 +157,8 @@ class Parser {
     sc.gen = static_cast<uint32_t>(gen);
     sc.mesh = static_cast<uint32_t>(mesh);
     size_t end = w.size();
+    for (size_t i = 4; i + 2 < end; ++i)
+      if (w[i] == "far") return fail("'jobs': 'far N' must end the line");
     if (end >= 6 && w[end - 2] == "far") {
       uint64_t far = 0;
       if (m_version < 3) return fail("'jobs': 'far' needs recording format version 3");

@@ -67,6 +67,8 @@ struct GameConfig {
   double reach = 8.0;             // picking reach, blocks
   double time_of_day = 10.0;      // hours
   stream::StreamConfig stream;            // render_distance is copied from above
+  int far_viewport_width = 0, far_viewport_height = 0;  // the far view selects for this viewport (the recording's
+                                                       // size, so a resized window replays the same); 0: the window's
   stream::FarConfig far;                  // the far view (LOD) beyond the render distance: on when far.far_distance
                                           // exceeds the render distance in blocks; deterministic when stream is
   PlayerConfig player;
