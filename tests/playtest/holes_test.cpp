@@ -201,6 +201,37 @@ TEST(Holes, FarHolesAreSkyWhereTheGroundLiesBeyondTheRenderDistance) {
   EXPECT_EQ(meter.measure(sky, kW, kH, cam, kRadius, kFogEnd, 3.0, 1), holes);
 }
 
+/// Ground whose height steps every 128 blocks along x (0, then 40): only surface_y is read (the far holes meter).
+class StepGenerator final : public gen::Generator {
+ public:
+  void generate(Column&) const override {}
+  int64_t surface_y(int64_t x, int64_t) const override { return floor_mod(x, 256) < 128 ? 0 : 40; }
+  std::string_view name() const override { return "steps"; }
+  uint64_t seed() const override { return 0; }
+};
+
+// The far holes march is camera-relative: moved by 2^61 blocks (a multiple of the steps' period), the same view of
+// the same ground gives the same far holes, where absolute doubles (a step of 512 blocks out there) would not.
+TEST(Holes, FarHolesAreTheSameTwoToThe61BlocksOut) {
+  StepGenerator steps;
+  constexpr int kW = 160, kH = 90;
+  render::Camera cam = render::Camera::at({-5000, 60, 7000}, {0.5, 0.25, 0.5});
+  cam.yaw_deg = 80.0;  // across the steps
+  cam.pitch_deg = -8.0;
+  cam.aspect = static_cast<double>(kW) / kH;
+  cam.far_plane = 2000.0;
+  const std::vector<float> sky(static_cast<size_t>(kW * kH), 1.0f);
+  std::vector<std::pair<int, int>> here, there;
+  FarHolesMeter a(steps), b(steps);
+  const uint64_t n = a.measure(sky, kW, kH, cam, 48.0, 1500.0, 3.0, 1, &here);
+  render::Camera far_out = cam;
+  far_out.block.x += int64_t{1} << 61;
+  far_out.block.z -= int64_t{1} << 61;
+  EXPECT_EQ(b.measure(sky, kW, kH, far_out, 48.0, 1500.0, 3.0, 1, &there), n);
+  EXPECT_EQ(here, there);
+  EXPECT_GT(n, 1000u);
+}
+
 /// A deep sea: stone up to y = 20, water from 21 to 61, air above. Sky light dies 5 blocks under the surface, so
 /// the bed lies 36 blocks below the last lit block.
 class SeaGenerator final : public gen::Generator {

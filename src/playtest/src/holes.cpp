@@ -580,9 +580,9 @@ int64_t FarHolesMeter::lattice(int level, int64_t lx, int64_t lz) {
 
 int FarHolesMeter::lattice_level(double distance) { return distance < 1024.0 ? 0 : distance < 4096.0 ? 1 : 2; }
 
-int64_t FarHolesMeter::ground(double x, double z, int level) {
-  const double spacing = static_cast<double>(int64_t{8} << (2 * level));
-  const auto lx = static_cast<int64_t>(std::floor(x / spacing)), lz = static_cast<int64_t>(std::floor(z / spacing));
+int64_t FarHolesMeter::ground(int64_t x, int64_t z, int level) {
+  const int64_t spacing = int64_t{8} << (2 * level);
+  const int64_t lx = floor_div(x, spacing), lz = floor_div(z, spacing);
   return std::min({lattice(level, lx, lz), lattice(level, lx + 1, lz), lattice(level, lx, lz + 1), lattice(level, lx + 1, lz + 1)});
 }
 
@@ -594,10 +594,9 @@ uint64_t FarHolesMeter::measure(const std::vector<float>& depth, int width, int 
   camera.aspect = static_cast<double>(width) / height;
   const glm::dmat4 inv = glm::inverse(camera.view_projection());
   const double px_per_rad = height / (2.0 * std::tan(glm::radians(camera.fov_y_deg) * 0.5));
-  // The eye in world blocks, as doubles: exact enough for the march (the far view's cells are 1 to 32 blocks).
-  const double ex = static_cast<double>(camera.block.x) + camera.frac.x;
+  // The march is camera-relative (small doubles); a ray point's block is the eye's int64 block plus the floor of
+  // its offset, so the lattice is exact at any distance from the origin (2^62 included).
   const double ey = static_cast<double>(camera.block.y) + camera.frac.y;
-  const double ez = static_cast<double>(camera.block.z) + camera.frac.z;
   const double end = fog_end - 64.0;
   uint64_t holes = 0;
   stride = std::max(stride, 1);
@@ -617,7 +616,9 @@ uint64_t FarHolesMeter::measure(const std::vector<float>& depth, int width, int 
         if (y > kMaxY + 1 && dir.y >= 0) break;
         if (y > kMaxY + 1) continue;
         const double margin = std::max(2.0, cell_pixels * t / px_per_rad);
-        if (y < static_cast<double>(ground(ex + dir.x * t, ez + dir.z * t, lattice_level(d))) - margin) {
+        const int64_t bx = camera.block.x + static_cast<int64_t>(std::floor(camera.frac.x + dir.x * t));
+        const int64_t bz = camera.block.z + static_cast<int64_t>(std::floor(camera.frac.z + dir.z * t));
+        if (y < static_cast<double>(ground(bx, bz, lattice_level(d))) - margin) {
           if (d > near_blocks) {
             ++holes;
             if (at != nullptr && at->size() < 4096) at->push_back({px, py});

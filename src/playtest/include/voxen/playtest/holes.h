@@ -181,9 +181,9 @@ class FarHolesMeter {
   uint64_t measure(const std::vector<float>& depth, int width, int height, const render::Camera& camera,
                    double near_blocks, double fog_end, double cell_pixels, int stride,
                    std::vector<std::pair<int, int>>* at = nullptr);
-  /// The ground height at world (x, z) the measurement uses: the lowest surface_y of the 4 points round it of the
+  /// The ground height at world block (x, z) the measurement uses: the lowest surface_y of the 4 points round it of the
   /// lattice of `level` (spacing 8 << 2 * level blocks: 8, 32, 128).
-  int64_t ground(double x, double z, int level = 0);
+  int64_t ground(int64_t x, int64_t z, int level = 0);
   /// The lattice level the march uses at horizontal distance `distance` from the eye (blocks): 0 within 1,024, 1
   /// within 4,096, else 2.
   static int lattice_level(double distance);
