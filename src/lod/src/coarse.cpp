@@ -86,6 +86,10 @@ Scratch& scratch() {
   return s;
 }
 
+// Set while build_stack() visits on this thread: the scratch then holds the stack's virtual columns, so build() or
+// build_stack() on the same thread (from inside `visit`) would overwrite them.
+thread_local bool t_in_stack = false;
+
 }  // namespace
 
 LodSection to_section(const PaddedLodSection& padded) {
@@ -447,6 +451,7 @@ CoarseTerrain::~CoarseTerrain() = default;
 
 PaddedLodSection CoarseTerrain::build(const LodSectionPos& pos) const {
   VOXEN_ASSERT(pos.level >= 0 && pos.level < kMaxLevels);
+  VOXEN_ASSERT(!t_in_stack);  // not from inside build_stack's visit (the thread's scratch is in use)
   if (m_impl->flat) return m_impl->build_flat_section(pos);
   Prepared pr;
   m_impl->prepare(pos, pr);
@@ -462,8 +467,13 @@ void CoarseTerrain::build_stack(int level, int64_t x, int64_t z,
     for (int64_t y = y_lo; y <= y_hi; ++y) visit(m_impl->build_flat_section(LodSectionPos{level, x, y, z}));
     return;
   }
+  VOXEN_ASSERT(!t_in_stack);  // not from inside another build_stack's visit
   Prepared pr;
   m_impl->prepare(LodSectionPos{level, x, 0, z}, pr);
+  struct InStack {
+    InStack() { t_in_stack = true; }
+    ~InStack() { t_in_stack = false; }
+  } in_stack;
   for (int64_t y = y_lo; y <= y_hi; ++y) {
     // Blocks spanned by the section's cells with its lower and upper border cells.
     const int64_t b0 = (y * 32 - 1) * cell, b1 = (y * 32 + 33) * cell - 1;

@@ -58,7 +58,8 @@ class CoarseTerrain {
   /// of the terrain model (build() samples it again per section: 12 times for a level-0 stack). `visit` gets each
   /// section equal to build() of it, except the sections it skips: those whose cells and border cells are all
   /// open air (above every block of the stack) or all wholly in the ground (below its lowest ground, above kMinY),
-  /// which mesh to no faces. The section handed to `visit` is valid only during the call.
+  /// which mesh to no faces. The section handed to `visit` is valid only during the call; `visit` must not call
+  /// build() or build_stack() on the same thread (they share its scratch: VOXEN_ASSERT).
   void build_stack(int level, int64_t x, int64_t z, const std::function<void(const PaddedLodSection&)>& visit) const;
 
  private:
