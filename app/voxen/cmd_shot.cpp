@@ -283,7 +283,10 @@ int run_shot(const ShotOptions& o) {
 
   // The far view beyond the render distance (far_view.h): every LOD node the view selects is built before the frame.
   // A far distance at or inside the render distance draws nothing more: the frame is the far view off's.
-  const bool far_on = o.far_distance > radius && cw->generator() != nullptr;
+  // Off on the per-chunk path (it draws no far pass) and past 128 columns of render distance (the hand-over mask's
+  // reach: nearer columns beyond it would not be masked).
+  const bool far_on = o.far_distance > radius && cw->generator() != nullptr &&
+                      (*renderer)->path() == render::RenderPath::kMultiDrawIndirect && o.render_distance <= 128;
   std::unique_ptr<stream::FarView> far;
   stream::FarFrameStats far_stats;
   double far_ms = 0;
@@ -434,7 +437,8 @@ void add_shot_command(CLI::App& app, RunFn& run) {
   add_frame_size_option(*cmd, o->size, "picture size WxH in pixels (default 1280x720)");
   cmd->add_option("--fov", o->fov, "vertical field of view in degrees (default 70)");
   cmd->add_option("--render-distance", o->render_distance,
-                  "columns drawn around the eye, 1..160 (default 12; past 64 slow: the full-detail reference for the far view)")
+                  "columns drawn around the eye, 1..160 (default 12; past 64 slow: the full-detail reference for the far view, "
+                  "which is off past 128)")
       ->check(CLI::Range(1, 160));
   cmd->add_option("--render-path", o->render_path, "mdi (one multi-draw-indirect per pass) or per-chunk (default mdi)");
   cmd->add_option("--far-distance", o->far_distance,

@@ -1028,11 +1028,12 @@ FrameStats Renderer::render(const FrameParams& params) {
       texture(peel->depth[1], GL_R32F, GL_RED);
       glGenRenderbuffers(1, &peel->depth_rb);
       glBindRenderbuffer(GL_RENDERBUFFER, peel->depth_rb);
-      glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, width, height);  // as the platform's target
+      // As the platform's target (depth 24 + stencil 8): a depth blit between them needs the same format.
+      glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8, width, height);
       glGenFramebuffers(1, &peel->layer_fbo);
       glBindFramebuffer(GL_FRAMEBUFFER, peel->layer_fbo);
       glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, peel->layer_color.get(), 0);
-      glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, peel->depth_rb);
+      glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, peel->depth_rb);
       glGenFramebuffers(1, &peel->accum_fbo);
       glBindFramebuffer(GL_FRAMEBUFFER, peel->accum_fbo);
       glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, peel->accum.get(), 0);
