@@ -157,6 +157,14 @@ int64_t world_surface_y(const World& world, const BlockRegistry& reg, int64_t x,
   return kMinY - 1;
 }
 
+/// Writes `img` as a PNG to `path` through a temporary file, fsynced and renamed into place (write_file_durably).
+void write_png_durably(const std::string& path, const render::Image& img) {
+  write_file_durably(path, [&img](const std::string& temp) {
+    const Status s = render::save_png(img, temp);
+    return s.ok() ? std::string() : s.error().to_string();
+  });
+}
+
 int run_shot(const ShotOptions& o) {
   Stopwatch total;
   // Arguments first: every mistake is reported before any work.
@@ -318,10 +326,7 @@ int run_shot(const ShotOptions& o) {
   const double finish_ms = finish.ms();
   Stopwatch write;
   const render::Image img = (*renderer)->read_pixels();
-  write_file_durably(o.out, [&img](const std::string& temp) {
-    const Status s = render::save_png(img, temp);
-    return s.ok() ? std::string() : s.error().to_string();
-  });
+  write_png_durably(o.out, img);
   // The terrain mask: from the depth buffer (far-only pixels read as Renderer::kFarDepth), so "terrain here" is the
   // observable, not a colour guess. Translucent surfaces write no depth: what shows behind them decides.
   uint64_t terrain_pixels = 0;
@@ -335,10 +340,7 @@ int run_shot(const ShotOptions& o) {
           p[0] = p[1] = p[2] = 255;
           ++terrain_pixels;
         }
-    write_file_durably(o.terrain_mask, [&mask](const std::string& temp) {
-      const Status s = render::save_png(mask, temp);
-      return s.ok() ? std::string() : s.error().to_string();
-    });
+    write_png_durably(o.terrain_mask, mask);
   }
   const double write_ms = write.ms();
   cw->close();  // with --world: every edit (also those outside the view) is committed before anything is printed
