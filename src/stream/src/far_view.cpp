@@ -138,20 +138,26 @@ void FarView::run_selection(const render::Camera& camera, int viewport_height, s
                             bool batch, bool use_frustum, std::vector<Want>& wants, FarFrameStats& st) {
   const double t0 = wall_ms();
   m_proj_scale = static_cast<double>(viewport_height) / (2.0 * std::tan(glm::radians(camera.fov_y_deg) * 0.5));
-  // Near-field summed-area table around the camera's column.
+  // Near-field summed-area table around the camera's column, rebuilt only when that column or the near set changed
+  // (most frames neither does).
   const ColumnPos cam_col = column_pos_of(camera.block);
-  m_mask_origin = ColumnPos{cam_col.x - kMask / 2, cam_col.z - kMask / 2};
-  std::vector<uint8_t> mask(static_cast<size_t>(kMask) * kMask, 0);
-  for (const ColumnPos& c : near) {
-    const int64_t x = c.x - m_mask_origin.x, z = c.z - m_mask_origin.z;
-    if (x >= 0 && z >= 0 && x < kMask && z < kMask) mask[static_cast<size_t>(z * kMask + x)] = 1;
-  }
-  for (int z = 0; z < kMask; ++z) {
-    uint32_t row = 0;
-    for (int x = 0; x < kMask; ++x) {
-      row += mask[static_cast<size_t>(z * kMask + x)];
-      m_near_sat[static_cast<size_t>((z + 1) * (kMask + 1) + x + 1)] =
-          m_near_sat[static_cast<size_t>(z * (kMask + 1) + x + 1)] + row;
+  const ColumnPos origin{cam_col.x - kMask / 2, cam_col.z - kMask / 2};
+  if (!m_sat_valid || origin != m_mask_origin || !std::equal(near.begin(), near.end(), m_sat_near.begin(), m_sat_near.end())) {
+    m_mask_origin = origin;
+    m_sat_near.assign(near.begin(), near.end());
+    m_sat_valid = true;
+    std::vector<uint8_t> mask(static_cast<size_t>(kMask) * kMask, 0);
+    for (const ColumnPos& c : near) {
+      const int64_t x = c.x - m_mask_origin.x, z = c.z - m_mask_origin.z;
+      if (x >= 0 && z >= 0 && x < kMask && z < kMask) mask[static_cast<size_t>(z * kMask + x)] = 1;
+    }
+    for (int z = 0; z < kMask; ++z) {
+      uint32_t row = 0;
+      for (int x = 0; x < kMask; ++x) {
+        row += mask[static_cast<size_t>(z * kMask + x)];
+        m_near_sat[static_cast<size_t>((z + 1) * (kMask + 1) + x + 1)] =
+            m_near_sat[static_cast<size_t>(z * (kMask + 1) + x + 1)] + row;
+      }
     }
   }
   // The frustum of the far view: the camera's, reaching past the far distance.

@@ -201,6 +201,8 @@ class FarView {
   static constexpr double kFarJobPriority = 1e12;
   ColumnPos m_mask_origin{};  // column at mask texel (0, 0)
   std::vector<uint32_t> m_near_sat;  // (kMask + 1)^2
+  std::vector<ColumnPos> m_sat_near;  // the near set the table was built from
+  bool m_sat_valid = false;
 
   // Jobs: results land in m_done under m_mutex, numbered by submission (integrated in that order).
   std::mutex m_mutex;
