@@ -352,6 +352,70 @@ TEST(CoarseTerrain, BuildStackEqualsBuild) {
   EXPECT_GT(skipped, 0u);
 }
 
+// Real columns win (lod::overlay_columns): over columns handed in, every overlaid cell (inner and border) is the
+// Pyramid's for the same columns at every level 0..5 (the oracle), including a pillar the coarse path knows nothing
+// of; a cell over any column not handed in keeps its coarse value. 4 x 4 columns straddling the origin (negative
+// coordinates), so level-5 cells (2 x 2 columns) are both wholly real and half real.
+TEST(OverlayColumns, RealColumnsGiveThePyramidsCellsAndTheRestStaysCoarse) {
+  auto g = generator("default");
+  const lod::CoarseTerrain coarse(*g, registry(), mipper());
+  const std::vector<ColumnPos> positions = lodtest::area(-2, 1, -2, 1);
+  World world;
+  for (auto& c : gen::generate_columns(*g, positions, nullptr)) world.insert(std::move(c));
+  const uint16_t stone = registry().id("stone");
+  for (int64_t y = 180; y <= 250; ++y) world.find({-1, 0})->set(3, y, 5, Cell{stone, 0});  // block (-13, y, 5)
+  light::light_columns(world, lodtest::table(), positions, nullptr);
+  lod::Pyramid pyramid(mipper(), lod::kDefaultLevels);
+  pyramid.add_columns(world, positions, nullptr);
+  std::map<ColumnPos, lod::ColumnMips> mips;
+  for (const ColumnPos& p : positions) mips.emplace(p, lod::build_column_mips(*world.find(p), mipper()));
+  const auto find = [&](ColumnPos p) -> const lod::ColumnMips* {
+    const auto it = mips.find(p);
+    return it == mips.end() ? nullptr : &it->second;
+  };
+  for (int level = 0; level < lod::kDefaultLevels; ++level) {
+    const int64_t span = int64_t{32} << level, cell = int64_t{1} << level;
+    size_t real = 0, kept = 0, written = 0;
+    for (int64_t z = floor_div(-32 - cell, span); z <= floor_div(31 + cell, span); ++z)
+      for (int64_t x = floor_div(-32 - cell, span); x <= floor_div(31 + cell, span); ++x)
+        for (int64_t y = floor_div(kMinY, span); y <= floor_div(kMaxY, span); ++y) {
+          const lod::PaddedLodSection base = coarse.build({level, x, y, z});
+          lod::PaddedLodSection over = base;
+          written += lod::overlay_columns(over, find, mipper());
+          for (int cy = -1; cy <= 32; ++cy)
+            for (int cz = -1; cz <= 32; ++cz)
+              for (int cx = -1; cx <= 32; ++cx) {
+                if ((cx < 0 || cx > 31) + (cy < 0 || cy > 31) + (cz < 0 || cz > 31) > 1) continue;
+                const int64_t wx = x * 32 + cx, wy = y * 32 + cy, wz = z * 32 + cz;  // level-L cell
+                // Columns under the cell: blocks [wx << L, (wx + 1) << L) in x, likewise z.
+                const bool all_real = floor_div(wx * cell, 16) >= -2 && floor_div((wx + 1) * cell - 1, 16) <= 1 &&
+                                      floor_div(wz * cell, 16) >= -2 && floor_div((wz + 1) * cell - 1, 16) <= 1;
+                if (all_real) {
+                  ASSERT_EQ(over.get(cx, cy, cz), pyramid.get(level, wx, wy, wz))
+                      << "level " << level << " cell " << wx << ',' << wy << ',' << wz;
+                  ++real;
+                } else {
+                  ASSERT_EQ(over.get(cx, cy, cz), base.get(cx, cy, cz))
+                      << "level " << level << " cell " << wx << ',' << wy << ',' << wz << " (not real)";
+                  ++kept;
+                }
+              }
+        }
+    EXPECT_EQ(written, real) << "level " << level;
+    EXPECT_GT(real, 0u) << "level " << level;
+    EXPECT_GT(kept, 0u) << "level " << level;
+    // The pillar's top block (-13, 250, 5), far above the coarse ground, is what its cell holds at every level.
+    {
+      const lod::LodSectionPos sp = lod::lod_section_of(level, floor_div(-13, cell), floor_div(250, cell), floor_div(5, cell));
+      lod::PaddedLodSection over = coarse.build(sp);
+      lod::overlay_columns(over, find, mipper());
+      const lod::LodCell top = over.get(static_cast<int>(floor_div(-13, cell) & 31), static_cast<int>(floor_div(250, cell) & 31),
+                                        static_cast<int>(floor_div(5, cell) & 31));
+      EXPECT_EQ(top.id(), stone) << "level " << level;
+    }
+  }
+}
+
 // to_section keeps the inner 32^3 cells.
 TEST(CoarseTerrain, ToSectionKeepsTheInnerCells) {
   auto g = generator("default");

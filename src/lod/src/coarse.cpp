@@ -108,6 +108,60 @@ LodSection to_section(const PaddedLodSection& padded) {
   return out;
 }
 
+namespace {
+
+// A level-`level` (>= 4) cell from real columns: the Mipper over its 8 children down to level 4, whose cells are the
+// columns' own (level-4 cell x, z = column x, z). `cols` holds the k x k columns of the cell's footprint
+// (k = 2^(level - 4), index (z - oz) * k + (x - ox), level-4 cell units).
+LodCell real_cell(const Mipper& mipper, int level, int64_t cx, int64_t cy, int64_t cz, const ColumnMips* const* cols,
+                  int64_t k, int64_t ox, int64_t oz) {
+  if (level == 4) return cols[static_cast<size_t>((cz - oz) * k + (cx - ox))]->get(4, cx, cy, cz);
+  std::array<LodCell, 8> ch;
+  for (int c = 0; c < 8; ++c)
+    ch[static_cast<size_t>(c)] =
+        real_cell(mipper, level - 1, 2 * cx + (c & 1), 2 * cy + (c >> 2), 2 * cz + ((c >> 1) & 1), cols, k, ox, oz);
+  return mipper.mip(ch);
+}
+
+}  // namespace
+
+uint32_t overlay_columns(PaddedLodSection& padded, const std::function<const ColumnMips*(ColumnPos)>& find,
+                         const Mipper& mipper, std::vector<uint8_t>* real_xz) {
+  if (real_xz != nullptr) real_xz->assign(static_cast<size_t>(PaddedLodSection::kSide) * PaddedLodSection::kSide, 0);
+  const int level = padded.pos.level;
+  const int64_t ox = padded.pos.x * 32, oy = padded.pos.y * 32, oz = padded.pos.z * 32;  // level-L cell of local 0
+  const int64_t k = level > 4 ? int64_t{1} << (level - 4) : 1;                               // columns a side per cell
+  std::vector<const ColumnMips*> cols(static_cast<size_t>(k * k));
+  uint32_t written = 0;
+  for (int z = -1; z <= 32; ++z)
+    for (int x = -1; x <= 32; ++x) {
+      const bool x_border = x < 0 || x > 31, z_border = z < 0 || z > 31;
+      if (x_border && z_border) continue;  // the border's edges and corners are unused
+      const int64_t cx = ox + x, cz = oz + z;
+      // The columns under this (x, z): one at levels 0..4, k x k above.
+      const int64_t c0x = level >= 4 ? cx * k : floor_div(cx, int64_t{16} >> level);
+      const int64_t c0z = level >= 4 ? cz * k : floor_div(cz, int64_t{16} >> level);
+      bool all = true;
+      for (int64_t j = 0; j < k && all; ++j)
+        for (int64_t i = 0; i < k && all; ++i) {
+          const ColumnMips* m = find(ColumnPos{c0x + i, c0z + j});
+          cols[static_cast<size_t>(j * k + i)] = m;
+          all = m != nullptr;
+        }
+      if (!all) continue;
+      if (real_xz != nullptr) (*real_xz)[static_cast<size_t>((z + 1) * PaddedLodSection::kSide + x + 1)] = 1;
+      for (int y = -1; y <= 32; ++y) {
+        if ((x_border || z_border) && (y < 0 || y > 31)) continue;
+        const int64_t cy = oy + y;
+        const LodCell v = level <= 4 ? cols[0]->get(level, cx, cy, cz)
+                                     : real_cell(mipper, level, cx, cy, cz, cols.data(), k, c0x, c0z);
+        padded.set(x, y, z, v);
+        ++written;
+      }
+    }
+  return written;
+}
+
 struct CoarseTerrain::Impl {
   const gen::Generator& generator;
   const BlockRegistry& registry;
@@ -459,7 +513,7 @@ PaddedLodSection CoarseTerrain::build(const LodSectionPos& pos) const {
 }
 
 void CoarseTerrain::build_stack(int level, int64_t x, int64_t z,
-                                const std::function<void(const PaddedLodSection&)>& visit) const {
+                                const std::function<void(const PaddedLodSection&)>& visit, bool skip) const {
   VOXEN_ASSERT(level >= 0 && level < kMaxLevels);
   const int64_t cell = int64_t{1} << level;
   const int64_t y_lo = floor_div(kMinY, 32 * cell), y_hi = floor_div(kMaxY, 32 * cell);
@@ -477,8 +531,8 @@ void CoarseTerrain::build_stack(int level, int64_t x, int64_t z,
   for (int64_t y = y_lo; y <= y_hi; ++y) {
     // Blocks spanned by the section's cells with its lower and upper border cells.
     const int64_t b0 = (y * 32 - 1) * cell, b1 = (y * 32 + 33) * cell - 1;
-    if (b0 > pr.top_all) continue;                    // open air (or the sky above the world) throughout
-    if (b0 >= kMinY && b1 <= pr.hmin_all) continue;  // in the ground throughout: opaque blocks only
+    if (skip && b0 > pr.top_all) continue;                    // open air (or the sky above the world) throughout
+    if (skip && b0 >= kMinY && b1 <= pr.hmin_all) continue;  // in the ground throughout: opaque blocks only
     visit(m_impl->cells(LodSectionPos{level, x, y, z}, pr));
   }
 }

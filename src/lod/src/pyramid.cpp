@@ -52,6 +52,35 @@ ColumnMips build_column_mips(const Column& column, const Mipper& mipper) {
   return out;
 }
 
+LodCell ColumnMips::get(int level, int64_t cx, int64_t cy, int64_t cz) const {
+  VOXEN_ASSERT(level >= 0 && level <= 4 && sections.size() == kSectionsPerColumn);
+  const int n = 16 >> level;
+  const int64_t lx = cx - pos.x * n, lz = cz - pos.z * n;
+  VOXEN_ASSERT(lx >= 0 && lx < n && lz >= 0 && lz < n);
+  const int64_t by = cy * (int64_t{1} << level);  // the cell's lowest block (kMinY is a multiple of 16)
+  if (by < kMinY || by > kMaxY) return background_cell(level, cy);
+  const int s = section_of_y(by);
+  const SectionBricks& sb = sections[static_cast<size_t>(s)];
+  const int x = static_cast<int>(lx), z = static_cast<int>(lz), y = static_cast<int>((by - section_base_y(s)) >> level);
+  switch (level) {
+    case 0:
+      return sb.level0[static_cast<size_t>(child_index(x >> 3, y >> 3, z >> 3))].get(LodBrick::index(x & 7, y & 7, z & 7));
+    case 1:
+      return sb.level1.get(LodBrick::index(x, y, z));
+    default:
+      return sb.upper[static_cast<size_t>(SectionMips::index(level, x, y, z) - kMipOffset[2])];
+  }
+}
+
+size_t ColumnMips::memory_bytes() const {
+  size_t b = sizeof(*this) + sections.capacity() * sizeof(SectionBricks);
+  for (const SectionBricks& sb : sections) {
+    for (const LodBrick& br : sb.level0) b += br.heap_bytes();
+    b += sb.level1.heap_bytes();
+  }
+  return b;
+}
+
 // ---- LodUpdate ---------------------------------------------------------------------------------------------------
 
 size_t LodUpdate::sections_at(int level) const {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "voxen/lod/cell.h"
+#include "voxen/lod/pyramid.h"
 #include "voxen/lod/section.h"
 #include "voxen/world/block_registry.h"
 
@@ -43,6 +44,16 @@ struct PaddedLodSection {
 /// The inner 32^3 cells of a padded section as a LodSection (bricked, compacted).
 LodSection to_section(const PaddedLodSection& padded);
 
+/// Real columns (loaded, saved or edited) win over the coarse path: overwrites every cell of `padded`, inner and
+/// border, whose whole footprint lies in columns `find` returns (nullptr: no real column there) with the value the
+/// Pyramid would hold for those columns: at levels 0..4 the column's own mip cell (ColumnMips::get); above, the
+/// Mipper over the 8 children, recursively down to level 4. A cell over a real column and a missing one keeps its
+/// coarse value (levels 5 and up: 2^(L-4) columns a side). Returns the number of cells overwritten. With `real_xz`,
+/// it is resized to 34 x 34 and set to 1 where the padded (x, z) (-1..32 each, index (z + 1) * 34 + x + 1; edges and
+/// corners 0) took real cells, 0 elsewhere. Any thread.
+uint32_t overlay_columns(PaddedLodSection& padded, const std::function<const ColumnMips*(ColumnPos)>& find,
+                         const Mipper& mipper, std::vector<uint8_t>* real_xz = nullptr);
+
 class CoarseTerrain {
  public:
   /// For one generator (its seed and kind: "default" or "flat") and the registry its blocks come from; both must
@@ -58,9 +69,11 @@ class CoarseTerrain {
   /// of the terrain model (build() samples it again per section: 12 times for a level-0 stack). `visit` gets each
   /// section equal to build() of it, except the sections it skips: those whose cells and border cells are all
   /// open air (above every block of the stack) or all wholly in the ground (below its lowest ground, above kMinY),
-  /// which mesh to no faces. The section handed to `visit` is valid only during the call; `visit` must not call
-  /// build() or build_stack() on the same thread (they share its scratch: VOXEN_ASSERT).
-  void build_stack(int level, int64_t x, int64_t z, const std::function<void(const PaddedLodSection&)>& visit) const;
+  /// which mesh to no faces (with `skip` false every section of the stack is visited: a caller that overwrites cells,
+  /// overlay_columns, needs them all). The section handed to `visit` is valid only during the call; `visit` must not
+  /// call build() or build_stack() on the same thread (they share its scratch: VOXEN_ASSERT).
+  void build_stack(int level, int64_t x, int64_t z, const std::function<void(const PaddedLodSection&)>& visit,
+                   bool skip = true) const;
 
  private:
   struct Impl;

@@ -55,6 +55,12 @@ struct SectionBricks {
 struct ColumnMips {
   ColumnPos pos;
   std::vector<SectionBricks> sections;  // kSectionsPerColumn, bottom to top
+
+  /// Level-`level` (0..4) cell (cx, cy, cz), in that level's cell coordinates (world block >> level per axis); x and
+  /// z must lie in this column (VOXEN_ASSERT). A cell outside the world's y range reads background_cell(level, cy).
+  LodCell get(int level, int64_t cx, int64_t cy, int64_t cz) const;
+  /// Bytes held: the object, its sections and every brick's palette and indices.
+  size_t memory_bytes() const;
 };
 
 /// Builds a column's levels 0..4 from its 24 sections and their light (mip_section, then bricks packed). Pure
