@@ -539,5 +539,35 @@ TEST(LodMesher, DeterministicAcrossCallsAndThreads) {
   for (size_t i = 0; i < sections.size(); ++i) EXPECT_EQ(parallel[i].quads, single[i].quads) << i;
 }
 
+// Seams between two sources (mesh_lod_section_seams; the far view's real columns beside the coarse terrain): a
+// stone slab y 0..9 whose columns x < 16 are source 1 and the rest source 0 gets, besides the plain mesh's faces, the
+// wall on both sides of the seam (x faces of the 10 x 32 cells either side: 640 unit faces), lit by full sky, and
+// nothing else; with one source throughout it is the plain mesh, quad for quad.
+TEST(LodMesher, SeamsBetweenSourcesGetTheirWallsAndNothingElse) {
+  const LodCell stone = cell("stone");
+  const PaddedLodSection in = make_section([&](int, int y, int) { return y >= 0 && y < 10 ? stone : LodCell{}; });
+  std::vector<uint8_t> source(static_cast<size_t>(PaddedLodSection::kSide) * PaddedLodSection::kSide, 0);
+  PaddedLodSection scratch;
+  LodMesh plain, seams;
+  mesh_lod_section(in, tables(), plain);
+  mesh_lod_section_seams(in, source, tables(), seams, scratch);
+  EXPECT_EQ(seams.quads, plain.quads) << "one source: the plain mesh";
+  for (int z = -1; z <= 32; ++z)
+    for (int x = -1; x < 16; ++x) source[static_cast<size_t>((z + 1) * PaddedLodSection::kSide + x + 1)] = 1;
+  mesh_lod_section_seams(in, source, tables(), seams, scratch);
+  const std::vector<LodQuad> a = expand(plain), b = expand(seams);
+  std::vector<LodQuad> added, lost;
+  std::set_difference(b.begin(), b.end(), a.begin(), a.end(), std::back_inserter(added));
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(lost));
+  EXPECT_TRUE(lost.empty()) << lost.size() << " faces lost, e.g. " << describe(lost[0]);
+  ASSERT_EQ(added.size(), 640u);
+  for (const LodQuad q : added) {
+    const LodQuadFields f = unpack_lod_quad(q);
+    EXPECT_TRUE((f.face == 0 && f.x == 15) || (f.face == 1 && f.x == 16)) << describe(q);
+    EXPECT_LT(f.y, 10);
+    EXPECT_EQ(f.light, make_light(15, 0, 0, 0)) << describe(q);
+  }
+}
+
 }  // namespace
 }  // namespace voxen::mesh

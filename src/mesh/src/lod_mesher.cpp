@@ -269,6 +269,25 @@ void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tab
   }
 }
 
+void mesh_lod_section_seams(const lod::PaddedLodSection& in, std::span<const uint8_t> source_xz,
+                            const LodMeshTables& tables, LodMesh& out, lod::PaddedLodSection& scratch) {
+  constexpr int kSide = lod::PaddedLodSection::kSide;
+  VOXEN_ASSERT(source_xz.size() == static_cast<size_t>(kSide) * kSide);
+  const lod::LodCell open = lod::LodCell::make(kAir, make_light(15, 0, 0, 0));
+  out.quads.clear();
+  LodMesh part;
+  for (uint8_t side = 0; side < 2; ++side) {
+    scratch.pos = in.pos;
+    scratch.cells = in.cells;
+    for (int z = -1; z <= 32; ++z)
+      for (int x = -1; x <= 32; ++x)
+        if (source_xz[static_cast<size_t>((z + 1) * kSide + x + 1)] != side)
+          for (int y = -1; y <= 32; ++y) scratch.set(x, y, z, open);
+    mesh_lod_section(scratch, tables, part);
+    out.quads.insert(out.quads.end(), part.quads.begin(), part.quads.end());
+  }
+}
+
 void mesh_lod_section_reference(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out) {
   VOXEN_ASSERT(in.cells.size() == static_cast<size_t>(kSide) * kSide * kSide);
   out.quads.clear();

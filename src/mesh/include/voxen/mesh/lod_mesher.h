@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "voxen/lod/coarse.h"
@@ -119,6 +120,17 @@ void mesh_lod_section(const lod::PaddedLodSection& in, const LodMeshTables& tabl
 /// behind its surface; where the neighbour is drawn lower it closes the step.
 inline constexpr int kLodSkirtCells = 2;
 void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out);
+
+/// Greedy LOD meshing across a seam between two sources of cells (the far view: real columns beside the coarse
+/// terrain, stream/far_view.h): as mesh_lod_section, except that an x or z face between cells of different sources
+/// is drawn as if the other cell were air lit by full sky: the two terrains disagree there (the real ground of a
+/// carved or lowered column below the coarse cell beside it, water one block apart), and the step must show ground,
+/// not the sky through it. `source_xz` (34 x 34 values 0 or 1, index (z + 1) * 34 + x + 1 for padded x, z -1..32)
+/// names each padded column's source; every y of a column shares it. Built as two meshes, each with the other
+/// source's cells made air, appended in order (source 0, then 1) into `out` (cleared first): faces inside one source
+/// are mesh_lod_section's; only the seam adds faces. `scratch` is a reusable copy. Any thread.
+void mesh_lod_section_seams(const lod::PaddedLodSection& in, std::span<const uint8_t> source_xz,
+                            const LodMeshTables& tables, LodMesh& out, lod::PaddedLodSection& scratch);
 
 /// The reference: one 1x1 quad per visible face, the same rule, written plainly; the oracle of the tests (the
 /// greedy quads cover exactly the same faces with the same texture and light).
