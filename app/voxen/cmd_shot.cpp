@@ -305,6 +305,10 @@ int run_shot(const ShotOptions& o) {
     fc.far_distance = o.far_distance;
     fc.cell_pixels = o.far_pixels;
     far = std::make_unique<stream::FarView>(*cw->generator(), reg, pool, **renderer, fc);
+    // The drawn columns are real: the far cells beside them (and over them, masked) come from their cells. No copy:
+    // the world outlives the jobs, which complete() finishes, and nothing writes it meanwhile.
+    for (const ColumnPos& p : near_columns)
+      far->add_real_column(std::shared_ptr<const Column>(std::shared_ptr<const Column>{}, world.find(p)), false);
     far_stats = far->complete(cam, height, near_columns);
     far_ms = far_sw.ms();
   }

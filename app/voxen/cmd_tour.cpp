@@ -155,7 +155,9 @@ int run_tour_cmd(const TourCliOptions& o) {
                  {"lod_quads", stat_json(s.lod_quads)},
                  {"lod_bytes_max", s.lod_bytes_max},
                  {"far_holes_frames", s.far_hole_frames},
-                 {"far_holes_max_pixels", s.far_holes_max}};
+                 {"far_holes_max_pixels", s.far_holes_max},
+                 {"real_columns_max", s.far_real_columns_max},
+                 {"rebuilds", s.far_rebuilds}};
     js["columns_loaded"] = s.columns_loaded;
     js["columns_drawn"] = s.columns_drawn;
     js["edits"] = s.edits;
@@ -213,7 +215,7 @@ void add_tour_command(CLI::App& app, RunFn& run) {
   add_threads_option(*cmd, o->threads, "worker threads (default: cores - 1)");
   cmd->add_option("--segments", o->segments, "comma-separated subset: spawn,walk,fly_low,jet,dig,place,cave");
   cmd->add_option("--holes-stride", o->holes_stride, "measure holes on every k-th pixel in x and y (default 2)");
-  cmd->add_option("--hole-shots", o->hole_shots, "save each segment's first frame with holes near the player (SEGMENT-holes-FRAME.png) and its first with far holes (SEGMENT-far-holes-FRAME.png) here, the holes in red");
+  cmd->add_option("--hole-shots", o->hole_shots, "save each segment's first frame with holes near the player (SEGMENT-holes-FRAME.png) its first with far holes (SEGMENT-far-holes-FRAME.png) and each frame with more far holes than any before it (SEGMENT-far-holes-worst-FRAME.png) here, the holes in red");
   cmd->add_option("--stream", o->stream,
                   "deterministic (default: fixed jobs per frame, the replays' mode) or live (what the workers finish; frames paced to the 1/60 s step, as in play)")
       ->check(CLI::IsMember({"deterministic", "live"}));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "voxen/gen/generator.h"
+#include "voxen/light/light.h"
 #include "voxen/stream/far_view.h"
 
 namespace voxen::stream {
@@ -64,6 +65,19 @@ TEST(FarRequestQuota, FollowsVoxysFormula) {
   EXPECT_EQ(far_request_quota(3999), 1u);
   EXPECT_EQ(far_request_quota(4000), 0u);
   EXPECT_EQ(far_request_quota(100000), 0u);
+}
+
+/// Whether the sink holds a quad with a cell in blocks [x0, x1) x [z0, z1) at or above block y `y_min`.
+bool quad_in(const RecordingSink& sink, int64_t x0, int64_t x1, int64_t z0, int64_t z1, int64_t y_min) {
+  for (const auto& [pos, quads] : sink.held)
+    for (const mesh::LodQuad& q : quads) {
+      const mesh::LodQuadFields f = mesh::unpack_lod_quad(q);
+      const BlockPos b = pos.min_block();
+      const int64_t x = b.x + (int64_t{f.x} << pos.level), y = b.y + (int64_t{f.y} << pos.level),
+                    z = b.z + (int64_t{f.z} << pos.level), cell = int64_t{1} << pos.level;
+      if (x + cell > x0 && x < x1 && z + cell > z0 && z < z1 && y >= y_min) return true;
+    }
+  return false;
 }
 
 class FarViewTest : public ::testing::Test {
@@ -262,6 +276,43 @@ TEST_F(FarViewTest, EvictsWhatTheViewLeftBehind) {
   EXPECT_GT(evicted, 0u);
   for (const auto& [pos, q] : first) EXPECT_EQ(sink.held.count(pos), 0u) << "left behind and never evicted";
   for (const auto& p : far.draw()) EXPECT_TRUE(sink.held.count(p));
+}
+
+// Real columns win: a stone pillar up to y 252 in a column ~700 blocks out (levels 1-2 there; the coarse path knows
+// nothing of it) shows in the far view only once the column is handed in; the nodes drawn over it are rebuilt
+// (stale) by the next complete(). An unkept real column is dropped when the eye moves past real_distance, a kept
+// (edited) one stays.
+TEST_F(FarViewTest, RealColumnsWinOverTheCoarseTerrain) {
+  JobPool pool(2);
+  RecordingSink sink;
+  FarConfig fc;
+  fc.far_distance = 1500;
+  fc.real_distance = 1024;
+  FarView far(*gen, registry(), pool, sink, fc);
+  World world;
+  std::vector<ColumnPos> positions;
+  for (int64_t x = 43; x <= 45; ++x)
+    for (int64_t z = -1; z <= 1; ++z) positions.push_back({x, z});
+  for (auto& c : gen::generate_columns(*gen, positions, nullptr)) world.insert(std::move(c));
+  const uint16_t stone = registry().id("stone");
+  for (int64_t y = 100; y <= 252; ++y) world.find({44, 0})->set(6, y, 6, Cell{stone, 0});  // block (710, y, 6)
+  const light::LightTable table(registry());
+  light::light_columns(world, table, positions, nullptr);
+
+  const render::Camera cam = camera_at(0, 120, 0, 0, -5);
+  far.complete(cam, 180, {}, /*frustum=*/false);
+  ASSERT_FALSE(quad_in(sink, 704, 720, 0, 16, 240)) << "the coarse terrain has nothing up there";
+  far.add_real_column(std::make_shared<const Column>(*world.find({44, 0})), /*keep=*/false);
+  far.add_real_column(std::make_shared<const Column>(*world.find({43, 0})), /*keep=*/true);
+  const FarFrameStats st = far.complete(cam, 180, {}, /*frustum=*/false);
+  EXPECT_EQ(far.real_columns(), 2u);
+  EXPECT_GE(st.rebuilds, 1u);
+  EXPECT_TRUE(quad_in(sink, 704, 720, 0, 16, 240)) << "the pillar's top";
+  EXPECT_GT(far.memory_bytes(), 2 * sizeof(lod::ColumnMips));
+
+  // 2,000 blocks away the unkept column goes, the kept one stays.
+  far.update(camera_at(2700, 120, 0), 180, {});
+  EXPECT_EQ(far.real_columns(), 1u);
 }
 
 }  // namespace

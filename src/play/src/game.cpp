@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 
 #include "voxen/core/clock.h"
 #include "voxen/mesh/shapes.h"
@@ -199,6 +200,10 @@ void Game::update_target() {
 bool Game::run_edit(const Edit& edit, FrameReport& rep) {
   const stream::EditReport er = m_streamer->apply_edit(edit);  // light, remesh, upload, then the source records it
   if (er.applied) tell(m_observers, rep.observer_ms, [&](FrameObserver& o) { o.edit_applied(m_frame, edit); });
+  if (er.applied && m_far) {
+    m_far_edited.insert(column_pos_of(edit.pos));  // the far view takes the edited columns at the frame's end
+    for (const SectionPos& sp : er.remeshed) m_far_edited.insert(ColumnPos{sp.x, sp.z});
+  }
   const bool ok = er.applied;
   rep.edit_light_ms += er.light_ms;
   rep.edit_remesh_ms += er.remesh_ms;
@@ -321,7 +326,18 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
   if (m_far) {
     // The far view around the simulated eye, outside the columns drawn at full detail.
     t = wall_ms();
-    m_near = m_streamer->drawn_columns();
+    // Real columns win in the far view: those drawn for the first time since the last frame, and the edited ones
+    // (kept: they stay after leaving the near field), handed over as copies in a fixed order (replays match).
+    std::vector<ColumnPos> near = m_streamer->drawn_columns();
+    std::vector<ColumnPos> handover;
+    std::set_difference(near.begin(), near.end(), m_near.begin(), m_near.end(), std::back_inserter(handover));
+    for (const ColumnPos& p : handover)
+      if (m_far_edited.count(p) == 0)
+        if (const Column* col = m_world.find(p)) m_far->add_real_column(std::make_shared<const Column>(*col), false);
+    for (const ColumnPos& p : m_far_edited)
+      if (const Column* col = m_world.find(p)) m_far->add_real_column(std::make_shared<const Column>(*col), true);
+    m_far_edited.clear();
+    m_near = std::move(near);
     // Selected for the configured viewport (the recording's size), not the window's current one.
     render::Camera far_cam = sim_cam;
     const int fw = m_config.far_viewport_width > 0 ? m_config.far_viewport_width : m_platform.width();

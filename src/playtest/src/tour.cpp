@@ -41,7 +41,7 @@ struct Collector {
   std::vector<double> frame, generate, light, mesh, upload, cull, draw, wait, edit;
   std::vector<double> holes_share, holes_ms;
   std::vector<double> far_ms, far_queue, far_requests, far_build, lod_sections, lod_quads;
-  uint64_t lod_bytes_max = 0, far_hole_frames = 0, far_holes_max = 0;
+  uint64_t lod_bytes_max = 0, far_hole_frames = 0, far_holes_max = 0, far_real_max = 0, far_rebuilds = 0;
   uint64_t near_hole_frames = 0, drawn_hole_frames = 0;
   std::string first_near_hole, first_drawn_hole;
   std::vector<Spike> spikes;
@@ -67,6 +67,8 @@ struct Collector {
       lod_sections.push_back(static_cast<double>(r.render.lod_sections_drawn));
       lod_quads.push_back(static_cast<double>(r.render.lod_quads));
       lod_bytes_max = std::max<uint64_t>(lod_bytes_max, g.renderer().lod_arena().capacity_bytes().value + g.far_view()->memory_bytes());
+      far_real_max = std::max<uint64_t>(far_real_max, r.far.real_columns);
+      far_rebuilds += r.far.rebuilds;
       if (holes.far_hole_pixels > 0) ++far_hole_frames;
       far_holes_max = std::max<uint64_t>(far_holes_max, holes.far_hole_pixels);
     }
@@ -151,6 +153,8 @@ struct Collector {
     s.lod_bytes_max = lod_bytes_max;
     s.far_hole_frames = far_hole_frames;
     s.far_holes_max = far_holes_max;
+    s.far_real_columns_max = far_real_max;
+    s.far_rebuilds = far_rebuilds;
     s.near_hole_frames = near_hole_frames;
     s.drawn_hole_frames = drawn_hole_frames;
     s.first_drawn_hole = first_drawn_hole;
@@ -263,6 +267,7 @@ class TourRunner {
       setup.clear();
     }
     bool seen_complete = false;
+    uint64_t worst_far_pixels = 0;
     FrameReport last;
     for (uint64_t i = 0; i < max_frames; ++i) {
       std::vector<InputEvent> ev = std::move(setup);
@@ -275,7 +280,9 @@ class TourRunner {
       col.add(last, holes, m_holes.ms(last.frame), glm::length(m_g.player().feet() - before), m_g);
       const bool first_near = holes.near_hole_pixels > 0 && col.near_hole_frames == 1;
       const bool first_far = holes.far_hole_pixels > 0 && col.far_hole_frames == 1;
-      if (!m_o.hole_shots.empty() && (first_near || first_far)) {
+      const bool worst_far = holes.far_hole_pixels > worst_far_pixels;  // the most far holes so far: saved too
+      worst_far_pixels = std::max<uint64_t>(worst_far_pixels, holes.far_hole_pixels);
+      if (!m_o.hole_shots.empty() && (first_near || first_far || worst_far)) {
         render::Image im = m_g.read_pixels();
         for (const auto& [x, y] : first_near ? holes.hole_at : holes.far_hole_at) {
           uint8_t* p = im.at(x, im.height - 1 - y);
@@ -283,7 +290,8 @@ class TourRunner {
           p[1] = 0;
           p[2] = 0;
         }
-        (void)render::save_png(im, m_o.hole_shots + "/" + name + (first_near ? "-holes-" : "-far-holes-") + std::to_string(last.frame) + ".png");
+        const std::string kind = first_near ? "-holes-" : first_far ? "-far-holes-" : "-far-holes-worst-";
+        (void)render::save_png(im, m_o.hole_shots + "/" + name + kind + std::to_string(last.frame) + ".png");
       }
       if (!seen_complete && m_g.streamer().view_complete()) {
         seen_complete = true;

@@ -12,11 +12,16 @@
 namespace voxen::stream {
 
 
+// A finished job: a node's meshes, or (mips set) a real column's mips.
 struct FarView::Result {
   NodeKey key;
   uint64_t seq = 0;
   double cpu_ms = 0;
+  uint32_t changes = 0;  // the node's `changes` at submission
   std::vector<std::pair<lod::LodSectionPos, std::vector<mesh::LodQuad>>> meshes;
+  bool column = false;  // a real column's job
+  std::shared_ptr<const lod::ColumnMips> mips;
+  bool keep = false;
 };
 
 uint32_t far_request_quota(uint64_t queued) {
@@ -66,7 +71,7 @@ size_t FarView::memory_bytes() const {
   size_t b = sizeof(*this) + m_draw.capacity() * sizeof(lod::LodSectionPos) + m_near_sat.capacity() * sizeof(uint32_t);
   for (const auto& [k, node] : m_nodes)
     b += sizeof(NodeKey) + sizeof(Node) + 48 + node.sections.capacity() * sizeof(lod::LodSectionPos);
-  return b;
+  return b + m_real_bytes + m_real.size() * (sizeof(ColumnPos) + sizeof(Real) + 32);
 }
 
 double FarView::node_distance(const NodeKey& key, const render::Camera& camera) const {
@@ -108,6 +113,7 @@ bool FarView::select(const NodeKey& key, const render::Camera& camera, const ren
   auto draw_self = [&] {
     node->last_used = m_frame;
     if (visible) out.push_back(key);
+    if (node->stale() && !node->in_flight) wants.push_back({key, prio});  // real columns changed under it
     return true;
   };
   if (key.level > 0 && cell_px > m_config.cell_pixels) {
@@ -192,10 +198,77 @@ void FarView::run_selection(const render::Camera& camera, int viewport_height, s
   st.select_ms += wall_ms() - t0;
 }
 
+FarView::RealMap FarView::real_under(const NodeKey& key) const {
+  RealMap out;
+  if (m_real.empty()) return out;
+  const int64_t s = int64_t{32} << key.level, cell = int64_t{1} << key.level;
+  const int64_t x0 = floor_div(key.x * s - cell, 16), x1 = floor_div((key.x + 1) * s + cell - 1, 16);
+  const int64_t z0 = floor_div(key.z * s - cell, 16), z1 = floor_div((key.z + 1) * s + cell - 1, 16);
+  const auto add = [&](ColumnPos p, const Real& r) {
+    if (p.x >= x0 && p.x <= x1 && p.z >= z0 && p.z <= z1) out.emplace(p, r.mips);
+  };
+  if (static_cast<int64_t>(m_real.size()) < (x1 - x0 + 1) * (z1 - z0 + 1)) {
+    for (const auto& [p, r] : m_real) add(p, r);
+  } else {
+    for (int64_t z = z0; z <= z1; ++z)
+      for (int64_t x = x0; x <= x1; ++x)
+        if (auto it = m_real.find(ColumnPos{x, z}); it != m_real.end()) add(it->first, it->second);
+  }
+  return out;
+}
+
+void FarView::touch_nodes(ColumnPos pos) {
+  for (int level = 0; level < m_config.levels; ++level) {
+    const int64_t s = int64_t{32} << level, cell = int64_t{1} << level;
+    for (int64_t z = floor_div(pos.z * 16 - cell, s); z <= floor_div(pos.z * 16 + 15 + cell, s); ++z)
+      for (int64_t x = floor_div(pos.x * 16 - cell, s); x <= floor_div(pos.x * 16 + 15 + cell, s); ++x)
+        if (auto it = m_nodes.find(NodeKey{level, x, z}); it != m_nodes.end()) ++it->second.changes;
+  }
+}
+
+void FarView::drop_far_real(const render::Camera& camera) {
+  const double r = m_config.real_distance;
+  for (auto it = m_real.begin(); it != m_real.end();) {
+    const double dx = static_cast<double>(it->first.x * 16 + 8 - camera.block.x);
+    const double dz = static_cast<double>(it->first.z * 16 + 8 - camera.block.z);
+    if (!it->second.keep && dx * dx + dz * dz > r * r) {
+      m_real_bytes -= it->second.mips->memory_bytes();
+      it = m_real.erase(it);  // the nodes keep what they built
+    } else {
+      ++it;
+    }
+  }
+}
+
+void FarView::add_real_column(std::shared_ptr<const Column> column, bool keep) {
+  const uint64_t seq = m_next_seq++;
+  ++m_in_flight;
+  {
+    std::lock_guard lock(m_mutex);
+    ++m_running;
+  }
+  m_pool.submit(kFarJobPriority + static_cast<double>(seq), [this, column = std::move(column), keep, seq] {
+    auto r = std::make_unique<Result>();
+    r->seq = seq;
+    r->column = true;
+    r->keep = keep;
+    const double t0 = thread_cpu_ms();
+    if (!m_cancel.load(std::memory_order_relaxed))
+      r->mips = std::make_shared<const lod::ColumnMips>(lod::build_column_mips(*column, m_mipper));
+    r->cpu_ms = thread_cpu_ms() - t0;
+    std::lock_guard lock(m_mutex);
+    m_done.emplace(seq, std::move(r));
+    --m_running;
+    m_cv.notify_all();
+  });
+}
+
 void FarView::submit(const NodeKey& key) {
   Node& node = m_nodes[key];
   node.in_flight = true;
   node.last_used = m_frame;
+  const uint32_t changes = node.changes;
+  RealMap real = real_under(key);
   const uint64_t seq = m_next_seq++;
   ++m_in_flight;
   {
@@ -206,19 +279,42 @@ void FarView::submit(const NodeKey& key) {
   // and among themselves in submission order, which already puts coarse levels and near nodes first (select's
   // priority sorts the requests): so they finish in about the order integration takes them, and one early request
   // can never wait behind later ones while the live view stalls.
-  m_pool.submit(kFarJobPriority + static_cast<double>(seq), [this, key, seq] {
+  m_pool.submit(kFarJobPriority + static_cast<double>(seq), [this, key, seq, changes, real = std::move(real)] {
     auto r = std::make_unique<Result>();
     r->key = key;
     r->seq = seq;
+    r->changes = changes;
     const double t0 = thread_cpu_ms();
     mesh::LodMesh m;
+    lod::PaddedLodSection overlaid, scratch;
+    std::vector<uint8_t> real_xz;
+    const auto find = [&real](ColumnPos p) -> const lod::ColumnMips* {
+      const auto it = real.find(p);
+      return it == real.end() ? nullptr : it->second.get();
+    };
+    // Over real columns every section is built (a skipped one may hold what they add) and their cells win; where
+    // real and coarse columns meet, the seam gets its faces (mesh_lod_section_seams: the hand-over to the near field,
+    // whose columns are real, shows the far ground's side wherever the near ground is lower).
+    constexpr size_t kColumns = static_cast<size_t>(lod::PaddedLodSection::kSide) * lod::PaddedLodSection::kSide - 4;
     if (!m_cancel.load(std::memory_order_relaxed))
       m_coarse->build_stack(key.level, key.x, key.z, [&](const lod::PaddedLodSection& padded) {
-        mesh::mesh_lod_section(padded, m_tables, m);
-        mesh::append_lod_skirts(padded, m_tables, m);  // close the steps to neighbours drawn at other levels
-        if (!m.quads.empty()) r->meshes.emplace_back(padded.pos, std::move(m.quads));
+        const lod::PaddedLodSection* src = &padded;
+        size_t real_columns = 0;
+        if (!real.empty()) {
+          overlaid.pos = padded.pos;
+          overlaid.cells = padded.cells;
+          lod::overlay_columns(overlaid, find, m_mipper, &real_xz);
+          real_columns = static_cast<size_t>(std::count(real_xz.begin(), real_xz.end(), uint8_t{1}));
+          src = &overlaid;
+        }
+        if (real_columns > 0 && real_columns < kColumns)
+          mesh::mesh_lod_section_seams(*src, real_xz, m_tables, m, scratch);
+        else
+          mesh::mesh_lod_section(*src, m_tables, m);
+        mesh::append_lod_skirts(*src, m_tables, m);  // close the steps to neighbours drawn at other levels
+        if (!m.quads.empty()) r->meshes.emplace_back(src->pos, std::move(m.quads));
         m.quads = {};
-      });
+      }, real.empty());
     r->cpu_ms = thread_cpu_ms() - t0;
     std::lock_guard lock(m_mutex);
     m_done.emplace(seq, std::move(r));
@@ -256,17 +352,29 @@ void FarView::integrate(int64_t count, FarFrameStats& st) {
   const double t0 = wall_ms();
   for (auto& r : take) {
     --m_in_flight;
+    st.build_cpu_ms += r->cpu_ms;
+    ++st.integrated;
+    if (r->column) {  // a real column: from now on it wins under the nodes it touches
+      if (!r->mips) continue;  // cancelled (only while the view is destroyed)
+      const ColumnPos pos = r->mips->pos;
+      Real& real = m_real[pos];
+      if (real.mips) m_real_bytes -= real.mips->memory_bytes();
+      real.keep = real.keep || r->keep;
+      real.mips = std::move(r->mips);
+      m_real_bytes += real.mips->memory_bytes();
+      touch_nodes(pos);
+      continue;
+    }
     Node& node = m_nodes[r->key];
     node.in_flight = false;
     node.built = true;
+    node.built_changes = r->changes;
     for (const lod::LodSectionPos& p : node.sections) m_sink->remove_lod_section(p);
     node.sections.clear();
     for (auto& [pos, quads] : r->meshes) {
       m_sink->set_lod_section(pos, quads);
       node.sections.push_back(pos);
     }
-    st.build_cpu_ms += r->cpu_ms;
-    ++st.integrated;
   }
   st.upload_ms += wall_ms() - t0;
 }
@@ -303,16 +411,20 @@ FarFrameStats FarView::update(const render::Camera& camera, int viewport_height,
   } else {
     integrate(m_config.deterministic ? static_cast<int64_t>(m_in_flight) : -1, st);
   }
+  drop_far_real(camera);
   std::vector<Want> wants;
   run_selection(camera, viewport_height, near, false, true, wants, st);
   st.quota = m_config.throttle ? far_request_quota(m_in_flight) : static_cast<uint32_t>(wants.size());
   for (const Want& w : wants) {
     if (st.requests >= st.quota) break;
+    const auto it = m_nodes.find(w.key);
+    if (it != m_nodes.end() && it->second.built) ++st.rebuilds;
     submit(w.key);
     ++st.requests;
   }
   evict(st);
   st.queued = static_cast<uint32_t>(m_in_flight);
+  st.real_columns = static_cast<uint32_t>(m_real.size());
   return st;
 }
 
@@ -337,12 +449,15 @@ FarFrameStats FarView::complete(const render::Camera& camera, int viewport_heigh
       break;
     }
     for (const Want& w : wants) {
+      const auto it = m_nodes.find(w.key);
+      if (it != m_nodes.end() && it->second.built) ++st.rebuilds;
       submit(w.key);
       ++st.requests;
     }
     integrate(static_cast<int64_t>(m_in_flight), st);
   }
   st.queued = static_cast<uint32_t>(m_in_flight);
+  st.real_columns = static_cast<uint32_t>(m_real.size());
   return st;
 }
 

@@ -35,6 +35,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -230,6 +231,7 @@ class Game {
   std::unique_ptr<stream::ColumnStreamer> m_streamer;
   std::unique_ptr<stream::FarView> m_far;  // null: the far view is off
   std::vector<ColumnPos> m_near;           // the streamer's drawn columns this frame (the far view's near field)
+  std::set<ColumnPos> m_far_edited;        // columns edits changed this frame (handed to the far view, kept)
   InputHandler m_handler;
   PlayerState m_player;
   PlayerState m_drawn_from;          // the player before the last physics step (drawing interpolates from it)

@@ -94,6 +94,8 @@ struct SegmentReport {
   uint64_t lod_bytes_max = 0;
   uint64_t far_hole_frames = 0;
   uint64_t far_holes_max = 0;        // most far-hole pixels in one frame
+  uint64_t far_real_columns_max = 0; // most real columns the far view held (FarFrameStats::real_columns)
+  uint64_t far_rebuilds = 0;         // built nodes requested again because real columns changed under them
   double distance = 0;               // blocks the player moved (horizontal + vertical)
   std::vector<Spike> spikes;         // frames over the threshold
   std::string note;                  // where it ran, what it did

@@ -26,6 +26,13 @@
 // N + 1 in submission order (waiting for them), so what is drawn is a function of the eye's path alone.
 // Eviction: a built node neither drawn nor standing over drawn children for `evict_frames` frames leaves the
 // renderer (a parent over drawn children stays: it covers them again when the view turns coarser).
+// Real columns win (add_real_column): a column handed over (drawn at full detail, or edited) has its mips built by a
+// job in the same queue, integrated in the same order; from then on every node built over it takes its cells from
+// the column (lod::overlay_columns) instead of the coarse terrain, and the built nodes whose cells or border cells
+// it changes are stale: they keep drawing and are requested again when selected. So the far view shows edits after
+// their columns leave the near field, and where the near field ends the far cells beside it know the real ground
+// there (the side faces of carved or lowered near terrain close the hand-over). Columns farther than
+// `real_distance` from the eye are dropped (the nodes keep what they built), except kept ones (edited).
 //
 // Threads: the main thread calls everything (it owns the Renderer); jobs run on the pool and return their meshes.
 #pragma once
@@ -39,6 +46,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <span>
 #include <vector>
 
@@ -46,10 +54,12 @@
 #include "voxen/core/job_pool.h"
 #include "voxen/lod/cell.h"
 #include "voxen/lod/coarse.h"
+#include "voxen/lod/pyramid.h"
 #include "voxen/mesh/lod_mesher.h"
 #include "voxen/render/camera.h"
 #include "voxen/render/renderer.h"
 #include "voxen/world/block_registry.h"
+#include "voxen/world/column.h"
 
 namespace voxen::gen {
 class Generator;
@@ -64,6 +74,7 @@ struct FarConfig {
   bool throttle = true;             // Voxy's quota on new requests per frame
   bool deterministic = false;       // frame N's requests integrated at frame N + 1 (see the file comment)
   int evict_frames = 240;           // frames a built node may go unused before it leaves the renderer
+  double real_distance = 1024;      // horizontal blocks: real columns farther from the eye are dropped unless kept
 };
 
 /// What one frame of the far view did and cost.
@@ -77,6 +88,8 @@ struct FarFrameStats {
   uint32_t queued = 0;              // requests in flight after this frame
   uint32_t integrated = 0;          // nodes built and uploaded this frame
   uint32_t evicted = 0;             // nodes that left the renderer this frame
+  uint32_t rebuilds = 0;            // of the requests, built nodes asked for again because real columns changed
+  uint32_t real_columns = 0;        // real columns held after this frame (add_real_column, integrated)
   double select_ms = 0;             // main: selection and the draw list
   double upload_ms = 0;             // main: Renderer::set_lod_section of integrated nodes
   double wait_ms = 0;               // main: waiting for jobs (deterministic and batch modes)
@@ -136,6 +149,14 @@ class FarView {
   FarFrameStats complete(const render::Camera& camera, int viewport_height, std::span<const ColumnPos> near,
                          bool frustum = true);
 
+  /// Hands the far view a real column (main thread; `column` is a copy no one writes): a job builds its mips
+  /// (lod::build_column_mips) and from the frame that integrates it, LOD cells over the column come from it (see the
+  /// file comment). Handing the same position again replaces it (integration order: the latest wins). `keep`: never
+  /// dropped by distance (an edited column; kept once set). Counts as a far-view job (queued(), replays).
+  void add_real_column(std::shared_ptr<const Column> column, bool keep);
+  /// Real columns held (integrated).
+  size_t real_columns() const { return m_real.size(); }
+
   /// The LOD sections to draw this frame (render::FrameParams::far.draw), after update() or complete().
   std::span<const lod::LodSectionPos> draw() const { return m_draw; }
   /// The fog end for the frame (the far distance).
@@ -146,7 +167,8 @@ class FarView {
   size_t queued() const { return m_in_flight; }
   /// Set when a replayed frame asked for more results than were in flight (see update()).
   const std::string& error() const { return m_error; }
-  /// CPU bytes the view holds (node table); the renderer reports the GPU side (lod arena bytes).
+  /// CPU bytes the view holds (node table and real columns' mips); the renderer reports the GPU side (lod arena
+  /// bytes).
   size_t memory_bytes() const;
 
  private:
@@ -160,7 +182,15 @@ class FarView {
     bool in_flight = false;
     uint64_t last_used = 0;
     std::vector<lod::LodSectionPos> sections;  // uploaded (non-empty) sections
+    uint32_t changes = 0;        // real-column changes under the node or its border (bumped on each)
+    uint32_t built_changes = 0;  // `changes` when the build drawn now was submitted: stale when they differ
+    bool stale() const { return built && built_changes != changes; }
   };
+  struct Real {
+    std::shared_ptr<const lod::ColumnMips> mips;
+    bool keep = false;
+  };
+  using RealMap = std::unordered_map<ColumnPos, std::shared_ptr<const lod::ColumnMips>, ColumnPosHash>;
   struct Result;
   struct Want {
     NodeKey key;
@@ -175,6 +205,11 @@ class FarView {
   void run_selection(const render::Camera& camera, int viewport_height, std::span<const ColumnPos> near, bool batch,
                      bool use_frustum, std::vector<Want>& wants, FarFrameStats& st);
   void submit(const NodeKey& key);
+  /// The real columns under a node and its one-cell border (the build's snapshot).
+  RealMap real_under(const NodeKey& key) const;
+  /// Bumps `changes` of the nodes whose cells or border cells lie over column `pos`.
+  void touch_nodes(ColumnPos pos);
+  void drop_far_real(const render::Camera& camera);
   /// Integrates the oldest `count` results (waiting for them), or with count < 0 the finished run from the oldest.
   void integrate(int64_t count, FarFrameStats& st);
   void evict(FarFrameStats& st);
@@ -191,6 +226,8 @@ class FarView {
   mesh::LodMeshTables m_tables;
 
   std::map<NodeKey, Node> m_nodes;
+  std::unordered_map<ColumnPos, Real, ColumnPosHash> m_real;  // real columns integrated
+  size_t m_real_bytes = 0;                                    // their mips' memory_bytes
   std::vector<lod::LodSectionPos> m_draw;
   uint64_t m_frame = 0;
   double m_proj_scale = 1;
