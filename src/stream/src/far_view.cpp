@@ -7,6 +7,7 @@
 #include <condition_variable>
 
 #include "voxen/core/clock.h"
+#include "voxen/core/error.h"
 #include "voxen/gen/generator.h"
 
 namespace voxen::stream {
@@ -241,6 +242,7 @@ void FarView::drop_far_real(const render::Camera& camera) {
 }
 
 void FarView::add_real_column(std::shared_ptr<const Column> column, bool keep) {
+  VOXEN_ASSERT(column != nullptr);
   const uint64_t seq = m_next_seq++;
   ++m_in_flight;
   {
