@@ -305,10 +305,17 @@ int run_shot(const ShotOptions& o) {
     fc.far_distance = o.far_distance;
     fc.cell_pixels = o.far_pixels;
     far = std::make_unique<stream::FarView>(*cw->generator(), reg, pool, **renderer, fc);
-    // The drawn columns are real: the far cells beside them (and over them, masked) come from their cells. No copy:
-    // the world outlives the jobs, which complete() finishes, and nothing writes it meanwhile.
-    for (const ColumnPos& p : near_columns)
-      far->add_real_column(std::shared_ptr<const Column>(std::shared_ptr<const Column>{}, world.find(p)), false);
+    // Real columns where the far view can show them: the loaded ring around the drawn columns and the drawn ones at
+    // its edge (the seam's two sides); far cells over the drawn interior are masked out of the frame, so their mips
+    // would change nothing seen. No copy: the world outlives the jobs, which complete() finishes, and nothing writes
+    // it meanwhile.
+    const auto is_drawn = [&](ColumnPos c) { return std::binary_search(near_columns.begin(), near_columns.end(), c); };
+    for (const ColumnPos& p : world.positions()) {
+      bool edge = !is_drawn(p);
+      for (int dz = -1; dz <= 1 && !edge; ++dz)
+        for (int dx = -1; dx <= 1 && !edge; ++dx) edge = !is_drawn(ColumnPos{p.x + dx, p.z + dz});
+      if (edge) far->add_real_column(std::shared_ptr<const Column>(std::shared_ptr<const Column>{}, world.find(p)), false);
+    }
     far_stats = far->complete(cam, height, near_columns);
     far_ms = far_sw.ms();
   }

@@ -564,9 +564,19 @@ TEST(LodMesher, SeamsBetweenSourcesGetTheirWallsAndNothingElse) {
   for (const LodQuad q : added) {
     const LodQuadFields f = unpack_lod_quad(q);
     EXPECT_TRUE((f.face == 0 && f.x == 15) || (f.face == 1 && f.x == 16)) << describe(q);
-    EXPECT_LT(f.y, 10);
+    EXPECT_LT(f.y, 10) << describe(q);
     EXPECT_EQ(f.light, make_light(15, 0, 0, 0)) << describe(q);
   }
+  // A seam on the section's own +X face (its border column of the other source), skirts on: each face once (a skirt
+  // of the whole section would lie on the wall the seam draws there).
+  std::fill(source.begin(), source.end(), uint8_t{0});
+  for (int z = 0; z < 32; ++z) source[static_cast<size_t>((z + 1) * PaddedLodSection::kSide + 33)] = 1;
+  mesh_lod_section_seams(in, source, tables(), seams, scratch, /*skirts=*/true);
+  const std::vector<LodQuad> c = expand(seams);
+  EXPECT_EQ(std::adjacent_find(c.begin(), c.end()), c.end()) << "a face drawn twice";
+  size_t wall = 0;
+  for (const LodQuad q : c) wall += unpack_lod_quad(q).face == 0 && unpack_lod_quad(q).x == 31;
+  EXPECT_EQ(wall, 320u) << "the +X wall of the 10 x 32 cells at x = 31";
 }
 
 }  // namespace

@@ -108,7 +108,7 @@ TEST(Recording, FarViewRecordingsAreVersion3) {
   r.schedules[3] = stream::FrameSchedule{{0, 2}, 0, 7, 12};
   r.schedules[11] = stream::FrameSchedule{{}, 0, 0, 16384};
   const std::string text = format_recording(r);
-  EXPECT_EQ(text.rfind("voxen-input-recording 3\n", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("voxen-input-recording 4\n", 0), 0u) << text;
   EXPECT_NE(text.find("\nfar_distance 4096.5\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\n0 jobs 4 0\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\n3 jobs 0 7 0 2 far 12\n"), std::string::npos) << text;
@@ -142,11 +142,13 @@ TEST(Recording, BadFilesNameTheLine) {
   const std::string live =
       "voxen-input-recording 2\nseed 1\ngenerator flat\nrender_distance 2\nsize 64x36\nstream live\nstart 0 1 0 0.5 0 0.5 0 0 0\n";
   const std::string far =
-      "voxen-input-recording 3\nseed 1\ngenerator flat\nrender_distance 2\nsize 64x36\nstream live\nstart 0 1 0 0.5 0 0.5 0 0 0\n";
+      "voxen-input-recording 4\nseed 1\ngenerator flat\nrender_distance 2\nsize 64x36\nstream live\nstart 0 1 0 0.5 0 0.5 0 0 0\n";
   const BadCase cases[] = {
       {"", "empty file"},
       {"hello\n", "bad.rec:1: not a voxen input recording"},
-      {"voxen-input-recording 4\n", "bad.rec:1: recording format version 4 is not supported (this voxen reads versions 1 to 3)"},
+      {"voxen-input-recording 5\n", "bad.rec:1: recording format version 5 is not supported (this voxen reads versions 1 to 4)"},
+      {"voxen-input-recording 3\nfar_distance 4096\n",
+       "bad.rec:2: a far view recorded in format version 3 counts the far view's jobs from before real columns"},
       {live + "far_distance 4096\n", "bad.rec:8: 'far_distance' needs recording format version 3"},
       {live + "0 jobs 1 0 far 2\n", "bad.rec:8: 'jobs': 'far' needs recording format version 3"},
       {far + "far_distance -1\n", "bad.rec:8: far_distance '-1' must be 0..65536 blocks"},

@@ -280,8 +280,8 @@ TEST_F(FarViewTest, EvictsWhatTheViewLeftBehind) {
 
 // Real columns win: a stone pillar up to y 252 in a column ~700 blocks out (levels 1-2 there; the coarse path knows
 // nothing of it) shows in the far view only once the column is handed in; the nodes drawn over it are rebuilt
-// (stale) by the next complete(). An unkept real column is dropped when the eye moves past real_distance, a kept
-// (edited) one stays.
+// (stale) by the next complete(); handing it over again unchanged rebuilds nothing. An unkept real column is
+// dropped when the eye moves past real_distance (its nodes rebuilt coarse), a kept (edited) one stays.
 TEST_F(FarViewTest, RealColumnsWinOverTheCoarseTerrain) {
   JobPool pool(2);
   RecordingSink sink;
@@ -310,9 +310,16 @@ TEST_F(FarViewTest, RealColumnsWinOverTheCoarseTerrain) {
   EXPECT_TRUE(quad_in(sink, 704, 720, 0, 16, 240)) << "the pillar's top";
   EXPECT_GT(far.memory_bytes(), 2 * sizeof(lod::ColumnMips));
 
-  // 2,000 blocks away the unkept column goes, the kept one stays.
+  // The same column handed over again changes nothing: no node is rebuilt.
+  far.add_real_column(std::make_shared<const Column>(*world.find({44, 0})), /*keep=*/false);
+  EXPECT_EQ(far.complete(cam, 180, {}, /*frustum=*/false).rebuilds, 0u);
+
+  // 2,000 blocks away the unkept column goes, the kept one stays; the nodes over the dropped one are stale and
+  // rebuilt coarse (both sides of it agree again).
   far.update(camera_at(2700, 120, 0), 180, {});
   EXPECT_EQ(far.real_columns(), 1u);
+  EXPECT_GE(far.complete(cam, 180, {}, /*frustum=*/false).rebuilds, 1u);
+  EXPECT_FALSE(quad_in(sink, 704, 720, 0, 16, 240)) << "dropped: the coarse terrain again";
 }
 
 }  // namespace

@@ -81,6 +81,18 @@ size_t ColumnMips::memory_bytes() const {
   return b;
 }
 
+bool ColumnMips::identical(const ColumnMips& other) const {
+  if (pos != other.pos || sections.size() != other.sections.size()) return false;
+  for (size_t s = 0; s < sections.size(); ++s) {
+    const SectionBricks& a = sections[s];
+    const SectionBricks& b = other.sections[s];
+    if (a.upper != b.upper || !a.level1.identical(b.level1)) return false;
+    for (size_t o = 0; o < a.level0.size(); ++o)
+      if (!a.level0[o].identical(b.level0[o])) return false;
+  }
+  return true;
+}
+
 // ---- LodUpdate ---------------------------------------------------------------------------------------------------
 
 size_t LodUpdate::sections_at(int level) const {

@@ -13,6 +13,7 @@
 // The reference (mesh_lod_section_reference) states the same face rule cell by cell.
 #include "voxen/mesh/lod_mesher.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <stdexcept>
@@ -270,7 +271,7 @@ void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tab
 }
 
 void mesh_lod_section_seams(const lod::PaddedLodSection& in, std::span<const uint8_t> source_xz,
-                            const LodMeshTables& tables, LodMesh& out, lod::PaddedLodSection& scratch) {
+                            const LodMeshTables& tables, LodMesh& out, lod::PaddedLodSection& scratch, bool skirts) {
   constexpr int kSide = lod::PaddedLodSection::kSide;
   VOXEN_ASSERT(source_xz.size() == static_cast<size_t>(kSide) * kSide);
   const lod::LodCell open = lod::LodCell::make(kAir, make_light(15, 0, 0, 0));
@@ -284,6 +285,7 @@ void mesh_lod_section_seams(const lod::PaddedLodSection& in, std::span<const uin
         if (source_xz[static_cast<size_t>((z + 1) * kSide + x + 1)] != side)
           for (int y = -1; y <= 32; ++y) scratch.set(x, y, z, open);
     mesh_lod_section(scratch, tables, part);
+    if (skirts) append_lod_skirts(scratch, tables, part);
     out.quads.insert(out.quads.end(), part.quads.begin(), part.quads.end());
   }
 }

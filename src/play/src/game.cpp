@@ -105,6 +105,8 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
       g->m_renderer->path() == render::RenderPath::kMultiDrawIndirect) {
     stream::FarConfig fc = config.far;
     fc.deterministic = sc.deterministic;
+    // Real columns are kept at least as far as the streamer keeps columns loaded (the loaded ring and its margin).
+    fc.real_distance = std::max(fc.real_distance, render::render_radius_blocks(config.render_distance + 3) + 32.0);
     g->m_far = std::make_unique<stream::FarView>(generator, registry, pool, *g->m_renderer, fc);
   }
   g->m_handler.begin_frame(0, 0.0);
@@ -190,6 +192,28 @@ Cell Game::hotbar_cell(int slot, double yaw, bool top) const {
   return {id, 0};
 }
 
+void Game::hand_over_real_columns() {
+  // Real columns win in the far view (FarView::add_real_column). Handed over: each column loaded since the last
+  // frame (a ring ahead of drawing, so the far nodes beside it hold its cells by the time it is drawn and masked
+  // out of the far pass, and seams face the ground it really has), again when first drawn (its light is final once
+  // its neighbours are loaded; unchanged mips rebuild nothing), and each column an edit changed (the edited one
+  // kept: it stays after leaving the near field). After FarView::update, so the jobs integrate next frame like the
+  // node requests; copies, in a fixed order (replays match).
+  std::vector<ColumnPos> loaded = m_streamer->loaded_columns();
+  std::vector<ColumnPos> fresh, drawn_now, handover;
+  std::set_difference(loaded.begin(), loaded.end(), m_far_loaded.begin(), m_far_loaded.end(), std::back_inserter(fresh));
+  std::set_difference(m_near.begin(), m_near.end(), m_far_drawn.begin(), m_far_drawn.end(), std::back_inserter(drawn_now));
+  std::set_union(fresh.begin(), fresh.end(), drawn_now.begin(), drawn_now.end(), std::back_inserter(handover));
+  for (const ColumnPos& p : handover)
+    if (m_far_edited.count(p) == 0)
+      if (const Column* col = m_world.find(p)) m_far->add_real_column(std::make_shared<const Column>(*col), false);
+  for (const auto& [p, keep] : m_far_edited)
+    if (const Column* col = m_world.find(p)) m_far->add_real_column(std::make_shared<const Column>(*col), keep);
+  m_far_edited.clear();
+  m_far_loaded = std::move(loaded);
+  m_far_drawn = m_near;
+}
+
 void Game::update_target() {
   BlockPos eb;
   glm::dvec3 ef;
@@ -201,8 +225,9 @@ bool Game::run_edit(const Edit& edit, FrameReport& rep) {
   const stream::EditReport er = m_streamer->apply_edit(edit);  // light, remesh, upload, then the source records it
   if (er.applied) tell(m_observers, rep.observer_ms, [&](FrameObserver& o) { o.edit_applied(m_frame, edit); });
   if (er.applied && m_far) {
-    m_far_edited.insert(column_pos_of(edit.pos));  // the far view takes the edited columns at the frame's end
-    for (const SectionPos& sp : er.remeshed) m_far_edited.insert(ColumnPos{sp.x, sp.z});
+    // The far view takes the changed columns at the frame's end: the edited one kept, those whose light it changed not.
+    for (const SectionPos& sp : er.remeshed) m_far_edited.emplace(ColumnPos{sp.x, sp.z}, false);
+    m_far_edited[column_pos_of(edit.pos)] = true;
   }
   const bool ok = er.applied;
   rep.edit_light_ms += er.light_ms;
@@ -326,18 +351,7 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
   if (m_far) {
     // The far view around the simulated eye, outside the columns drawn at full detail.
     t = wall_ms();
-    // Real columns win in the far view: those drawn for the first time since the last frame, and the edited ones
-    // (kept: they stay after leaving the near field), handed over as copies in a fixed order (replays match).
-    std::vector<ColumnPos> near = m_streamer->drawn_columns();
-    std::vector<ColumnPos> handover;
-    std::set_difference(near.begin(), near.end(), m_near.begin(), m_near.end(), std::back_inserter(handover));
-    for (const ColumnPos& p : handover)
-      if (m_far_edited.count(p) == 0)
-        if (const Column* col = m_world.find(p)) m_far->add_real_column(std::make_shared<const Column>(*col), false);
-    for (const ColumnPos& p : m_far_edited)
-      if (const Column* col = m_world.find(p)) m_far->add_real_column(std::make_shared<const Column>(*col), true);
-    m_far_edited.clear();
-    m_near = std::move(near);
+    m_near = m_streamer->drawn_columns();
     // Selected for the configured viewport (the recording's size), not the window's current one.
     render::Camera far_cam = sim_cam;
     const int fw = m_config.far_viewport_width > 0 ? m_config.far_viewport_width : m_platform.width();
@@ -346,6 +360,7 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
     rep.far = m_far->update(far_cam, fh, m_near,
                             schedule ? std::optional<uint32_t>(schedule->far) : std::nullopt);
     rep.stream.schedule.far = rep.far.integrated;  // what a live recording keeps (`jobs ... far N`)
+    hand_over_real_columns();
     if (!m_far->error().empty() && rep.stream_error.empty()) rep.stream_error = "replay diverged: " + m_far->error();
     rep.far_ms = wall_ms() - t;
   }

@@ -207,6 +207,10 @@ class Parser {
       if (m_version < 3) return fail("'far_distance' needs recording format version 3");
       if (!parse_double(w[1], h.far_distance) || !(h.far_distance >= 0.0) || h.far_distance > 65536.0)
         return fail("far_distance " + quote(w[1]) + " must be 0..65536 blocks");
+      if (m_version < 4 && h.far_distance > 0.0)
+        return fail("a far view recorded in format version " + std::to_string(m_version) +
+                    " counts the far view's jobs from before real columns (version 4): this voxen cannot replay it; "
+                    "record it again");
     } else if (key == "size") {
       if (auto s = need(1); !s.ok()) return s;
       const size_t x = w[1].find('x');
@@ -355,7 +359,7 @@ std::string format_event(const InputEvent& e) {
 
 std::string format_header(const RecordingHeader& h) {
   std::ostringstream o;
-  o << "voxen-input-recording " << (h.far_distance > 0 ? 3 : h.stream_live ? 2 : 1) << "\n";
+  o << "voxen-input-recording " << (h.far_distance > 0 ? 4 : h.stream_live ? 2 : 1) << "\n";
   o << "seed " << h.seed << "\n";
   o << "generator " << h.generator << "\n";
   o << "render_distance " << h.render_distance << "\n";

@@ -282,16 +282,21 @@ class TourRunner {
       const bool first_far = holes.far_hole_pixels > 0 && col.far_hole_frames == 1;
       const bool worst_far = holes.far_hole_pixels > worst_far_pixels;  // the most far holes so far: saved too
       worst_far_pixels = std::max<uint64_t>(worst_far_pixels, holes.far_hole_pixels);
-      if (!m_o.hole_shots.empty() && (first_near || first_far || worst_far)) {
+      // Each kind its own picture, its holes in red (a frame can be a first near-hole frame and a worst far one).
+      const auto save = [&](const std::vector<std::pair<int, int>>& at, const char* kind) {
         render::Image im = m_g.read_pixels();
-        for (const auto& [x, y] : first_near ? holes.hole_at : holes.far_hole_at) {
+        for (const auto& [x, y] : at) {
           uint8_t* p = im.at(x, im.height - 1 - y);
           p[0] = 255;
           p[1] = 0;
           p[2] = 0;
         }
-        const std::string kind = first_near ? "-holes-" : first_far ? "-far-holes-" : "-far-holes-worst-";
         (void)render::save_png(im, m_o.hole_shots + "/" + name + kind + std::to_string(last.frame) + ".png");
+      };
+      if (!m_o.hole_shots.empty()) {
+        if (first_near) save(holes.hole_at, "-holes-");
+        if (first_far) save(holes.far_hole_at, "-far-holes-");
+        else if (worst_far) save(holes.far_hole_at, "-far-holes-worst-");
       }
       if (!seen_complete && m_g.streamer().view_complete()) {
         seen_complete = true;

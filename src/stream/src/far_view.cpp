@@ -72,7 +72,7 @@ size_t FarView::memory_bytes() const {
   size_t b = sizeof(*this) + m_draw.capacity() * sizeof(lod::LodSectionPos) + m_near_sat.capacity() * sizeof(uint32_t);
   for (const auto& [k, node] : m_nodes)
     b += sizeof(NodeKey) + sizeof(Node) + 48 + node.sections.capacity() * sizeof(lod::LodSectionPos);
-  return b + m_real_bytes + m_real.size() * (sizeof(ColumnPos) + sizeof(Real) + 32);
+  return b + m_real_bytes + m_real.size() * (sizeof(ColumnPos) + sizeof(Real) + 32) + m_pending_bytes;
 }
 
 double FarView::node_distance(const NodeKey& key, const render::Camera& camera) const {
@@ -227,24 +227,31 @@ void FarView::touch_nodes(ColumnPos pos) {
   }
 }
 
-void FarView::drop_far_real(const render::Camera& camera) {
+void FarView::drop_far_real(const render::Camera& camera, std::span<const ColumnPos> near) {
   const double r = m_config.real_distance;
+  std::vector<ColumnPos> dropped;
   for (auto it = m_real.begin(); it != m_real.end();) {
     const double dx = static_cast<double>(it->first.x * 16 + 8 - camera.block.x);
     const double dz = static_cast<double>(it->first.z * 16 + 8 - camera.block.z);
-    if (!it->second.keep && dx * dx + dz * dz > r * r) {
+    if (!it->second.keep && dx * dx + dz * dz > r * r && !std::binary_search(near.begin(), near.end(), it->first)) {
       m_real_bytes -= it->second.mips->memory_bytes();
-      it = m_real.erase(it);  // the nodes keep what they built
+      dropped.push_back(it->first);
+      it = m_real.erase(it);
     } else {
       ++it;
     }
   }
+  std::sort(dropped.begin(), dropped.end());  // a fixed order (the map's is not)
+  for (const ColumnPos& p : dropped) touch_nodes(p);
 }
 
 void FarView::add_real_column(std::shared_ptr<const Column> column, bool keep) {
   VOXEN_ASSERT(column != nullptr);
   const uint64_t seq = m_next_seq++;
   ++m_in_flight;
+  const size_t bytes = sizeof(Column) + column->cell_bytes() + column->light_bytes();
+  m_pending.emplace(seq, bytes);
+  m_pending_bytes += bytes;
   {
     std::lock_guard lock(m_mutex);
     ++m_running;
@@ -309,11 +316,13 @@ void FarView::submit(const NodeKey& key) {
           real_columns = static_cast<size_t>(std::count(real_xz.begin(), real_xz.end(), uint8_t{1}));
           src = &overlaid;
         }
-        if (real_columns > 0 && real_columns < kColumns)
-          mesh::mesh_lod_section_seams(*src, real_xz, m_tables, m, scratch);
-        else
+        // Skirts close the steps to neighbours drawn at other levels (with seams, each source's own).
+        if (real_columns > 0 && real_columns < kColumns) {
+          mesh::mesh_lod_section_seams(*src, real_xz, m_tables, m, scratch, /*skirts=*/true);
+        } else {
           mesh::mesh_lod_section(*src, m_tables, m);
-        mesh::append_lod_skirts(*src, m_tables, m);  // close the steps to neighbours drawn at other levels
+          mesh::append_lod_skirts(*src, m_tables, m);
+        }
         if (!m.quads.empty()) r->meshes.emplace_back(src->pos, std::move(m.quads));
         m.quads = {};
       }, real.empty());
@@ -357,11 +366,16 @@ void FarView::integrate(int64_t count, FarFrameStats& st) {
     st.build_cpu_ms += r->cpu_ms;
     ++st.integrated;
     if (r->column) {  // a real column: from now on it wins under the nodes it touches
+      if (auto p = m_pending.find(r->seq); p != m_pending.end()) {
+        m_pending_bytes -= p->second;
+        m_pending.erase(p);
+      }
       if (!r->mips) continue;  // cancelled (only while the view is destroyed)
       const ColumnPos pos = r->mips->pos;
       Real& real = m_real[pos];
-      if (real.mips) m_real_bytes -= real.mips->memory_bytes();
       real.keep = real.keep || r->keep;
+      if (real.mips && real.mips->identical(*r->mips)) continue;  // nothing the nodes drew changes
+      if (real.mips) m_real_bytes -= real.mips->memory_bytes();
       real.mips = std::move(r->mips);
       m_real_bytes += real.mips->memory_bytes();
       touch_nodes(pos);
@@ -413,7 +427,7 @@ FarFrameStats FarView::update(const render::Camera& camera, int viewport_height,
   } else {
     integrate(m_config.deterministic ? static_cast<int64_t>(m_in_flight) : -1, st);
   }
-  drop_far_real(camera);
+  drop_far_real(camera, near);
   std::vector<Want> wants;
   run_selection(camera, viewport_height, near, false, true, wants, st);
   st.quota = m_config.throttle ? far_request_quota(m_in_flight) : static_cast<uint32_t>(wants.size());

@@ -117,6 +117,15 @@ std::vector<ColumnPos> ColumnStreamer::drawn_columns() const {
   return out;
 }
 
+std::vector<ColumnPos> ColumnStreamer::loaded_columns() const {
+  std::vector<ColumnPos> out;
+  out.reserve(m_loaded);
+  for (const auto& [pos, e] : m_cols)
+    if (e.state == ColumnState::kLoaded || e.state == ColumnState::kMeshing || e.state == ColumnState::kDrawn)
+      out.push_back(pos);
+  return out;
+}
+
 bool ColumnStreamer::loaded(ColumnPos pos) const {
   const ColumnState s = state(pos);
   return s == ColumnState::kLoaded || s == ColumnState::kMeshing || s == ColumnState::kDrawn;

@@ -61,6 +61,9 @@ struct ColumnMips {
   LodCell get(int level, int64_t cx, int64_t cy, int64_t cz) const;
   /// Bytes held: the object, its sections and every brick's palette and indices.
   size_t memory_bytes() const;
+  /// The same position and representation (every brick identical(), the upper levels equal): build_column_mips
+  /// of the same cells and light gives identical mips.
+  bool identical(const ColumnMips& other) const;
 };
 
 /// Builds a column's levels 0..4 from its 24 sections and their light (mip_section, then bricks packed). Pure

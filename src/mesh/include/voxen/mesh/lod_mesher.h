@@ -123,14 +123,17 @@ void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tab
 
 /// Greedy LOD meshing across a seam between two sources of cells (the far view: real columns beside the coarse
 /// terrain, stream/far_view.h): as mesh_lod_section, except that an x or z face between cells of different sources
-/// is drawn as if the other cell were air lit by full sky: the two terrains disagree there (the real ground of a
-/// carved or lowered column below the coarse cell beside it, water one block apart), and the step must show ground,
-/// not the sky through it. `source_xz` (34 x 34 values 0 or 1, index (z + 1) * 34 + x + 1 for padded x, z -1..32)
-/// names each padded column's source; every y of a column shares it. Built as two meshes, each with the other
-/// source's cells made air, appended in order (source 0, then 1) into `out` (cleared first): faces inside one source
-/// are mesh_lod_section's; only the seam adds faces. `scratch` is a reusable copy. Any thread.
+/// is drawn as if the other cell were air lit by full sky: the two terrains disagree there (a LOD cell rounds the
+/// real ground up to its top block, water lies one block apart), and the step must show ground, not the sky through
+/// it. The walls run the seam's whole height (below the surfaces they cost quads, not pixels: the terrain in front
+/// hides them). `source_xz` (34 x 34 values 0 or 1, index (z + 1) * 34 + x + 1 for padded x, z -1..32) names each
+/// padded column's source; every y of a column shares it. Built as two meshes, each with the other source's cells
+/// made air, appended in order (source 0, then 1) into `out` (cleared first): faces inside one source are
+/// mesh_lod_section's; only the seam adds faces. With `skirts`, each of the two meshes gets append_lod_skirts of
+/// its own cells (a skirt never doubles a seam wall). `scratch` is a reusable copy. Any thread.
 void mesh_lod_section_seams(const lod::PaddedLodSection& in, std::span<const uint8_t> source_xz,
-                            const LodMeshTables& tables, LodMesh& out, lod::PaddedLodSection& scratch);
+                            const LodMeshTables& tables, LodMesh& out, lod::PaddedLodSection& scratch,
+                            bool skirts = false);
 
 /// The reference: one 1x1 quad per visible face, the same rule, written plainly; the oracle of the tests (the
 /// greedy quads cover exactly the same faces with the same texture and light).

@@ -33,9 +33,9 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -214,6 +214,8 @@ class Game {
   void do_place(FrameReport& rep);
   bool run_edit(const Edit& edit, FrameReport& rep);
   void update_target();
+  /// Hands the far view the columns loaded, first drawn or edited since the last call (FarView::add_real_column).
+  void hand_over_real_columns();
   void draw_hud(FrameReport& rep);
   std::vector<std::string> overlay_lines(const FrameReport& rep) const;
 
@@ -231,7 +233,9 @@ class Game {
   std::unique_ptr<stream::ColumnStreamer> m_streamer;
   std::unique_ptr<stream::FarView> m_far;  // null: the far view is off
   std::vector<ColumnPos> m_near;           // the streamer's drawn columns this frame (the far view's near field)
-  std::set<ColumnPos> m_far_edited;        // columns edits changed this frame (handed to the far view, kept)
+  std::map<ColumnPos, bool> m_far_edited;  // columns edits changed this frame -> kept (the edited one) or not
+  std::vector<ColumnPos> m_far_loaded;     // the streamer's loaded columns at the last hand-over (sorted)
+  std::vector<ColumnPos> m_far_drawn;      // and its drawn columns
   InputHandler m_handler;
   PlayerState m_player;
   PlayerState m_drawn_from;          // the player before the last physics step (drawing interpolates from it)

@@ -18,7 +18,10 @@
 //                                            recording's `jobs` lines (stream/schedule.h); a frame without one
 //                                            integrated and submitted nothing
 //   far_distance D                           (version 3) the far view (LOD) to D blocks (0..65536; absent: 0, off;
-//                                            on only beyond the render distance, stream/far_view.h)
+//                                            on only beyond the render distance, stream/far_view.h); above 0
+//                                            needs version 4: from it the far view's results include the real
+//                                            columns' jobs (FarView::add_real_column), so a version-3 far view's
+//                                            counts would replay a different far view and are refused
 //   start BX BY BZ FX FY FZ YAW PITCH FLY    the player's feet: int64 block (|BX|, |BZ| <= 2^62) + fraction in
 //                                            [0,1) per axis, look (degrees) and 1 when flying
 //   <frame> <kind> <arguments>               an event (kinds and arguments below), frames non-decreasing, each
@@ -36,7 +39,7 @@
 // teleport X Y Z (finite; |X|, |Z| <= kMaxTeleportCoord); look YAW PITCH; set_fly 0|1; fly_speed BLOCKS_PER_S.
 // Numbers are written with 17 significant digits, so every double reads back bit for bit. A recording without live
 // streaming is written as version 1 and one with live streaming but no far view as version 2, so older voxen
-// builds read them; one with a far view is version 3.
+// builds read them; one with a far view is version 4.
 // Each header field appears at most once. Errors name the file, the line and what is wrong, quoting at most
 // kMaxQuotedToken characters of the offending text; nothing is half-read.
 // Threads: plain functions; a RecordingWriter belongs to one thread.
@@ -58,8 +61,8 @@
 
 namespace voxen::play {
 
-/// The newest recording format version this voxen reads and writes (it reads 1, 2 and 3).
-inline constexpr int kRecordingVersion = 3;
+/// The newest recording format version this voxen reads and writes (it reads 1 to 4; 3 only without a far view).
+inline constexpr int kRecordingVersion = 4;
 
 /// Most frames a recording may cover: `end N` and every event's frame are below this (an event on frame
 /// kMaxRecordingFrames - 1 at the latest). `voxen fuzz-play --frames` has the same cap.

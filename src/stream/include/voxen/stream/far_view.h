@@ -31,8 +31,10 @@
 // the column (lod::overlay_columns) instead of the coarse terrain, and the built nodes whose cells or border cells
 // it changes are stale: they keep drawing and are requested again when selected. So the far view shows edits after
 // their columns leave the near field, and where the near field ends the far cells beside it know the real ground
-// there (the side faces of carved or lowered near terrain close the hand-over). Columns farther than
-// `real_distance` from the eye are dropped (the nodes keep what they built), except kept ones (edited).
+// there (the side faces of carved or lowered near terrain close the hand-over). A column handed over again with
+// identical mips changes nothing. Columns farther than `real_distance` from the eye, not in the near field and not
+// kept (edited), are dropped, and the nodes over them become stale too (rebuilt coarse when selected, so two
+// neighbours never disagree about a column).
 //
 // Threads: the main thread calls everything (it owns the Renderer); jobs run on the pool and return their meshes.
 #pragma once
@@ -86,14 +88,15 @@ struct FarFrameStats {
   uint32_t requests = 0;            // new requests this frame
   uint32_t quota = 0;               // the throttle's quota this frame (the request cap)
   uint32_t queued = 0;              // requests in flight after this frame
-  uint32_t integrated = 0;          // nodes built and uploaded this frame
+  uint32_t integrated = 0;          // results integrated this frame: nodes built and uploaded, and real columns
   uint32_t evicted = 0;             // nodes that left the renderer this frame
   uint32_t rebuilds = 0;            // of the requests, built nodes asked for again because real columns changed
   uint32_t real_columns = 0;        // real columns held after this frame (add_real_column, integrated)
   double select_ms = 0;             // main: selection and the draw list
   double upload_ms = 0;             // main: Renderer::set_lod_section of integrated nodes
   double wait_ms = 0;               // main: waiting for jobs (deterministic and batch modes)
-  double build_cpu_ms = 0;          // workers: coarse terrain + LOD meshing of the nodes integrated (thread CPU)
+  double build_cpu_ms = 0;          // workers: coarse terrain + LOD meshing of the nodes integrated and the real
+                                    // columns' mips (thread CPU)
 };
 
 /// Where the far view's meshes go: the renderer's far arena (RendererLodSink) or anything else that keeps them
@@ -137,7 +140,7 @@ class FarView {
   FarView& operator=(const FarView&) = delete;
 
   /// One frame (live or deterministic, see the file comment): integrates finished nodes, selects, requests.
-  /// `near` lists the columns drawn at full detail; `viewport_height` is in pixels. Results are integrated in
+  /// `near` lists the columns drawn at full detail, sorted (as ColumnStreamer::drawn_columns gives them); `viewport_height` is in pixels. Results are integrated in
   /// submission order: live, the longest finished run from the oldest; deterministic, all in flight; with `replay`
   /// exactly that many oldest (a recorded live frame's FarFrameStats::integrated), waiting for them; more than are in
   /// flight sets error() (the recording diverged) and integrates what there is.
@@ -167,8 +170,8 @@ class FarView {
   size_t queued() const { return m_in_flight; }
   /// Set when a replayed frame asked for more results than were in flight (see update()).
   const std::string& error() const { return m_error; }
-  /// CPU bytes the view holds (node table and real columns' mips); the renderer reports the GPU side (lod arena
-  /// bytes).
+  /// CPU bytes the view holds (node table, real columns' mips, column copies not yet integrated); the renderer
+  /// reports the GPU side (lod arena bytes).
   size_t memory_bytes() const;
 
  private:
@@ -209,7 +212,7 @@ class FarView {
   RealMap real_under(const NodeKey& key) const;
   /// Bumps `changes` of the nodes whose cells or border cells lie over column `pos`.
   void touch_nodes(ColumnPos pos);
-  void drop_far_real(const render::Camera& camera);
+  void drop_far_real(const render::Camera& camera, std::span<const ColumnPos> near);
   /// Integrates the oldest `count` results (waiting for them), or with count < 0 the finished run from the oldest.
   void integrate(int64_t count, FarFrameStats& st);
   void evict(FarFrameStats& st);
@@ -228,6 +231,8 @@ class FarView {
   std::map<NodeKey, Node> m_nodes;
   std::unordered_map<ColumnPos, Real, ColumnPosHash> m_real;  // real columns integrated
   size_t m_real_bytes = 0;                                    // their mips' memory_bytes
+  size_t m_pending_bytes = 0;  // column copies handed over and not integrated (cells + light)
+  std::map<uint64_t, size_t> m_pending;  // submission number -> its copy's bytes
   std::vector<lod::LodSectionPos> m_draw;
   uint64_t m_frame = 0;
   double m_proj_scale = 1;

@@ -221,6 +221,9 @@ class ColumnStreamer {
   size_t drawn_count() const { return m_drawn; }
   /// The columns in the drawn state, sorted by position (the far view's near field: FarView, Renderer's far pass).
   std::vector<ColumnPos> drawn_columns() const;
+  /// The columns integrated and lit (loaded, meshing or drawn), sorted by position (handed to the far view a ring
+  /// ahead of drawing: FarView::add_real_column).
+  std::vector<ColumnPos> loaded_columns() const;
   size_t draw_set_size() const { return m_draw_set.size(); }
   /// Jobs submitted and not yet integrated.
   size_t gen_in_flight() const { return m_gen_in_flight; }
