@@ -305,6 +305,7 @@ int run_shot(const ShotOptions& o) {
     fc.far_distance = o.far_distance;
     fc.cell_pixels = o.far_pixels;
     far = std::make_unique<stream::FarView>(*cw->generator(), reg, pool, **renderer, fc);
+    far->set_store(cw->source().far_store());  // `--world DIR`: nodes loaded from and kept in its database
     // Real columns where the far view can show them: the loaded ring around the drawn columns and the drawn ones at
     // its edge (the seam's two sides); far cells over the drawn interior are masked out of the frame, so their mips
     // would change nothing seen. No copy: the world outlives the jobs, which complete() finishes, and nothing writes
@@ -404,6 +405,9 @@ int run_shot(const ShotOptions& o) {
     j["far_ms"] = far_ms;
     j["far_build_cpu_ms"] = far_stats.build_cpu_ms;
     j["far_select_ms"] = far_stats.select_ms;
+    j["lod_records_loaded"] = far_stats.records_loaded;    // nodes read from `--world DIR`'s database
+    j["lod_records_written"] = far_stats.records_written;  // nodes built and stored there
+    j["lod_records_bad"] = far_stats.records_bad;          // stored nodes that failed to decode (rebuilt)
     j["translucent_sorted"] = {{"sections", fs.sections_sorted}, {"quads", fs.quads_sorted}};
     j["cpu_ms"] = {{"generate", ss.generate_ms}, {"light", ss.light_ms}, {"mesh", ss.mesh_ms}, {"upload", ss.upload_ms},
                    {"cull", fs.cull_ms}, {"draw", fs.sort_ms + fs.build_ms + fs.submit_ms + finish_ms}};

@@ -11,7 +11,9 @@
 
 #include "voxen/gen/generator.h"
 #include "voxen/light/light.h"
+#include "voxen/store/world_store.h"
 #include "voxen/stream/far_view.h"
+#include "voxen/stream/lod_record.h"
 
 namespace voxen::stream {
 namespace {
@@ -320,6 +322,103 @@ TEST_F(FarViewTest, RealColumnsWinOverTheCoarseTerrain) {
   EXPECT_EQ(far.real_columns(), 1u);
   EXPECT_GE(far.complete(cam, 180, {}, /*frustum=*/false).rebuilds, 1u);
   EXPECT_FALSE(quad_in(sink, 704, 720, 0, 16, 240)) << "dropped: the coarse terrain again";
+}
+
+// Storage: a view with a store writes every node it builds; a second view over the same store loads them all
+// (nothing built) and holds the same quads; a record damaged in the store is reported, rebuilt to the same quads
+// and rewritten, so a fourth view loads everything again.
+TEST_F(FarViewTest, StoredNodesLoadBackAndADamagedOneIsRebuilt) {
+  JobPool pool(2);
+  store::MemoryWorldStore db;
+  FarConfig fc;
+  fc.far_distance = 1200;
+  const render::Camera cam = camera_at(40, 120, -30, 0, -5);
+  const auto run = [&](RecordingSink& sink) {
+    FarView far(*gen, registry(), pool, sink, fc);
+    far.set_store(&db);
+    return far.complete(cam, 180, {}, /*frustum=*/false);
+  };
+  RecordingSink a;
+  const FarFrameStats first = run(a);
+  EXPECT_GT(first.records_written, 10u);
+  EXPECT_EQ(first.records_loaded, 0u);
+  const auto keys = db.list(store::RecordKind::kLod);
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(keys->size(), first.records_written);
+
+  RecordingSink b;
+  const FarFrameStats second = run(b);
+  EXPECT_EQ(second.records_loaded, first.records_written);
+  EXPECT_EQ(second.records_written, 0u) << "nothing built";
+  EXPECT_EQ(b.held, a.held);
+
+  // Damage one record with quads in it (a flipped byte in the zstd frame).
+  store::RecordKey victim;
+  for (const store::RecordKey& k : *keys) {
+    const auto v = db.get(k);
+    if (v.ok() && *v && (*v)->size() > 100) {
+      victim = k;
+      std::string bad = **v;
+      bad[bad.size() / 2] = static_cast<char>(bad[bad.size() / 2] ^ 0x20);
+      db.poke(k, bad);
+      break;
+    }
+  }
+  ASSERT_EQ(victim.kind, store::RecordKind::kLod);
+  RecordingSink c;
+  FarFrameStats third;
+  std::string warning;
+  {
+    FarView far(*gen, registry(), pool, c, fc);
+    far.set_store(&db);
+    third = far.complete(cam, 180, {}, /*frustum=*/false);
+    warning = far.record_warning();
+  }
+  EXPECT_EQ(third.records_bad, 1u);
+  EXPECT_EQ(third.records_written, 1u);
+  EXPECT_NE(warning.find(describe_lod_node(victim.pos.y, victim.pos.x, victim.pos.z)), std::string::npos) << warning;
+  EXPECT_EQ(c.held, a.held) << "rebuilt, never half-decoded";
+  RecordingSink d;
+  const FarFrameStats fourth = run(d);
+  EXPECT_EQ(fourth.records_bad, 0u);
+  EXPECT_EQ(fourth.records_loaded, first.records_written);
+}
+
+// An edit reaches the stored levels: an edited (kept) column with a pillar, handed to a view with a store, has every
+// node over it built again and stored, drawn or not; a fresh view with no real columns (a reopened world that has
+// not loaded that column) draws the pillar from the store.
+TEST_F(FarViewTest, AnEditReachesTheStoredLevels) {
+  JobPool pool(2);
+  store::MemoryWorldStore db;
+  FarConfig fc;
+  fc.far_distance = 1500;
+  World world;
+  std::vector<ColumnPos> positions;
+  for (int64_t x = 43; x <= 45; ++x)
+    for (int64_t z = -1; z <= 1; ++z) positions.push_back({x, z});
+  for (auto& c : gen::generate_columns(*gen, positions, nullptr)) world.insert(std::move(c));
+  const uint16_t stone = registry().id("stone");
+  for (int64_t y = 100; y <= 252; ++y) world.find({44, 0})->set(6, y, 6, Cell{stone, 0});
+  const light::LightTable table(registry());
+  light::light_columns(world, table, positions, nullptr);
+  const render::Camera cam = camera_at(0, 120, 0, 0, -5);
+  {
+    RecordingSink sink;
+    FarView far(*gen, registry(), pool, sink, fc);
+    far.set_store(&db);
+    far.complete(cam, 180, {}, /*frustum=*/false);
+    ASSERT_FALSE(quad_in(sink, 704, 720, 0, 16, 240));
+    far.add_real_column(std::make_shared<const Column>(*world.find({44, 0})), /*keep=*/true);
+    const FarFrameStats st = far.complete(cam, 180, {}, /*frustum=*/false);
+    EXPECT_GE(st.records_written, static_cast<uint32_t>(fc.levels)) << "a node per level at least";
+    EXPECT_EQ(far.queued(), 0u);
+  }
+  RecordingSink reopened;
+  FarView far(*gen, registry(), pool, reopened, fc);
+  far.set_store(&db);
+  const FarFrameStats st = far.complete(cam, 180, {}, /*frustum=*/false);
+  EXPECT_EQ(st.records_written, 0u) << "everything from the store";
+  EXPECT_TRUE(quad_in(reopened, 704, 720, 0, 16, 240)) << "the pillar, from the stored levels";
 }
 
 }  // namespace

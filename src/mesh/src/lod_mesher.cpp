@@ -270,6 +270,18 @@ void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tab
   }
 }
 
+uint64_t LodMeshTables::signature() const {
+  uint64_t h = 0xCBF29CE484222325ull;
+  const auto mix = [&h](uint64_t v) {
+    for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xFF)) * 0x100000001B3ull;
+  };
+  mix(m_class.size());
+  for (const uint8_t c : m_class) mix(c);
+  mix(m_texture.size());
+  for (const uint16_t t : m_texture) mix(t);
+  return h;
+}
+
 void mesh_lod_section_seams(const lod::PaddedLodSection& in, std::span<const uint8_t> source_xz,
                             const LodMeshTables& tables, LodMesh& out, lod::PaddedLodSection& scratch, bool skirts) {
   constexpr int kSide = lod::PaddedLodSection::kSide;

@@ -108,6 +108,7 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
     // Real columns are kept at least as far as the streamer keeps columns loaded (the loaded ring and its margin).
     fc.real_distance = std::max(fc.real_distance, render::render_radius_blocks(config.render_distance + 3) + 32.0);
     g->m_far = std::make_unique<stream::FarView>(generator, registry, pool, *g->m_renderer, fc);
+    g->m_far->set_store(source->far_store());  // a saved world keeps the far view's nodes beside its columns
   }
   g->m_handler.begin_frame(0, 0.0);
   // The default frame step; kFrameTime events change it.

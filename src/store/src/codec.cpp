@@ -22,7 +22,7 @@ using detail::packed_bytes;
 
 constexpr uint8_t kMagic = 0x56;                 // 'V'
 constexpr uint8_t kFlagZstd = 0x01;
-constexpr size_t kMaxPayload = size_t{4} << 20;  // 4 MiB: far above any real payload, stops decompression bombs
+constexpr size_t kMaxPayload = kMaxPayloadSize;  // 4 MiB: far above any real payload, stops decompression bombs
 constexpr size_t kMaskBytes = kSectionVolume / 8;
 
 enum JournalEncoding : uint8_t { kSparse = 0, kMask = 1 };

@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
+#include <cstdio>
 
 #include "voxen/core/clock.h"
 #include "voxen/core/error.h"
 #include "voxen/gen/generator.h"
+#include "voxen/store/codec.h"
+#include "voxen/stream/lod_record.h"
 
 namespace voxen::stream {
 
@@ -23,6 +26,10 @@ struct FarView::Result {
   bool column = false;  // a real column's job
   std::shared_ptr<const lod::ColumnMips> mips;
   bool keep = false;
+  bool store_only = false;            // only the stored record is wanted (no node, no upload)
+  bool loaded = false;                // the meshes came from the stored record
+  std::optional<std::string> record;  // the sealed record to write (a node built with a store)
+  std::string bad;                    // why the stored record could not be used (damaged, unreadable)
 };
 
 uint32_t far_request_quota(uint64_t queued) {
@@ -52,6 +59,7 @@ FarView::FarView(const gen::Generator& generator, const BlockRegistry& registry,
       m_tables(registry) {
   m_config.levels = std::clamp(m_config.levels, lod::kMinLevels, lod::kMaxLevels);
   m_coarse = std::make_unique<lod::CoarseTerrain>(generator, registry, m_mipper);
+  m_signature = lod_sources_signature(generator.name(), generator.seed(), m_config.levels, m_tables);
   m_near_sat.assign(static_cast<size_t>(kMask + 1) * (kMask + 1), 0);
 }
 
@@ -218,13 +226,20 @@ FarView::RealMap FarView::real_under(const NodeKey& key) const {
   return out;
 }
 
-void FarView::touch_nodes(ColumnPos pos) {
+std::vector<FarView::NodeKey> FarView::nodes_over(ColumnPos pos) const {
+  std::vector<NodeKey> out;
   for (int level = 0; level < m_config.levels; ++level) {
     const int64_t s = int64_t{32} << level, cell = int64_t{1} << level;
     for (int64_t z = floor_div(pos.z * 16 - cell, s); z <= floor_div(pos.z * 16 + 15 + cell, s); ++z)
       for (int64_t x = floor_div(pos.x * 16 - cell, s); x <= floor_div(pos.x * 16 + 15 + cell, s); ++x)
-        if (auto it = m_nodes.find(NodeKey{level, x, z}); it != m_nodes.end()) ++it->second.changes;
+        out.push_back(NodeKey{level, x, z});
   }
+  return out;
+}
+
+void FarView::touch_nodes(ColumnPos pos) {
+  for (const NodeKey& k : nodes_over(pos))
+    if (auto it = m_nodes.find(k); it != m_nodes.end()) ++it->second.changes;
 }
 
 void FarView::drop_far_real(const render::Camera& camera, std::span<const ColumnPos> near) {
@@ -272,11 +287,14 @@ void FarView::add_real_column(std::shared_ptr<const Column> column, bool keep) {
   });
 }
 
-void FarView::submit(const NodeKey& key) {
-  Node& node = m_nodes[key];
-  node.in_flight = true;
-  node.last_used = m_frame;
-  const uint32_t changes = node.changes;
+void FarView::submit(const NodeKey& key, bool store_only) {
+  uint32_t changes = 0;
+  if (!store_only) {
+    Node& node = m_nodes[key];
+    node.in_flight = true;
+    node.last_used = m_frame;
+    changes = node.changes;
+  }
   RealMap real = real_under(key);
   const uint64_t seq = m_next_seq++;
   ++m_in_flight;
@@ -288,12 +306,28 @@ void FarView::submit(const NodeKey& key) {
   // and among themselves in submission order, which already puts coarse levels and near nodes first (select's
   // priority sorts the requests): so they finish in about the order integration takes them, and one early request
   // can never wait behind later ones while the live view stalls.
-  m_pool.submit(kFarJobPriority + static_cast<double>(seq), [this, key, seq, changes, real = std::move(real)] {
+  m_pool.submit(kFarJobPriority + static_cast<double>(seq), [this, key, seq, changes, store_only, real = std::move(real)] {
     auto r = std::make_unique<Result>();
     r->key = key;
     r->seq = seq;
     r->changes = changes;
+    r->store_only = store_only;
     const double t0 = thread_cpu_ms();
+    // The stored record, when nothing real lies under the node (real cells always win, so such a node is built).
+    if (m_store != nullptr && real.empty() && !store_only && !m_cancel.load(std::memory_order_relaxed)) {
+      auto value = m_store->get(lod_record_key(key.level, key.x, key.z));
+      if (!value.ok()) {
+        r->bad = describe_lod_node(key.level, key.x, key.z) + ": " + value.error().to_string();
+      } else if (*value) {
+        auto rec = decode_lod_record(**value, key.level, key.x, key.z);
+        if (!rec.ok()) {
+          r->bad = rec.error().to_string();
+        } else if (rec->signature == m_signature) {  // another signature: built from other sources, rebuilt
+          for (auto& [y, quads] : rec->sections) r->meshes.emplace_back(lod::LodSectionPos{key.level, key.x, y, key.z}, std::move(quads));
+          r->loaded = true;
+        }
+      }
+    }
     mesh::LodMesh m;
     lod::PaddedLodSection overlaid, scratch;
     std::vector<uint8_t> real_xz;
@@ -305,7 +339,7 @@ void FarView::submit(const NodeKey& key) {
     // real and coarse columns meet, the seam gets its faces (mesh_lod_section_seams: the hand-over to the near field,
     // whose columns are real, shows the far ground's side wherever the near ground is lower).
     constexpr size_t kColumns = static_cast<size_t>(lod::PaddedLodSection::kSide) * lod::PaddedLodSection::kSide - 4;
-    if (!m_cancel.load(std::memory_order_relaxed))
+    if (!r->loaded && !m_cancel.load(std::memory_order_relaxed))
       m_coarse->build_stack(key.level, key.x, key.z, [&](const lod::PaddedLodSection& padded) {
         const lod::PaddedLodSection* src = &padded;
         size_t real_columns = 0;
@@ -326,6 +360,11 @@ void FarView::submit(const NodeKey& key) {
         if (!m.quads.empty()) r->meshes.emplace_back(src->pos, std::move(m.quads));
         m.quads = {};
       }, real.empty());
+    if (m_store != nullptr && !r->loaded && !m_cancel.load(std::memory_order_relaxed)) {
+      LodNodeRecord rec{m_signature, key.level, key.x, key.z, {}};
+      for (const auto& [pos, quads] : r->meshes) rec.sections.emplace_back(pos.y, quads);
+      if (encode_lod_payload(rec).size() <= store::kMaxPayloadSize) r->record = encode_lod_record(rec);
+    }
     r->cpu_ms = thread_cpu_ms() - t0;
     std::lock_guard lock(m_mutex);
     m_done.emplace(seq, std::move(r));
@@ -361,10 +400,22 @@ void FarView::integrate(int64_t count, FarFrameStats& st) {
     }
   }
   const double t0 = wall_ms();
+  std::vector<store::WriteOp> writes;
   for (auto& r : take) {
     --m_in_flight;
     st.build_cpu_ms += r->cpu_ms;
     ++st.integrated;
+    if (!r->bad.empty()) {
+      ++st.records_bad;
+      m_record_warning = r->bad;
+      std::fprintf(stderr, "voxen: warning: far view: %s; rebuilt, its record rewritten\n", r->bad.c_str());
+    }
+    if (r->loaded) ++st.records_loaded;
+    if (r->record && m_store != nullptr) {
+      writes.push_back(store::WriteOp{lod_record_key(r->key.level, r->key.x, r->key.z), std::move(r->record)});
+      ++st.records_written;
+    }
+    if (r->store_only) continue;
     if (r->column) {  // a real column: from now on it wins under the nodes it touches
       if (auto p = m_pending.find(r->seq); p != m_pending.end()) {
         m_pending_bytes -= p->second;
@@ -379,6 +430,7 @@ void FarView::integrate(int64_t count, FarFrameStats& st) {
       real.mips = std::move(r->mips);
       m_real_bytes += real.mips->memory_bytes();
       touch_nodes(pos);
+      if (r->keep && m_store != nullptr) m_store_pending.insert(pos);
       continue;
     }
     Node& node = m_nodes[r->key];
@@ -393,6 +445,36 @@ void FarView::integrate(int64_t count, FarFrameStats& st) {
     }
   }
   st.upload_ms += wall_ms() - t0;
+  if (!writes.empty() && m_store != nullptr) {
+    // Not synced: a record lost in a crash is only built again.
+    const Status s = m_store->write(writes, false);
+    if (!s.ok()) {
+      m_record_warning = "writing " + std::to_string(writes.size()) + " far view records: " + s.error().to_string();
+      std::fprintf(stderr, "voxen: warning: %s\n", m_record_warning.c_str());
+    }
+  }
+}
+
+void FarView::store_edited(std::span<const ColumnPos> near) {
+  // An edit reaches the stored levels once its column has left the near field (while near, the player may edit it
+  // again at once, and the far view over it is masked): every node over it is built again (drawn ones rebuilt, the
+  // others for their record only), once per node, in a fixed order.
+  std::vector<NodeKey> again;
+  for (auto it = m_store_pending.begin(); it != m_store_pending.end();) {
+    if (std::binary_search(near.begin(), near.end(), *it)) {
+      ++it;
+      continue;
+    }
+    for (const NodeKey& k : nodes_over(*it)) again.push_back(k);
+    it = m_store_pending.erase(it);
+  }
+  std::sort(again.begin(), again.end());
+  again.erase(std::unique(again.begin(), again.end()), again.end());
+  for (const NodeKey& k : again) {
+    const auto it = m_nodes.find(k);
+    if (it == m_nodes.end()) submit(k, /*store_only=*/true);
+    else if (!it->second.in_flight) submit(k);
+  }
 }
 
 void FarView::evict(FarFrameStats& st) {
@@ -428,6 +510,7 @@ FarFrameStats FarView::update(const render::Camera& camera, int viewport_height,
     integrate(m_config.deterministic ? static_cast<int64_t>(m_in_flight) : -1, st);
   }
   drop_far_real(camera, near);
+  store_edited(near);
   std::vector<Want> wants;
   run_selection(camera, viewport_height, near, false, true, wants, st);
   st.quota = m_config.throttle ? far_request_quota(m_in_flight) : static_cast<uint32_t>(wants.size());
@@ -453,11 +536,16 @@ FarFrameStats FarView::complete(const render::Camera& camera, int viewport_heigh
     return st;
   }
   integrate(static_cast<int64_t>(m_in_flight), st);  // leaves an earlier update() asked for
-  for (int round = 0; round < 4; ++round) {
+  for (int round = 0; round < 8; ++round) {
     std::vector<Want> wants;
     FarFrameStats sel;
     run_selection(camera, viewport_height, near, true, frustum, wants, sel);
     st.select_ms += sel.select_ms;
+    store_edited(near);
+    if (wants.empty() && m_in_flight > 0) {  // an edited column's nodes (store_edited): finish them
+      integrate(static_cast<int64_t>(m_in_flight), st);
+      continue;
+    }
     if (wants.empty()) {
       st.nodes_drawn = sel.nodes_drawn;
       st.sections_drawn = sel.sections_drawn;

@@ -91,6 +91,9 @@ class LodMeshTables {
   uint16_t texture(uint16_t id, uint8_t state, int face) const {
     return m_texture[static_cast<size_t>(id) * 24 + static_cast<size_t>(((state >> 3) & 3) * 6 + face)];
   }
+  /// A 64-bit hash (FNV-1a) of every class and texture: equal tables mesh equal cells to equal quads (a stored
+  /// node's record names the tables it was meshed with, stream/lod_record.h).
+  uint64_t signature() const;
 
  private:
   friend void mesh_lod_section(const lod::PaddedLodSection&, const LodMeshTables&, LodMesh&);

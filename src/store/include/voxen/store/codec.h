@@ -38,6 +38,7 @@ enum class PayloadKind : uint8_t {
   kColumnCells = 4,   // 24 whole sections back to back (ColumnStore)
   kColumnLight = 5,   // 24 light sections back to back (ColumnStore)
   kMeta = 6,          // the database's copy of the world's metadata (world_meta.h, encode_meta_record)
+  kLodNode = 7,       // a far view node's quads (stream/lod_record.h)
 };
 
 /// One journal entry: a section-local cell index (0..4095) and the cell stored there.
@@ -75,6 +76,9 @@ std::string seal(PayloadKind kind, std::string_view payload, const SealOptions& 
 /// header gives. Errors name what is wrong: "not a voxen value", "format version 9 is newer than this build
 /// reads (1)", "payload kind 4, expected 1", "bad zstd frame: ...", "length ...".
 Result<std::string> unseal(std::string_view value, PayloadKind expected);
+
+/// The largest payload unseal() accepts (a guard against decompression bombs); seal() callers keep below it.
+inline constexpr size_t kMaxPayloadSize = size_t{4} << 20;
 
 /// Size of the envelope header in bytes.
 inline constexpr size_t kEnvelopeHeaderSize = 8;

@@ -112,6 +112,9 @@ class WorldSession {
 
   /// The world's metadata (seed, generator, saved id table as grown so far).
   const WorldMeta& meta() const { return m_meta; }
+  /// The store the session reads and writes (other record kinds may live beside its columns: the far view's nodes,
+  /// stream/lod_record.h); thread-safe like every WorldStore. Valid until close().
+  WorldStore& store() { return *m_store; }
   /// True for generated worlds (journals over generation), false for imported ones (whole sections).
   bool generated() const { return m_meta.kind == WorldKind::kGenerated; }
   /// The running block registry (cells handed to load() and record() use its ids).

@@ -36,7 +36,16 @@
 // kept (edited), are dropped, and the nodes over them become stale too (rebuilt coarse when selected, so two
 // neighbours never disagree about a column).
 //
-// Threads: the main thread calls everything (it owns the Renderer); jobs run on the pool and return their meshes.
+// Storage (set_store, lod_record.h): with the world's database, a node's job first reads the node's record and,
+// when it is sound and built from the same sources (signature), uploads its quads instead of building; a node built
+// is written back (one batch per frame, not synced: a lost record is only rebuilt). A record that fails to decode
+// (checksum, truncation, a field out of range) is reported on stderr and in FarFrameStats::records_bad, and the
+// node is built and its record rewritten: never drawn half-decoded. Nodes over real columns are always built (the
+// real cells win) and stored, so the stored levels follow what was loaded. An edited (kept) column's nodes, at
+// every level, are rebuilt and stored once the column has left the near field, even those not in view, so a
+// reopened world's far view shows the edit without loading its column.
+// Threads: the main thread calls everything (it owns the Renderer); jobs run on the pool and return their meshes
+// (and read the store, which is thread-safe).
 #pragma once
 
 #include <array>
@@ -47,6 +56,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <span>
@@ -60,6 +70,7 @@
 #include "voxen/mesh/lod_mesher.h"
 #include "voxen/render/camera.h"
 #include "voxen/render/renderer.h"
+#include "voxen/store/world_store.h"
 #include "voxen/world/block_registry.h"
 #include "voxen/world/column.h"
 
@@ -92,6 +103,9 @@ struct FarFrameStats {
   uint32_t evicted = 0;             // nodes that left the renderer this frame
   uint32_t rebuilds = 0;            // of the requests, built nodes asked for again because real columns changed
   uint32_t real_columns = 0;        // real columns held after this frame (add_real_column, integrated)
+  uint32_t records_loaded = 0;      // nodes integrated from their stored records instead of built
+  uint32_t records_written = 0;     // node records written (built nodes, with a store)
+  uint32_t records_bad = 0;         // stored records that failed to decode (reported, rebuilt, rewritten)
   double select_ms = 0;             // main: selection and the draw list
   double upload_ms = 0;             // main: Renderer::set_lod_section of integrated nodes
   double wait_ms = 0;               // main: waiting for jobs (deterministic and batch modes)
@@ -159,6 +173,11 @@ class FarView {
   void add_real_column(std::shared_ptr<const Column> column, bool keep);
   /// Real columns held (integrated).
   size_t real_columns() const { return m_real.size(); }
+  /// Keeps built nodes in `store` (the world's database; null: none) and loads them from it (see the file comment).
+  /// Call before the first update() or complete(); the store must outlive the view.
+  void set_store(store::WorldStore* store) { m_store = store; }
+  /// The last damaged record's error, or empty.
+  const std::string& record_warning() const { return m_record_warning; }
 
   /// The LOD sections to draw this frame (render::FrameParams::far.draw), after update() or complete().
   std::span<const lod::LodSectionPos> draw() const { return m_draw; }
@@ -207,12 +226,18 @@ class FarView {
               std::vector<NodeKey>& out, std::vector<Want>& wants, FarFrameStats& st);
   void run_selection(const render::Camera& camera, int viewport_height, std::span<const ColumnPos> near, bool batch,
                      bool use_frustum, std::vector<Want>& wants, FarFrameStats& st);
-  void submit(const NodeKey& key);
+  /// Requests a node's build (or, with a store, its record). `store_only`: the result only updates the stored
+  /// record (an edited column's nodes that are not drawn).
+  void submit(const NodeKey& key, bool store_only = false);
   /// The real columns under a node and its one-cell border (the build's snapshot).
   RealMap real_under(const NodeKey& key) const;
-  /// Bumps `changes` of the nodes whose cells or border cells lie over column `pos`.
+  /// The nodes (every level) whose cells or border cells lie over column `pos`.
+  std::vector<NodeKey> nodes_over(ColumnPos pos) const;
+  /// Bumps `changes` of nodes_over(pos) that exist.
   void touch_nodes(ColumnPos pos);
   void drop_far_real(const render::Camera& camera, std::span<const ColumnPos> near);
+  /// Builds again, for the store, every node over the edited columns that have left `near` (m_store_pending).
+  void store_edited(std::span<const ColumnPos> near);
   /// Integrates the oldest `count` results (waiting for them), or with count < 0 the finished run from the oldest.
   void integrate(int64_t count, FarFrameStats& st);
   void evict(FarFrameStats& st);
@@ -230,6 +255,10 @@ class FarView {
 
   std::map<NodeKey, Node> m_nodes;
   std::unordered_map<ColumnPos, Real, ColumnPosHash> m_real;  // real columns integrated
+  store::WorldStore* m_store = nullptr;                        // where nodes are kept, or null
+  std::set<ColumnPos> m_store_pending;                         // edited columns whose nodes are to be stored again
+  uint64_t m_signature = 0;                                    // lod_sources_signature of this view
+  std::string m_record_warning;
   size_t m_real_bytes = 0;                                    // their mips' memory_bytes
   size_t m_pending_bytes = 0;  // column copies handed over and not integrated (cells + light)
   std::map<uint64_t, size_t> m_pending;  // submission number -> its copy's bytes

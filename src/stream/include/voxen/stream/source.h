@@ -26,6 +26,7 @@
 #include "voxen/core/error.h"
 #include "voxen/core/job_pool.h"
 #include "voxen/gen/generator.h"
+#include "voxen/store/world_store.h"
 #include "voxen/world/cell.h"
 #include "voxen/world/column.h"
 #include "voxen/world/edit.h"
@@ -66,6 +67,9 @@ class ColumnSource {
   }
   /// The terrain the cells start from (the world's own for a saved world); null for an imported world.
   virtual const gen::Generator* generator() const = 0;
+  /// The database the columns are kept in, where the far view keeps its nodes beside them (FarView::set_store);
+  /// null (the default) for a world that is never saved.
+  virtual store::WorldStore* far_store() { return nullptr; }
 
  protected:
   /// The cells of `positions` before the pending edits (load()'s contract, without the edits).
