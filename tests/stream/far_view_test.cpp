@@ -82,6 +82,21 @@ bool quad_in(const RecordingSink& sink, int64_t x0, int64_t x1, int64_t z0, int6
   return false;
 }
 
+/// Columns (43..45, -1..1) generated and lit, with a stone pillar y 100..252 at block (710, y, 6) in column (44, 0):
+/// far above the ground there, where the coarse terrain has nothing.
+World pillar_world(const gen::Generator& g) {
+  World world;
+  std::vector<ColumnPos> positions;
+  for (int64_t x = 43; x <= 45; ++x)
+    for (int64_t z = -1; z <= 1; ++z) positions.push_back({x, z});
+  for (auto& c : gen::generate_columns(g, positions, nullptr)) world.insert(std::move(c));
+  const uint16_t stone = registry().id("stone");
+  for (int64_t y = 100; y <= 252; ++y) world.find({44, 0})->set(6, y, 6, Cell{stone, 0});
+  const light::LightTable table(registry());
+  light::light_columns(world, table, positions, nullptr);
+  return world;
+}
+
 class FarViewTest : public ::testing::Test {
  protected:
   std::unique_ptr<gen::Generator> gen = gen::make_generator("default", 1, registry()).value();
@@ -291,15 +306,7 @@ TEST_F(FarViewTest, RealColumnsWinOverTheCoarseTerrain) {
   fc.far_distance = 1500;
   fc.real_distance = 1024;
   FarView far(*gen, registry(), pool, sink, fc);
-  World world;
-  std::vector<ColumnPos> positions;
-  for (int64_t x = 43; x <= 45; ++x)
-    for (int64_t z = -1; z <= 1; ++z) positions.push_back({x, z});
-  for (auto& c : gen::generate_columns(*gen, positions, nullptr)) world.insert(std::move(c));
-  const uint16_t stone = registry().id("stone");
-  for (int64_t y = 100; y <= 252; ++y) world.find({44, 0})->set(6, y, 6, Cell{stone, 0});  // block (710, y, 6)
-  const light::LightTable table(registry());
-  light::light_columns(world, table, positions, nullptr);
+  World world = pillar_world(*gen);
 
   const render::Camera cam = camera_at(0, 120, 0, 0, -5);
   far.complete(cam, 180, {}, /*frustum=*/false);
@@ -392,15 +399,7 @@ TEST_F(FarViewTest, AnEditReachesTheStoredLevels) {
   store::MemoryWorldStore db;
   FarConfig fc;
   fc.far_distance = 1500;
-  World world;
-  std::vector<ColumnPos> positions;
-  for (int64_t x = 43; x <= 45; ++x)
-    for (int64_t z = -1; z <= 1; ++z) positions.push_back({x, z});
-  for (auto& c : gen::generate_columns(*gen, positions, nullptr)) world.insert(std::move(c));
-  const uint16_t stone = registry().id("stone");
-  for (int64_t y = 100; y <= 252; ++y) world.find({44, 0})->set(6, y, 6, Cell{stone, 0});
-  const light::LightTable table(registry());
-  light::light_columns(world, table, positions, nullptr);
+  World world = pillar_world(*gen);
   const render::Camera cam = camera_at(0, 120, 0, 0, -5);
   {
     RecordingSink sink;
