@@ -308,14 +308,18 @@ int run_shot(const ShotOptions& o) {
     far->set_store(cw->source().far_store());  // `--world DIR`: nodes loaded from and kept in its database
     // Real columns where the far view can show them: the loaded ring around the drawn columns and the drawn ones at
     // its edge (the seam's two sides); far cells over the drawn interior are masked out of the frame, so their mips
-    // would change nothing seen. No copy: the world outlives the jobs, which complete() finishes, and nothing writes
-    // it meanwhile.
+    // would change nothing seen. With a saved world every loaded column: the nodes built are stored, and a stored
+    // node must hold the interior's own cells (its edits) for the views that load it from afar. No copy: the world
+    // outlives the jobs, which complete() finishes, and nothing writes it meanwhile.
+    const bool stored = cw->source().far_store() != nullptr;
     const auto is_drawn = [&](ColumnPos c) { return std::binary_search(near_columns.begin(), near_columns.end(), c); };
     for (const ColumnPos& p : world.positions()) {
-      bool edge = !is_drawn(p);
+      bool edge = stored || !is_drawn(p);
       for (int dz = -1; dz <= 1 && !edge; ++dz)
         for (int dx = -1; dx <= 1 && !edge; ++dx) edge = !is_drawn(ColumnPos{p.x + dx, p.z + dz});
-      if (edge) far->add_real_column(std::shared_ptr<const Column>(std::shared_ptr<const Column>{}, world.find(p)), false);
+      if (edge)
+        far->add_real_column(std::shared_ptr<const Column>(std::shared_ptr<const Column>{}, world.find(p)),
+                             cw->source().edited(p));
     }
     far_stats = far->complete(cam, height, near_columns);
     far_ms = far_sw.ms();

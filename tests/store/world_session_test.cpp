@@ -155,6 +155,29 @@ TYPED_TEST(Session, EditsSurviveUnloadReloadAndRestart) {
   EXPECT_EQ(s->get(p), block(this->reg, "bricks"));
 }
 
+// A loaded column holding saved or new edits says so (WorldSession::edited: the far view keeps such columns); one
+// exactly as generated, or not loaded, does not; an edit undone (the generated cell back) clears it.
+TYPED_TEST(Session, EditedColumnsSaySo) {
+  auto s = this->backend.open("flat", 7);
+  const ColumnPos c{2, -3}, plain{3, -3};
+  this->load(*s, {c, plain});
+  const BlockPos p{c.min_x() + 5, 3, c.min_z() + 9};
+  EXPECT_FALSE(s->session().edited(c));
+  const Cell was = s->get(p);
+  ASSERT_TRUE(s->edit(p, block(this->reg, "bricks")).has_value());
+  EXPECT_TRUE(s->session().edited(c));
+  EXPECT_FALSE(s->session().edited(plain));
+  ASSERT_TRUE(s->unload(c).ok());
+  EXPECT_FALSE(s->session().edited(c)) << "not loaded";
+  this->backend.close(s);
+  s = this->backend.open("flat", 7);
+  this->load(*s, {c, plain});
+  EXPECT_TRUE(s->session().edited(c)) << "saved edits, reopened";
+  EXPECT_FALSE(s->session().edited(plain));
+  ASSERT_TRUE(s->edit(p, was).has_value());
+  EXPECT_FALSE(s->session().edited(c)) << "undone";
+}
+
 // godot_voxel / Luanti: an edit that changes only the block state (same id) was never marked modified.
 TYPED_TEST(Session, StateOnlyEditIsSaved) {
   auto s = this->backend.open("flat", 7);

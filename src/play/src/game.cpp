@@ -109,6 +109,7 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
     fc.real_distance = std::max(fc.real_distance, render::render_radius_blocks(config.render_distance + 3) + 32.0);
     g->m_far = std::make_unique<stream::FarView>(generator, registry, pool, *g->m_renderer, fc);
     g->m_far->set_store(source->far_store());  // a saved world keeps the far view's nodes beside its columns
+    g->m_source = source;
   }
   g->m_handler.begin_frame(0, 0.0);
   // The default frame step; kFrameTime events change it.
@@ -205,9 +206,11 @@ void Game::hand_over_real_columns() {
   std::set_difference(loaded.begin(), loaded.end(), m_far_loaded.begin(), m_far_loaded.end(), std::back_inserter(fresh));
   std::set_difference(m_near.begin(), m_near.end(), m_far_drawn.begin(), m_far_drawn.end(), std::back_inserter(drawn_now));
   std::set_union(fresh.begin(), fresh.end(), drawn_now.begin(), drawn_now.end(), std::back_inserter(handover));
+  // A column with saved edits is kept like one edited now: its cells must stay in the far view (and its stored levels).
   for (const ColumnPos& p : handover)
     if (m_far_edited.count(p) == 0)
-      if (const Column* col = m_world.find(p)) m_far->add_real_column(std::make_shared<const Column>(*col), false);
+      if (const Column* col = m_world.find(p))
+        m_far->add_real_column(std::make_shared<const Column>(*col), m_source != nullptr && m_source->edited(p));
   for (const auto& [p, keep] : m_far_edited)
     if (const Column* col = m_world.find(p)) m_far->add_real_column(std::make_shared<const Column>(*col), keep);
   m_far_edited.clear();

@@ -388,6 +388,13 @@ bool WorldSession::loaded(ColumnPos pos) const {
   return it != m_columns.end() && it->second->phase == ColumnState::Phase::kLoaded;
 }
 
+bool WorldSession::edited(ColumnPos pos) const {
+  std::lock_guard lock(m_mu);
+  auto it = m_columns.find(pos);
+  return generated() && it != m_columns.end() && it->second->phase == ColumnState::Phase::kLoaded &&
+         it->second->journal.size() > 0;
+}
+
 Result<LoadReport> WorldSession::load(std::vector<std::unique_ptr<Column>>& columns) {
   LoadReport report;
   std::map<ColumnPos, size_t> slot;  // position -> index in `columns`

@@ -38,6 +38,7 @@ std::optional<RecordKey> decode_key(std::string_view key) {
     return std::nullopt;
   const int s = static_cast<uint8_t>(key[17]);
   if (s >= kSectionsPerColumn) return std::nullopt;
+  if (kind == static_cast<char>(RecordKind::kLod) && s > 8) return std::nullopt;  // a LOD level, 0..8
   RecordKey k;
   k.kind = static_cast<RecordKind>(kind);
   k.pos = SectionPos{get_be64_flipped(key.substr(1, 8)), s, get_be64_flipped(key.substr(9, 8))};

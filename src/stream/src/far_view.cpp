@@ -26,7 +26,6 @@ struct FarView::Result {
   bool column = false;  // a real column's job
   std::shared_ptr<const lod::ColumnMips> mips;
   bool keep = false;
-  bool store_only = false;            // only the stored record is wanted (no node, no upload)
   bool loaded = false;                // the meshes came from the stored record
   std::optional<std::string> record;  // the sealed record to write (a node built with a store)
   std::string bad;                    // why the stored record could not be used (damaged, unreadable)
@@ -287,14 +286,57 @@ void FarView::add_real_column(std::shared_ptr<const Column> column, bool keep) {
   });
 }
 
-void FarView::submit(const NodeKey& key, bool store_only) {
-  uint32_t changes = 0;
-  if (!store_only) {
-    Node& node = m_nodes[key];
-    node.in_flight = true;
-    node.last_used = m_frame;
-    changes = node.changes;
-  }
+void FarView::build_node(const NodeKey& key, const RealMap& real,
+                         std::vector<std::pair<lod::LodSectionPos, std::vector<mesh::LodQuad>>>& meshes) const {
+  mesh::LodMesh m;
+  lod::PaddedLodSection overlaid, scratch;
+  std::vector<uint8_t> real_xz;
+  const auto find = [&real](ColumnPos p) -> const lod::ColumnMips* {
+    const auto it = real.find(p);
+    return it == real.end() ? nullptr : it->second.get();
+  };
+  // Over real columns every section is built (a skipped one may hold what they add) and their cells win; where
+  // real and coarse columns meet, the seam gets its faces (mesh_lod_section_seams: the hand-over to the near field,
+  // whose columns are real, shows the far ground's side wherever the near ground is lower).
+  constexpr size_t kColumns = static_cast<size_t>(lod::PaddedLodSection::kSide) * lod::PaddedLodSection::kSide - 4;
+  m_coarse->build_stack(key.level, key.x, key.z, [&](const lod::PaddedLodSection& padded) {
+    const lod::PaddedLodSection* src = &padded;
+    size_t real_columns = 0;
+    if (!real.empty()) {
+      overlaid.pos = padded.pos;
+      overlaid.cells = padded.cells;
+      lod::overlay_columns(overlaid, find, m_mipper, &real_xz);
+      real_columns = static_cast<size_t>(std::count(real_xz.begin(), real_xz.end(), uint8_t{1}));
+      src = &overlaid;
+    }
+    // Skirts close the steps to neighbours drawn at other levels (with seams, each source's own).
+    if (real_columns > 0 && real_columns < kColumns) {
+      mesh::mesh_lod_section_seams(*src, real_xz, m_tables, m, scratch, /*skirts=*/true);
+    } else {
+      mesh::mesh_lod_section(*src, m_tables, m);
+      mesh::append_lod_skirts(*src, m_tables, m);
+    }
+    if (!m.quads.empty()) meshes.emplace_back(src->pos, std::move(m.quads));
+    m.quads = {};
+  }, real.empty());
+}
+
+std::optional<std::string> FarView::sealed_record(
+    const NodeKey& key, const std::vector<std::pair<lod::LodSectionPos, std::vector<mesh::LodQuad>>>& meshes) const {
+  LodNodeRecord rec{m_signature, key.level, key.x, key.z, {}};
+  for (const auto& [pos, quads] : meshes) rec.sections.emplace_back(pos.y, quads);
+  if (encode_lod_payload(rec).size() > store::kMaxPayloadSize) return std::nullopt;  // too big to read back: not kept
+  return encode_lod_record(rec);
+}
+
+void FarView::submit(const NodeKey& key) {
+  Node& node = m_nodes[key];
+  node.in_flight = true;
+  node.last_used = m_frame;
+  const uint32_t changes = node.changes;
+  // A node's first build in this view may come from its stored record; a rebuild (real columns changed under it)
+  // never does: the record may hold what changed.
+  const bool use_record = m_store != nullptr && !node.built;
   RealMap real = real_under(key);
   const uint64_t seq = m_next_seq++;
   ++m_in_flight;
@@ -306,15 +348,14 @@ void FarView::submit(const NodeKey& key, bool store_only) {
   // and among themselves in submission order, which already puts coarse levels and near nodes first (select's
   // priority sorts the requests): so they finish in about the order integration takes them, and one early request
   // can never wait behind later ones while the live view stalls.
-  m_pool.submit(kFarJobPriority + static_cast<double>(seq), [this, key, seq, changes, store_only, real = std::move(real)] {
+  m_pool.submit(kFarJobPriority + static_cast<double>(seq), [this, key, seq, changes, use_record, real = std::move(real)] {
     auto r = std::make_unique<Result>();
     r->key = key;
     r->seq = seq;
     r->changes = changes;
-    r->store_only = store_only;
     const double t0 = thread_cpu_ms();
     // The stored record, when nothing real lies under the node (real cells always win, so such a node is built).
-    if (m_store != nullptr && real.empty() && !store_only && !m_cancel.load(std::memory_order_relaxed)) {
+    if (use_record && real.empty() && !m_cancel.load(std::memory_order_relaxed)) {
       auto value = m_store->get(lod_record_key(key.level, key.x, key.z));
       if (!value.ok()) {
         r->bad = describe_lod_node(key.level, key.x, key.z) + ": " + value.error().to_string();
@@ -328,47 +369,42 @@ void FarView::submit(const NodeKey& key, bool store_only) {
         }
       }
     }
-    mesh::LodMesh m;
-    lod::PaddedLodSection overlaid, scratch;
-    std::vector<uint8_t> real_xz;
-    const auto find = [&real](ColumnPos p) -> const lod::ColumnMips* {
-      const auto it = real.find(p);
-      return it == real.end() ? nullptr : it->second.get();
-    };
-    // Over real columns every section is built (a skipped one may hold what they add) and their cells win; where
-    // real and coarse columns meet, the seam gets its faces (mesh_lod_section_seams: the hand-over to the near field,
-    // whose columns are real, shows the far ground's side wherever the near ground is lower).
-    constexpr size_t kColumns = static_cast<size_t>(lod::PaddedLodSection::kSide) * lod::PaddedLodSection::kSide - 4;
-    if (!r->loaded && !m_cancel.load(std::memory_order_relaxed))
-      m_coarse->build_stack(key.level, key.x, key.z, [&](const lod::PaddedLodSection& padded) {
-        const lod::PaddedLodSection* src = &padded;
-        size_t real_columns = 0;
-        if (!real.empty()) {
-          overlaid.pos = padded.pos;
-          overlaid.cells = padded.cells;
-          lod::overlay_columns(overlaid, find, m_mipper, &real_xz);
-          real_columns = static_cast<size_t>(std::count(real_xz.begin(), real_xz.end(), uint8_t{1}));
-          src = &overlaid;
-        }
-        // Skirts close the steps to neighbours drawn at other levels (with seams, each source's own).
-        if (real_columns > 0 && real_columns < kColumns) {
-          mesh::mesh_lod_section_seams(*src, real_xz, m_tables, m, scratch, /*skirts=*/true);
-        } else {
-          mesh::mesh_lod_section(*src, m_tables, m);
-          mesh::append_lod_skirts(*src, m_tables, m);
-        }
-        if (!m.quads.empty()) r->meshes.emplace_back(src->pos, std::move(m.quads));
-        m.quads = {};
-      }, real.empty());
-    if (m_store != nullptr && !r->loaded && !m_cancel.load(std::memory_order_relaxed)) {
-      LodNodeRecord rec{m_signature, key.level, key.x, key.z, {}};
-      for (const auto& [pos, quads] : r->meshes) rec.sections.emplace_back(pos.y, quads);
-      if (encode_lod_payload(rec).size() <= store::kMaxPayloadSize) r->record = encode_lod_record(rec);
+    if (!r->loaded && !m_cancel.load(std::memory_order_relaxed)) {
+      build_node(key, real, r->meshes);
+      if (m_store != nullptr) r->record = sealed_record(key, r->meshes);
     }
     r->cpu_ms = thread_cpu_ms() - t0;
     std::lock_guard lock(m_mutex);
     m_done.emplace(seq, std::move(r));
     --m_running;
+    m_cv.notify_all();
+  });
+}
+
+void FarView::store_node(const NodeKey& key) {
+  RealMap real = real_under(key);
+  {
+    std::lock_guard lock(m_mutex);
+    ++m_running;
+    ++m_store_running;
+  }
+  // Not in the integration order (nothing is drawn from it, so replays and recordings never see it): built and
+  // written from the worker, after the far jobs queued so far.
+  m_pool.submit(kFarJobPriority + static_cast<double>(m_next_seq) + 0.5, [this, key, real = std::move(real)] {
+    if (!m_cancel.load(std::memory_order_relaxed)) {
+      std::vector<std::pair<lod::LodSectionPos, std::vector<mesh::LodQuad>>> meshes;
+      build_node(key, real, meshes);
+      if (auto value = sealed_record(key, meshes)) {
+        const store::WriteOp op{lod_record_key(key.level, key.x, key.z), std::move(value)};
+        const Status s = m_store->write(std::span<const store::WriteOp>(&op, 1), false);
+        if (!s.ok())
+          std::fprintf(stderr, "voxen: warning: far view: storing %s: %s\n", describe_lod_node(key.level, key.x, key.z).c_str(),
+                       s.error().to_string().c_str());
+      }
+    }
+    std::lock_guard lock(m_mutex);
+    --m_running;
+    --m_store_running;
     m_cv.notify_all();
   });
 }
@@ -411,11 +447,6 @@ void FarView::integrate(int64_t count, FarFrameStats& st) {
       std::fprintf(stderr, "voxen: warning: far view: %s; rebuilt, its record rewritten\n", r->bad.c_str());
     }
     if (r->loaded) ++st.records_loaded;
-    if (r->record && m_store != nullptr) {
-      writes.push_back(store::WriteOp{lod_record_key(r->key.level, r->key.x, r->key.z), std::move(r->record)});
-      ++st.records_written;
-    }
-    if (r->store_only) continue;
     if (r->column) {  // a real column: from now on it wins under the nodes it touches
       if (auto p = m_pending.find(r->seq); p != m_pending.end()) {
         m_pending_bytes -= p->second;
@@ -434,6 +465,9 @@ void FarView::integrate(int64_t count, FarFrameStats& st) {
       continue;
     }
     Node& node = m_nodes[r->key];
+    // A build from before real columns changed under it is drawn for now (stale) but not stored: the next build is.
+    if (r->record && m_store != nullptr && r->changes == node.changes)
+      writes.push_back(store::WriteOp{lod_record_key(r->key.level, r->key.x, r->key.z), std::move(r->record)});
     node.in_flight = false;
     node.built = true;
     node.built_changes = r->changes;
@@ -448,6 +482,7 @@ void FarView::integrate(int64_t count, FarFrameStats& st) {
   if (!writes.empty() && m_store != nullptr) {
     // Not synced: a record lost in a crash is only built again.
     const Status s = m_store->write(writes, false);
+    if (s.ok()) st.records_written += static_cast<uint32_t>(writes.size());
     if (!s.ok()) {
       m_record_warning = "writing " + std::to_string(writes.size()) + " far view records: " + s.error().to_string();
       std::fprintf(stderr, "voxen: warning: %s\n", m_record_warning.c_str());
@@ -457,8 +492,9 @@ void FarView::integrate(int64_t count, FarFrameStats& st) {
 
 void FarView::store_edited(std::span<const ColumnPos> near) {
   // An edit reaches the stored levels once its column has left the near field (while near, the player may edit it
-  // again at once, and the far view over it is masked): every node over it is built again (drawn ones rebuilt, the
-  // others for their record only), once per node, in a fixed order.
+  // again at once, and the far view over it is masked): every node over it is built again for its record (outside
+  // the integration order: drawn nodes are rebuilt through selection, being stale), once per node. Only with a
+  // store; nothing drawn depends on it.
   std::vector<NodeKey> again;
   for (auto it = m_store_pending.begin(); it != m_store_pending.end();) {
     if (std::binary_search(near.begin(), near.end(), *it)) {
@@ -470,11 +506,7 @@ void FarView::store_edited(std::span<const ColumnPos> near) {
   }
   std::sort(again.begin(), again.end());
   again.erase(std::unique(again.begin(), again.end()), again.end());
-  for (const NodeKey& k : again) {
-    const auto it = m_nodes.find(k);
-    if (it == m_nodes.end()) submit(k, /*store_only=*/true);
-    else if (!it->second.in_flight) submit(k);
-  }
+  for (const NodeKey& k : again) store_node(k);
 }
 
 void FarView::evict(FarFrameStats& st) {
@@ -539,13 +571,9 @@ FarFrameStats FarView::complete(const render::Camera& camera, int viewport_heigh
   for (int round = 0; round < 8; ++round) {
     std::vector<Want> wants;
     FarFrameStats sel;
+    store_edited(near);
     run_selection(camera, viewport_height, near, true, frustum, wants, sel);
     st.select_ms += sel.select_ms;
-    store_edited(near);
-    if (wants.empty() && m_in_flight > 0) {  // an edited column's nodes (store_edited): finish them
-      integrate(static_cast<int64_t>(m_in_flight), st);
-      continue;
-    }
     if (wants.empty()) {
       st.nodes_drawn = sel.nodes_drawn;
       st.sections_drawn = sel.sections_drawn;
@@ -559,6 +587,11 @@ FarFrameStats FarView::complete(const render::Camera& camera, int viewport_heigh
       ++st.requests;
     }
     integrate(static_cast<int64_t>(m_in_flight), st);
+  }
+  // The store-only builds (store_edited) finish too: a shot's stored levels are complete when it returns.
+  {
+    std::unique_lock lock(m_mutex);
+    m_cv.wait(lock, [&] { return m_store_running == 0; });
   }
   st.queued = static_cast<uint32_t>(m_in_flight);
   st.real_columns = static_cast<uint32_t>(m_real.size());

@@ -236,6 +236,7 @@ class Game {
   std::map<ColumnPos, bool> m_far_edited;  // columns edits changed this frame -> kept (the edited one) or not
   std::vector<ColumnPos> m_far_loaded;     // the streamer's loaded columns at the last hand-over (sorted)
   std::vector<ColumnPos> m_far_drawn;      // and its drawn columns
+  stream::ColumnSource* m_source = nullptr;  // where columns come from (saved edits: ColumnSource::edited)
   InputHandler m_handler;
   PlayerState m_player;
   PlayerState m_drawn_from;          // the player before the last physics step (drawing interpolates from it)

@@ -131,6 +131,10 @@ class WorldSession {
   Result<LoadReport> load(std::vector<std::unique_ptr<Column>>& columns);
   /// True if the column is loaded.
   bool loaded(ColumnPos pos) const;
+  /// True when a loaded column of a generated world holds saved or new edits (its journal has cells): its own cells
+  /// must win wherever the world is drawn from other sources (the far view keeps such columns). False for a
+  /// column not loaded, and for imported worlds (no generation to differ from).
+  bool edited(ColumnPos pos) const;
 
   /// Records an edit its owner has applied: `e.before` is the cell it replaced (the generated cell when the
   /// journal has none there), `e.after` the cell placed; `section` is the section holding e.pos after the edit

@@ -49,7 +49,7 @@ inline constexpr size_t kColumnPrefixSize = 17;
 std::string encode_key(const RecordKey& key);
 /// The 17-byte prefix shared by every record of one kind in one column.
 std::string column_prefix(RecordKind kind, ColumnPos column);
-/// Parses a key; nullopt for keys of other shapes (wrong length, unknown kind, section past 23).
+/// Parses a key; nullopt for keys of other shapes (wrong length, unknown kind, section past 23, a LOD level past 8).
 std::optional<RecordKey> decode_key(std::string_view key);
 /// "column (x, z) section s (y a..b)": how errors and warnings name a record's place.
 std::string describe(const SectionPos& pos);

@@ -36,14 +36,18 @@
 // kept (edited), are dropped, and the nodes over them become stale too (rebuilt coarse when selected, so two
 // neighbours never disagree about a column).
 //
-// Storage (set_store, lod_record.h): with the world's database, a node's job first reads the node's record and,
-// when it is sound and built from the same sources (signature), uploads its quads instead of building; a node built
-// is written back (one batch per frame, not synced: a lost record is only rebuilt). A record that fails to decode
+// Storage (set_store, lod_record.h): with the world's database, a node's first build in the view first reads the
+// node's record and, when it is sound and built from the same sources (signature), uploads its quads instead of
+// building (a rebuild, real columns having changed under the node, never reads it); a node built is written back
+// (one batch per integration, not synced: a lost record is only rebuilt), unless real columns changed under it
+// while it was built (the next build is stored). A record that fails to decode
 // (checksum, truncation, a field out of range) is reported on stderr and in FarFrameStats::records_bad, and the
 // node is built and its record rewritten: never drawn half-decoded. Nodes over real columns are always built (the
 // real cells win) and stored, so the stored levels follow what was loaded. An edited (kept) column's nodes, at
-// every level, are rebuilt and stored once the column has left the near field, even those not in view, so a
-// reopened world's far view shows the edit without loading its column.
+// every level, are built again and stored once the column has left the near field, even those not in view, by
+// jobs outside the integration order that write from the worker (nothing drawn depends on them, so replays of
+// recordings made with or without a store agree), so a reopened world's far view shows the edit without loading
+// its column. A column with saved edits is kept too (ColumnSource::edited).
 // Threads: the main thread calls everything (it owns the Renderer); jobs run on the pool and return their meshes
 // (and read the store, which is thread-safe).
 #pragma once
@@ -226,9 +230,18 @@ class FarView {
               std::vector<NodeKey>& out, std::vector<Want>& wants, FarFrameStats& st);
   void run_selection(const render::Camera& camera, int viewport_height, std::span<const ColumnPos> near, bool batch,
                      bool use_frustum, std::vector<Want>& wants, FarFrameStats& st);
-  /// Requests a node's build (or, with a store, its record). `store_only`: the result only updates the stored
-  /// record (an edited column's nodes that are not drawn).
-  void submit(const NodeKey& key, bool store_only = false);
+  /// Requests a node's build (or, on its first build with a store, its record), integrated in submission order.
+  void submit(const NodeKey& key);
+  /// Builds a node for its stored record only, written from the worker (store_edited): outside the integration
+  /// order, so nothing drawn (and no recording) depends on it.
+  void store_node(const NodeKey& key);
+  /// Builds a node's LOD sections (coarse terrain, real columns over it, seams, skirts): their non-empty meshes.
+  /// Any thread.
+  void build_node(const NodeKey& key, const RealMap& real,
+                  std::vector<std::pair<lod::LodSectionPos, std::vector<mesh::LodQuad>>>& meshes) const;
+  /// The node's stored value (lod_record.h), or nullopt when too big to read back (not kept).
+  std::optional<std::string> sealed_record(
+      const NodeKey& key, const std::vector<std::pair<lod::LodSectionPos, std::vector<mesh::LodQuad>>>& meshes) const;
   /// The real columns under a node and its one-cell border (the build's snapshot).
   RealMap real_under(const NodeKey& key) const;
   /// The nodes (every level) whose cells or border cells lie over column `pos`.
@@ -280,6 +293,7 @@ class FarView {
   std::map<uint64_t, std::unique_ptr<Result>> m_done;  // finished, by submission number
   std::condition_variable m_cv;      // a job finished (m_done grew, m_running fell)
   size_t m_running = 0;              // jobs submitted and not finished (under m_mutex)
+  size_t m_store_running = 0;        // of those, store_node's (under m_mutex)
   size_t m_in_flight = 0;            // jobs submitted and not integrated (main thread)
   uint64_t m_next_seq = 0;           // the next submission's number
   uint64_t m_next_integrate = 0;     // the oldest submission not integrated

@@ -6,12 +6,14 @@
 // in the section byte). Value: store::seal(PayloadKind::kLodNode, payload) at zstd level 1 with the frame's content
 // checksum (a damaged value fails to unseal: never drawn half-decoded). The payload, little-endian:
 //   bytes 0-7     sources signature: what the quads were built from and with (lod_sources_signature); a record
-//                 with another one is stale (a new voxen, another registry), rebuilt, not reported
+//                 with another one is stale (another generator, seed, level count or block table, or a record
+//                 version bumped by hand when the coarse path, the Mipper or the LOD mesher change what they
+//                 build), rebuilt, not reported
 //   byte  8       level, 0..kMaxLevels-1          } must equal the key's
 //   bytes 9-16    node x (int64)                  }
 //   bytes 17-24   node z (int64)                  }
-//   bytes 25-26   n: LOD sections that follow (uint16, at most the node's stack: (kMaxY - kMinY + 1) / (32 << level)
-//                 rounded up, plus one)
+//   bytes 25-26   n: LOD sections that follow (uint16, at most the node's stack: floor(kMaxY / S) - floor(kMinY / S)
+//                 + 1, S = 32 << level: 12, 6, 3, 2, 2, 2, ... sections)
 //   n times       y (int64: a section of the level's stack, strictly ascending), q (uint32, 1..196,608: 32^3 cells x
 //                 6 faces), q quads (uint64 each, mesh::LodQuad: face <= 5, the quad inside the section along its U
 //                 and V axes, bits 52-63 zero)

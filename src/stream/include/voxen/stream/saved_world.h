@@ -39,6 +39,7 @@ class SavedWorld final : public ColumnSource {
   const gen::Generator* generator() const override { return m_generator; }
   /// The session's database.
   store::WorldStore* far_store() override { return &m_session->store(); }
+  bool edited(ColumnPos pos) const override { return m_session->edited(pos); }
 
   /// Puts the column's changes in the write-behind queue and lets the session forget it (a column edited since
   /// the last commit() is committed first, so its edits go out in a batch whose ticket the save indicator knows).

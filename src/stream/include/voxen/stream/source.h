@@ -70,6 +70,12 @@ class ColumnSource {
   /// The database the columns are kept in, where the far view keeps its nodes beside them (FarView::set_store);
   /// null (the default) for a world that is never saved.
   virtual store::WorldStore* far_store() { return nullptr; }
+  /// True when the loaded column at `pos` holds saved or new edits (a saved world's journal), so that views built
+  /// from other sources keep its own cells (FarView::add_real_column's `keep`). The default: false.
+  virtual bool edited(ColumnPos pos) const {
+    (void)pos;
+    return false;
+  }
 
  protected:
   /// The cells of `positions` before the pending edits (load()'s contract, without the edits).
