@@ -60,8 +60,7 @@ std::string fingerprint(const Generator& generator, const BlockRegistry& registr
       for (int i = 0; i < kSectionVolume; ++i) {
         const Cell cell = Cell::from_packed(buf[i]);
         // By name, so renumbering the registry does not look like a new generator.
-        uint64_t nh = 0xCBF29CE484222325ull;
-        for (char ch : registry[cell.id].name) nh = (nh ^ static_cast<uint8_t>(ch)) * 0x100000001B3ull;
+        const uint64_t nh = fnv1a(kFnv1aOffset, registry[cell.id].name);
         h = mix64(h ^ nh ^ (static_cast<uint64_t>(cell.state) << 56));
       }
     }

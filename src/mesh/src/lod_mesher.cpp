@@ -23,6 +23,7 @@
 #endif
 
 #include "voxen/core/error.h"
+#include "voxen/core/hash.h"
 #include "voxen/mesh/baked.h"
 
 namespace voxen::mesh {
@@ -271,14 +272,10 @@ void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tab
 }
 
 uint64_t LodMeshTables::signature() const {
-  uint64_t h = 0xCBF29CE484222325ull;
-  const auto mix = [&h](uint64_t v) {
-    for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xFF)) * 0x100000001B3ull;
-  };
-  mix(m_class.size());
-  for (const uint8_t c : m_class) mix(c);
-  mix(m_texture.size());
-  for (const uint16_t t : m_texture) mix(t);
+  uint64_t h = fnv1a_u64(kFnv1aOffset, m_class.size());
+  for (const uint8_t c : m_class) h = fnv1a_u64(h, c);
+  h = fnv1a_u64(h, m_texture.size());
+  for (const uint16_t t : m_texture) h = fnv1a_u64(h, t);
   return h;
 }
 

@@ -36,9 +36,7 @@ struct Canvas {
 };
 
 uint64_t name_seed(std::string_view name) {
-  uint64_t h = 0xCBF29CE484222325ull;  // FNV-1a over the name, then mixed
-  for (char ch : name) h = (h ^ static_cast<uint8_t>(ch)) * 0x100000001B3ull;
-  return mix64(h);
+  return mix64(fnv1a(kFnv1aOffset, name));  // FNV-1a over the name, then mixed
 }
 
 // Per-pixel white noise in [0, 1).

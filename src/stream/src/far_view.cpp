@@ -79,7 +79,8 @@ size_t FarView::memory_bytes() const {
   size_t b = sizeof(*this) + m_draw.capacity() * sizeof(lod::LodSectionPos) + m_near_sat.capacity() * sizeof(uint32_t);
   for (const auto& [k, node] : m_nodes)
     b += sizeof(NodeKey) + sizeof(Node) + 48 + node.sections.capacity() * sizeof(lod::LodSectionPos);
-  return b + m_real_bytes + m_real.size() * (sizeof(ColumnPos) + sizeof(Real) + 32) + m_pending_bytes;
+  for (const auto& [seq, bytes] : m_pending) b += bytes;
+  return b + m_real_bytes + m_real.size() * (sizeof(ColumnPos) + sizeof(Real) + 32);
 }
 
 double FarView::node_distance(const NodeKey& key, const render::Camera& camera) const {
@@ -263,9 +264,7 @@ void FarView::add_real_column(std::shared_ptr<const Column> column, bool keep) {
   VOXEN_ASSERT(column != nullptr);
   const uint64_t seq = m_next_seq++;
   ++m_in_flight;
-  const size_t bytes = sizeof(Column) + column->cell_bytes() + column->light_bytes();
-  m_pending.emplace(seq, bytes);
-  m_pending_bytes += bytes;
+  m_pending.emplace(seq, sizeof(Column) + column->cell_bytes() + column->light_bytes());
   {
     std::lock_guard lock(m_mutex);
     ++m_running;
@@ -325,8 +324,9 @@ std::optional<std::string> FarView::sealed_record(
     const NodeKey& key, const std::vector<std::pair<lod::LodSectionPos, std::vector<mesh::LodQuad>>>& meshes) const {
   LodNodeRecord rec{m_signature, key.level, key.x, key.z, {}};
   for (const auto& [pos, quads] : meshes) rec.sections.emplace_back(pos.y, quads);
-  if (encode_lod_payload(rec).size() > store::kMaxPayloadSize) return std::nullopt;  // too big to read back: not kept
-  return encode_lod_record(rec);
+  const std::string payload = encode_lod_payload(rec);
+  if (payload.size() > store::kMaxPayloadSize) return std::nullopt;  // too big to read back: not kept
+  return seal_lod_payload(payload);
 }
 
 void FarView::submit(const NodeKey& key) {
@@ -448,10 +448,7 @@ void FarView::integrate(int64_t count, FarFrameStats& st) {
     }
     if (r->loaded) ++st.records_loaded;
     if (r->column) {  // a real column: from now on it wins under the nodes it touches
-      if (auto p = m_pending.find(r->seq); p != m_pending.end()) {
-        m_pending_bytes -= p->second;
-        m_pending.erase(p);
-      }
+      m_pending.erase(r->seq);
       if (!r->mips) continue;  // cancelled (only while the view is destroyed)
       const ColumnPos pos = r->mips->pos;
       Real& real = m_real[pos];

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "voxen/core/coords.h"
+#include "voxen/core/hash.h"
 #include "voxen/lod/cell.h"
 #include "voxen/store/codec.h"
 
@@ -61,9 +62,11 @@ std::string encode_lod_payload(const LodNodeRecord& r) {
   return out;
 }
 
-std::string encode_lod_record(const LodNodeRecord& r) {
-  return store::seal(store::PayloadKind::kLodNode, encode_lod_payload(r), store::SealOptions{1, true});
+std::string seal_lod_payload(std::string_view payload) {
+  return store::seal(store::PayloadKind::kLodNode, payload, store::SealOptions{1, true});
 }
+
+std::string encode_lod_record(const LodNodeRecord& r) { return seal_lod_payload(encode_lod_payload(r)); }
 
 Result<LodNodeRecord> decode_lod_payload(std::string_view in, int level, int64_t x, int64_t z) {
   const auto fail = [](const std::string& what, size_t at) {
@@ -128,17 +131,12 @@ Result<LodNodeRecord> decode_lod_record(std::string_view value, int level, int64
 }
 
 uint64_t lod_sources_signature(std::string_view generator, uint64_t seed, int levels, const mesh::LodMeshTables& tables) {
-  uint64_t h = 0xCBF29CE484222325ull;
-  const auto mix = [&h](uint64_t v) {
-    for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xFF)) * 0x100000001B3ull;
-  };
-  mix(kRecordVersion);
-  for (const char c : generator) mix(static_cast<uint8_t>(c));
-  mix(generator.size());
-  mix(seed);
-  mix(static_cast<uint64_t>(levels));
-  mix(tables.signature());
-  return h;
+  uint64_t h = fnv1a_u64(kFnv1aOffset, kRecordVersion);
+  for (const char c : generator) h = fnv1a_u64(h, static_cast<uint8_t>(c));  // each name byte as 8 (kept as written)
+  h = fnv1a_u64(h, generator.size());
+  h = fnv1a_u64(h, seed);
+  h = fnv1a_u64(h, static_cast<uint64_t>(levels));
+  return fnv1a_u64(h, tables.signature());
 }
 
 }  // namespace voxen::stream

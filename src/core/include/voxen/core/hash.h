@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace voxen {
 
@@ -47,5 +48,19 @@ struct HashStream {
   /// Uniform double in [0, 1).
   constexpr double unit() { return hash_to_unit(next()); }
 };
+
+/// FNV-1a, 64-bit (Fowler, Noll, Vo): a stable hash of names and tables, for fingerprints and signatures that must
+/// not change between runs or builds (never for randomness: that is hash1..hash3). Start from kFnv1aOffset.
+inline constexpr uint64_t kFnv1aOffset = 0xCBF29CE484222325ull;
+/// Folds the bytes of `bytes` into `h`.
+constexpr uint64_t fnv1a(uint64_t h, std::string_view bytes) {
+  for (const char c : bytes) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001B3ull;
+  return h;
+}
+/// Folds the 8 bytes of `v`, least significant first, into `h`.
+constexpr uint64_t fnv1a_u64(uint64_t h, uint64_t v) {
+  for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xFF)) * 0x100000001B3ull;
+  return h;
+}
 
 }  // namespace voxen

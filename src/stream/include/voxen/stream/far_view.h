@@ -273,8 +273,7 @@ class FarView {
   uint64_t m_signature = 0;                                    // lod_sources_signature of this view
   std::string m_record_warning;
   size_t m_real_bytes = 0;                                    // their mips' memory_bytes
-  size_t m_pending_bytes = 0;  // column copies handed over and not integrated (cells + light)
-  std::map<uint64_t, size_t> m_pending;  // submission number -> its copy's bytes
+  std::map<uint64_t, size_t> m_pending;  // column copies handed over, not integrated: submission number -> bytes
   std::vector<lod::LodSectionPos> m_draw;
   uint64_t m_frame = 0;
   double m_proj_scale = 1;

@@ -50,7 +50,9 @@ std::string describe_lod_node(int level, int64_t x, int64_t z);
 
 /// The payload, unsealed (the layout in the file comment).
 std::string encode_lod_payload(const LodNodeRecord& record);
-/// The stored value: the payload sealed (zstd level 1, checksum).
+/// The stored value of a payload: sealed at zstd level 1 with the frame's checksum.
+std::string seal_lod_payload(std::string_view payload);
+/// The stored value: seal_lod_payload(encode_lod_payload(record)).
 std::string encode_lod_record(const LodNodeRecord& record);
 /// Decodes a payload. Errors name the field and its byte offset in the payload: truncated, a level or position
 /// other than the key's (level, x, z), a section y outside the stack or not ascending, a quad count out of range, a
