@@ -99,6 +99,61 @@ TEST_P(RandomEdits, EqualTheOracleAfterEverySequence) {
 
 INSTANTIATE_TEST_SUITE_P(Light, RandomEdits, ::testing::Values(1u, 2u, 3u));
 
+// Edit storms (light::apply_edits): batches of random edits, scattered over three columns or packed into a ball
+// across a column corner (a blast: mostly removals, some repeats of one cell), must leave the oracle's light, the
+// same light as the same edits one at a time, and a change report listing exactly the cells that changed.
+class RandomBatches : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(RandomBatches, EqualTheOracleAndOneAtATime) {
+  const uint64_t seed = GetParam();
+  World w = hashed_world(seed, -1, 1, -1, 1);
+  light_all(w);
+  HashStream rng(hash1(seed, 0xBA7C));
+  for (int batch = 0; batch < 6; ++batch) {
+    std::vector<Edit> edits;
+    const bool ball = batch % 2 == 1;
+    const int n = 40 + static_cast<int>(rng.below(400));
+    const BlockPos centre{static_cast<int64_t>(rng.below(5)) - 2, 20 + static_cast<int64_t>(rng.below(30)),
+                          static_cast<int64_t>(rng.below(5)) - 2};
+    for (int i = 0; i < n; ++i) {
+      BlockPos p{pick_xz(rng), pick_y(rng), pick_xz(rng)};
+      if (ball) p = {centre.x + static_cast<int64_t>(rng.below(13)) - 6, centre.y + static_cast<int64_t>(rng.below(13)) - 6,
+                     centre.z + static_cast<int64_t>(rng.below(13)) - 6};
+      const Cell c = ball && rng.below(4) != 0 ? kAir : pick_block(rng);
+      auto e = w.make_edit(p, c);  // `before` as now: a repeated cell's later edit records the earlier one's block
+      ASSERT_TRUE(e.has_value());
+      edits.push_back(*e);
+    }
+    World one_at_a_time = clone(w);
+    for (const Edit& e : edits) ASSERT_TRUE(light::apply_edit(one_at_a_time, table(), e).applied);
+    const World before = clone(w);
+    const light::EditsResult r = light::apply_edits(w, table(), edits);
+    ASSERT_EQ(r.count, edits.size());
+    EXPECT_TRUE(std::all_of(r.applied.begin(), r.applied.end(), [](uint8_t a) { return a == 1; }));
+    expect_report_matches(before, w, r.light, batch);
+    const auto d = light::verify_light(w, table());
+    ASSERT_TRUE(d.equal()) << "batch " << batch << " (" << n << (ball ? " edits in a ball): " : " scattered edits): ")
+                           << d.to_string();
+    for (const ColumnPos& p : w.positions())
+      for (int s = 0; s < kSectionsPerColumn; ++s)
+        for (int i = 0; i < kSectionVolume; i += 7)
+          ASSERT_EQ(w.find(p)->light_section(s).get(i), one_at_a_time.find(p)->light_section(s).get(i))
+              << "batch " << batch << " column " << p.x << "," << p.z << " section " << s << " cell " << i;
+  }
+  // Edits of unloaded columns and out-of-range y are skipped, the others still applied.
+  const Edit outside{{1000, 40, 0}, kAir, block("torch"), 0};
+  const Edit too_high{{0, kMaxY + 1, 0}, kAir, block("torch"), 0};
+  auto inside = w.make_edit({3, 40, 3}, block("glowstone"));
+  ASSERT_TRUE(inside.has_value());
+  const std::vector<Edit> mixed{outside, *inside, too_high};
+  const light::EditsResult r = light::apply_edits(w, table(), mixed);
+  EXPECT_EQ(r.count, 1u);
+  EXPECT_EQ(r.applied, (std::vector<uint8_t>{0, 1, 0}));
+  EXPECT_TRUE(light::verify_light(w, table()).equal());
+}
+
+INSTANTIATE_TEST_SUITE_P(Light, RandomBatches, ::testing::Values(1u, 2u, 3u, 4u));
+
 TEST(LightStreaming, UnloadingAndReloadingColumnsBetweenEditsKeepsTheOracleLight) {
   // 4x3 columns; stream edge columns out and back in (with their edits kept) between random edits.
   const uint64_t seed = 9;

@@ -108,20 +108,14 @@ void light_columns(World& world, const LightTable& table, std::span<const Column
   for (const ColumnPos& p : positions) stitch(world, table, p);
 }
 
-EditResult apply_edit(World& world, const LightTable& table, const Edit& edit) {
-  EditResult r;
-  const BlockPos& p = edit.pos;
-  const Column* col = world.find(column_pos_of(p));
-  if (!col || !y_in_range(p.y)) return r;
-  const Cell before = col->get(local_of(p.x), p.y, local_of(p.z));
-  if (!world.apply(edit)) return r;
-  r.applied = true;
+namespace {
 
-  const int op_old = table.opacity(before.id), op_new = table.opacity(edit.after.id);
-  const uint32_t src_old = spread(table.source(before.id, p.y)), src_new = spread(table.source(edit.after.id, p.y));
-  if (op_old == op_new && src_old == src_new) return r;  // light cannot change
-
-  Flood f(world, table);
+/// Seeds `f` for one applied edit at world cell `p` whose block went from `before` to `after` (World::apply has run):
+/// the channels that may drop go to the removal queue, the cell and its 6 neighbours to the re-flood queue.
+void seed_edit(Flood& f, const LightTable& table, const BlockPos& p, Cell before, Cell after) {
+  const int op_old = table.opacity(before.id), op_new = table.opacity(after.id);
+  const uint32_t src_old = spread(table.source(before.id, p.y)), src_new = spread(table.source(after.id, p.y));
+  if (op_old == op_new && src_old == src_new) return;  // light cannot change
   const int slot = f.slot_of(column_pos_of(p));
   const uint32_t c = Flood::ref(slot, local_of(p.x), static_cast<int>(p.y - kMinY), local_of(p.z));
   // Channels that may go down: all of them if the cell became more opaque, else those whose source dropped.
@@ -136,10 +130,36 @@ EditResult apply_edit(World& world, const LightTable& table, const Edit& edit) {
     uint32_t n;
     if (f.neighbour(c, static_cast<Face>(d), n)) f.push_relight(n);
   }
+}
+
+}  // namespace
+
+EditsResult apply_edits(World& world, const LightTable& table, std::span<const Edit> edits) {
+  EditsResult r;
+  r.applied.assign(edits.size(), 0);
+  Flood f(world, table);
+  for (size_t i = 0; i < edits.size(); ++i) {
+    const Edit& edit = edits[i];
+    const BlockPos& p = edit.pos;
+    const Column* col = world.find(column_pos_of(p));
+    if (!col || !y_in_range(p.y)) continue;
+    const Cell before = col->get(local_of(p.x), p.y, local_of(p.z));
+    if (!world.apply(edit)) continue;
+    r.applied[i] = 1;
+    ++r.count;
+    seed_edit(f, table, p, before, edit.after);
+  }
+  // One removal flood and one re-flood for every seed at once: each seed's removal clears only values that may
+  // have come from it, and the re-flood restores the fixed point from every boundary and source together.
   f.run_removal();
   f.run_relight();
   r.light = f.changes();
   return r;
+}
+
+EditResult apply_edit(World& world, const LightTable& table, const Edit& edit) {
+  EditsResult batch = apply_edits(world, table, std::span<const Edit>(&edit, 1));
+  return EditResult{batch.count == 1, std::move(batch.light)};
 }
 
 UnloadResult unload_column(World& world, const LightTable& table, ColumnPos pos) {

@@ -28,12 +28,19 @@ std::vector<SectionPos> sections_touching_cell(const BlockPos& pos) {
   return out;
 }
 
-std::vector<SectionPos> sections_dirtied_by(const Edit& edit, std::span<const SectionPos> light_dirty) {
-  std::vector<SectionPos> out = sections_touching_cell(edit.pos);
-  out.insert(out.end(), light_dirty.begin(), light_dirty.end());
+std::vector<SectionPos> sections_dirtied_by(std::span<const Edit> edits, std::span<const SectionPos> light_dirty) {
+  std::vector<SectionPos> out(light_dirty.begin(), light_dirty.end());
+  for (const Edit& edit : edits) {
+    const std::vector<SectionPos> touching = sections_touching_cell(edit.pos);
+    out.insert(out.end(), touching.begin(), touching.end());
+  }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
+}
+
+std::vector<SectionPos> sections_dirtied_by(const Edit& edit, std::span<const SectionPos> light_dirty) {
+  return sections_dirtied_by(std::span<const Edit>(&edit, 1), light_dirty);
 }
 
 }  // namespace voxen::mesh

@@ -23,5 +23,8 @@ std::vector<SectionPos> sections_touching_cell(const BlockPos& pos);
 /// the light changes the edit caused, e.g. light::apply_edit(...).light.dirty_sections()). Sorted, no duplicates.
 /// An edit whose y is out of range contributes only `light_dirty`.
 std::vector<SectionPos> sections_dirtied_by(const Edit& edit, std::span<const SectionPos> light_dirty);
+/// The same for a batch of edits (light::apply_edits): the sections touching any of their cells, plus `light_dirty`.
+/// Sorted, no duplicates.
+std::vector<SectionPos> sections_dirtied_by(std::span<const Edit> edits, std::span<const SectionPos> light_dirty);
 
 }  // namespace voxen::mesh
