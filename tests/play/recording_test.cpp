@@ -46,6 +46,8 @@ Recording sample() {
   ev(5, EventKind::kLook, 0, 359.99999, -89.9, 0);
   ev(6, EventKind::kSetFly, 1, 0, 0, 0);
   ev(6, EventKind::kFlySpeed, 0, 112.0, 0, 0);
+  ev(7, EventKind::kKeyDown, static_cast<int>(Key::kB), 0, 0, 0);
+  ev(8, EventKind::kBlast, kMaxBlastRadius, -4611686018427387904.0 + 0.5, -127.5, 17.25);
   ev(9, EventKind::kKeyUp, static_cast<int>(Key::k9), 0, 0, 0);
   r.frames = 12;
   r.complete = true;
@@ -190,6 +192,13 @@ TEST(Recording, BadFilesNameTheLine) {
       {head + "0 key_down w\nseed 3\n", "bad.rec:8: header field 'seed' after the first event"},
       {head + "0 set_fly 2\n", "bad.rec:7: 'set_fly' takes 0 or 1"},
       {head + "0 frame_time 5\n", "bad.rec:7: 'frame_time' must be 0..1 seconds"},
+      {head + "0 blast 1 2 3\n", "bad.rec:7: 'blast' takes 4 arguments (x y z radius)"},
+      {head + "0 blast 1 2 3 0\n", "bad.rec:7: 'blast': radius '0' must be a whole number 1..32"},
+      {head + "0 blast 1 2 3 33\n", "bad.rec:7: 'blast': radius '33' must be a whole number 1..32"},
+      {head + "0 blast 1 2 3 2.5\n", "bad.rec:7: 'blast': radius '2.5' must be a whole number 1..32"},
+      {head + "0 blast 1 inf 3 2\n", "bad.rec:7: 'blast': 'inf' is not a finite number"},
+      {head + "0 blast 1 9999 3 2\n", "bad.rec:7: 'blast': y is too far outside the world"},
+      {head + "0 blast 1e19 2 3 2\n", "bad.rec:7: 'blast': x and z must be within -2^62..2^62 blocks"},
       {"voxen-input-recording 1\nseed 1\n", "no 'start' line"},
   };
   for (const BadCase& c : cases) {

@@ -225,22 +225,46 @@ void Game::update_target() {
   m_target = pick(m_world, m_registry, eb, ef, look_direction(m_player.yaw, m_player.pitch), m_config.reach);
 }
 
-bool Game::run_edit(const Edit& edit, FrameReport& rep) {
-  const stream::EditReport er = m_streamer->apply_edit(edit);  // light, remesh, upload, then the source records it
-  if (er.applied) tell(m_observers, rep.observer_ms, [&](FrameObserver& o) { o.edit_applied(m_frame, edit); });
-  if (er.applied && m_far) {
-    // The far view takes the changed columns at the frame's end: the edited one kept, those whose light it changed not.
-    for (const SectionPos& sp : er.remeshed) m_far_edited.emplace(ColumnPos{sp.x, sp.z}, false);
-    m_far_edited[column_pos_of(edit.pos)] = true;
+int Game::run_edits(std::span<const Edit> edits, FrameReport& rep) {
+  // Light (one update for the batch), remesh, upload, then the source records each applied edit.
+  const stream::EditReport er = m_streamer->apply_edits(edits);
+  for (size_t i = 0; i < edits.size(); ++i) {
+    if (!er.applied_each[i]) continue;
+    tell(m_observers, rep.observer_ms, [&](FrameObserver& o) { o.edit_applied(m_frame, edits[i]); });
+    // The far view takes the changed columns at the frame's end: the edited ones kept, those whose light changed not.
+    if (m_far) m_far_edited[column_pos_of(edits[i].pos)] = true;
   }
-  const bool ok = er.applied;
+  if (er.applied && m_far)
+    for (const SectionPos& sp : er.remeshed) m_far_edited.emplace(ColumnPos{sp.x, sp.z}, false);
   rep.edit_light_ms += er.light_ms;
   rep.edit_remesh_ms += er.remesh_ms;
   rep.edit_upload_ms += er.upload_ms;
   rep.sections_remeshed += er.sections_remeshed;
-  if (ok) ++rep.edits_applied;
-  else ++rep.edits_refused;
-  return ok;
+  rep.edits_applied += er.edits_applied;
+  rep.edits_refused += static_cast<int>(edits.size()) - er.edits_applied;
+  return er.edits_applied;
+}
+
+void Game::do_blast(const Requests::Blast& blast, FrameReport& rep) {
+  BlockPos c;
+  if (blast.centre) c = {(*blast.centre)[0], (*blast.centre)[1], (*blast.centre)[2]};
+  else if (m_target) c = m_target->cell;
+  else return;  // the B key with nothing in reach
+  ++rep.blasts;
+  const int64_t r = blast.radius, limit = r * r + r;  // a ball rounded as a drawn circle is (radius 1: the 6 faces)
+  std::vector<Edit> edits;
+  for (int64_t dy = -r; dy <= r; ++dy) {
+    if (!y_in_range(c.y + dy)) continue;
+    for (int64_t dz = -r; dz <= r; ++dz)
+      for (int64_t dx = -r; dx <= r; ++dx) {
+        if (dx * dx + dy * dy + dz * dz > limit) continue;
+        const BlockPos p{c.x + dx, c.y + dy, c.z + dz};
+        const Cell cell = m_world.get(p);  // air where the column is not loaded: left alone
+        if (cell.id == 0 || cell.id == m_bedrock || m_registry[cell.id].shape == Shape::kFluid) continue;
+        if (auto e = m_world.make_edit(p, kAir)) edits.push_back(*e);
+      }
+  }
+  if (!edits.empty()) run_edits(edits, rep);
 }
 
 void Game::do_break(FrameReport& rep) {
@@ -255,7 +279,7 @@ void Game::do_break(FrameReport& rep) {
     ++rep.edits_refused;
     return;
   }
-  run_edit(*edit, rep);
+  run_edits(std::span<const Edit>(&*edit, 1), rep);
 }
 
 void Game::do_place(FrameReport& rep) {
@@ -283,7 +307,7 @@ void Game::do_place(FrameReport& rep) {
     ++rep.edits_refused;
     return;
   }
-  run_edit(*edit, rep);
+  run_edits(std::span<const Edit>(&*edit, 1), rep);
 }
 
 FrameReport Game::frame(std::span<const InputEvent> events, bool render, const stream::FrameSchedule* schedule) {
@@ -317,6 +341,12 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
   }
   for (int i = 0; i < req.places; ++i) {
     do_place(rep);
+    t = wall_ms();
+    update_target();
+    rep.pick_ms += wall_ms() - t;
+  }
+  for (const Requests::Blast& b : req.blasts) {
+    do_blast(b, rep);
     t = wall_ms();
     update_target();
     rep.pick_ms += wall_ms() - t;

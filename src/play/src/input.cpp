@@ -8,11 +8,11 @@ namespace voxen::play {
 namespace {
 
 constexpr std::array<std::string_view, kKeyCount> kKeyNames = {
-    "w", "a", "s", "d", "space", "shift", "ctrl", "escape", "f", "f2", "f3", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
+    "w", "a", "s", "d", "space", "shift", "ctrl", "escape", "f", "f2", "f3", "1", "2", "3", "4", "5", "6", "7", "8", "9", "b"};
 constexpr std::array<std::string_view, kButtonCount> kButtonNames = {"left", "right", "middle"};
 constexpr std::array<std::string_view, static_cast<size_t>(EventKind::kCount)> kKindNames = {
     "key_down", "key_up", "button_down", "button_up", "mouse", "scroll", "frame_time",
-    "teleport", "look",   "set_fly",     "fly_speed"};
+    "teleport", "look",   "set_fly",     "fly_speed", "blast"};
 
 template <class E, size_t N>
 std::optional<E> lookup(const std::array<std::string_view, N>& names, std::string_view name) {
@@ -67,6 +67,9 @@ void InputHandler::handle(const InputEvent& e) {
         case Key::kEscape: c.cursor_captured = false; break;
         case Key::kF2: m_requests.screenshot = true; break;
         case Key::kF3: c.overlay = !c.overlay; break;
+        case Key::kB:
+          if (c.cursor_captured) m_requests.blasts.push_back({std::nullopt, std::clamp(m_config.blast_radius, 1, kMaxBlastRadius)});
+          break;
         default:
           if (k >= Key::k1 && k <= Key::k9) c.slot = e.code - static_cast<int>(Key::k1);
           break;
@@ -115,6 +118,15 @@ void InputHandler::handle(const InputEvent& e) {
     case EventKind::kSetFly: m_requests.set_fly = e.code != 0; return;
     case EventKind::kFlySpeed:
       if (e.x >= 0.0 && e.x <= 10000.0) m_requests.fly_speed = e.x;
+      return;
+    case EventKind::kBlast:
+      if (e.code < 1 || e.code > kMaxBlastRadius || std::fabs(e.x) > 0x1p62 || std::fabs(e.y) > 0x1p20 ||
+          std::fabs(e.z) > 0x1p62)
+        return;
+      m_requests.blasts.push_back({std::array<int64_t, 3>{static_cast<int64_t>(std::floor(e.x)),
+                                                          static_cast<int64_t>(std::floor(e.y)),
+                                                          static_cast<int64_t>(std::floor(e.z))},
+                                   e.code});
       return;
     case EventKind::kCount: return;
   }

@@ -322,6 +322,20 @@ class Parser {
         e.code = w[2] == "1" ? 1 : 0;
         break;
       }
+      case EventKind::kBlast: {
+        if (w.size() != 6) return fail("'blast' takes 4 arguments (x y z radius)");
+        double* dst[3] = {&e.x, &e.y, &e.z};
+        for (size_t i = 0; i < 3; ++i)
+          if (!parse_double(w[2 + i], *dst[i])) return fail("'blast': " + quote(w[2 + i]) + " is not a finite number");
+        int64_t r = 0;
+        if (!parse_int(w[5], r) || r < 1 || r > kMaxBlastRadius)
+          return fail("'blast': radius " + quote(w[5]) + " must be a whole number 1.." + std::to_string(kMaxBlastRadius));
+        if (e.y < kMinY - 64 || e.y > kMaxY + 256) return fail("'blast': y is too far outside the world");
+        if (std::fabs(e.x) > kMaxTeleportCoord || std::fabs(e.z) > kMaxTeleportCoord)
+          return fail("'blast': x and z must be within -2^62..2^62 blocks");
+        e.code = static_cast<int32_t>(r);
+        break;
+      }
       case EventKind::kCount: return fail("unknown event kind");
     }
     return e;
@@ -352,6 +366,7 @@ std::string format_event(const InputEvent& e) {
     case EventKind::kFlySpeed: return s + " " + num(e.x);
     case EventKind::kTeleport: return s + " " + num(e.x) + " " + num(e.y) + " " + num(e.z);
     case EventKind::kSetFly: return s + (e.code ? " 1" : " 0");
+    case EventKind::kBlast: return s + " " + num(e.x) + " " + num(e.y) + " " + num(e.z) + " " + std::to_string(e.code);
     case EventKind::kCount: break;
   }
   return s;

@@ -25,6 +25,7 @@ int translate_key(int key) {
     case GLFW_KEY_F: return static_cast<int>(Key::kF);
     case GLFW_KEY_F2: return static_cast<int>(Key::kF2);
     case GLFW_KEY_F3: return static_cast<int>(Key::kF3);
+    case GLFW_KEY_B: return static_cast<int>(Key::kB);
     default: break;
   }
   if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) return static_cast<int>(Key::k1) + (key - GLFW_KEY_1);

@@ -50,6 +50,9 @@ std::vector<InputEvent> InputFuzzer::events(uint64_t frame, const Controls& c) c
   } else if (misc < 0.030) {
     ev(EventKind::kKeyDown, static_cast<int>(Key::kEscape));
     ev(EventKind::kKeyUp, static_cast<int>(Key::kEscape));
+  } else if (misc < 0.031) {  // a blast at the targeted block: a few thousand edits in one frame
+    ev(EventKind::kKeyDown, static_cast<int>(Key::kB));
+    ev(EventKind::kKeyUp, static_cast<int>(Key::kB));
   }
   return out;
 }

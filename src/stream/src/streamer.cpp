@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <set>
 
 #include "voxen/core/clock.h"
 #include "voxen/light/light.h"
@@ -760,35 +761,61 @@ StreamFrameStats ColumnStreamer::update(uint64_t frame, const BlockPos& eye_bloc
   return st;
 }
 
-EditReport ColumnStreamer::apply_edit(const Edit& edit) {
+EditReport ColumnStreamer::apply_edit(const Edit& edit) { return apply_edits(std::span<const Edit>(&edit, 1)); }
+
+EditReport ColumnStreamer::apply_edits(std::span<const Edit> edits) {
   EditReport rep;
   double t = wall_ms();
-  const light::EditResult r = light::apply_edit(m_world, m_light, edit);
+  light::EditsResult r = light::apply_edits(m_world, m_light, edits);
   rep.light_ms = wall_ms() - t;
-  if (!r.applied) return rep;
+  rep.applied_each = std::move(r.applied);
+  rep.edits_applied = static_cast<int>(r.count);
+  if (r.count == 0) return rep;
   rep.applied = true;
+  std::vector<Edit> applied;
+  applied.reserve(r.count);
+  for (size_t i = 0; i < edits.size(); ++i)
+    if (rep.applied_each[i]) applied.push_back(edits[i]);
   const std::vector<SectionPos> light_dirty = r.light.dirty_sections();
-  const std::vector<SectionPos> dirty = mesh::sections_dirtied_by(edit, light_dirty);
+  const std::vector<SectionPos> dirty = mesh::sections_dirtied_by(applied, light_dirty);
+  const auto remesh = [&](const SectionPos& sp, Entry& e) {
+    t = wall_ms();
+    mesh::mesh_world_section(m_blocks, m_world, sp, mesh::MeshOptions{}, *m_input, m_scratch, m_mesh_out);
+    const double t1 = wall_ms();
+    m_sink.set_section(sp, m_mesh_out);
+    if (m_mesh_out.empty()) e.uploaded &= ~(1u << sp.y);
+    else e.uploaded |= 1u << sp.y;
+    rep.remesh_ms += t1 - t;
+    rep.upload_ms += wall_ms() - t1;
+    ++rep.sections_remeshed;
+    rep.remeshed.push_back(sp);
+  };
+  std::set<ColumnPos> floor_columns;  // columns whose floor the edits may have lowered: the dirtied and beside them
   for (const SectionPos& sp : dirty) {
-    auto it = m_cols.find(sp.column());
+    const ColumnPos c = sp.column();
+    for (const ColumnPos& n : {c, ColumnPos{c.x + 1, c.z}, ColumnPos{c.x - 1, c.z}, ColumnPos{c.x, c.z + 1}, ColumnPos{c.x, c.z - 1}})
+      floor_columns.insert(n);
+    auto it = m_cols.find(c);
     if (it == m_cols.end()) continue;
     Entry& e = it->second;
     if (e.job_in_flight) ++e.token;  // a snapshot taken before the edit: drop the result, mesh again
     if (e.state == ColumnState::kMeshing) e.state = ColumnState::kLoaded;
-    if (e.state == ColumnState::kDrawn && sp.y >= e.meshed_from) {
-      t = wall_ms();
-      mesh::mesh_world_section(m_blocks, m_world, sp, mesh::MeshOptions{}, *m_input, m_scratch, m_mesh_out);
-      const double t1 = wall_ms();
-      m_sink.set_section(sp, m_mesh_out);
-      if (m_mesh_out.empty()) e.uploaded &= ~(1u << sp.y);
-      else e.uploaded |= 1u << sp.y;
-      rep.remesh_ms += t1 - t;
-      rep.upload_ms += wall_ms() - t1;
-      ++rep.sections_remeshed;
-      rep.remeshed.push_back(sp);
-    }
+    if (e.state == ColumnState::kDrawn && sp.y >= e.meshed_from) remesh(sp, e);
   }
-  m_source.record(edit, *m_world.find(column_pos_of(edit.pos)));
+  // A drawn column whose floor (mesh_floor: sky light in it and its 4 neighbours, the sight floor) the edits
+  // lowered under what it has meshed, e.g. a crater blasted open to the sky, is deepened at once, so the frame
+  // shows the new ground, as a fresh load of the same world would. (A column with a job in flight is deepened by
+  // update() once the job is in.)
+  for (const ColumnPos& c : floor_columns) {
+    auto it = m_cols.find(c);
+    if (it == m_cols.end() || it->second.state != ColumnState::kDrawn || it->second.job_in_flight) continue;
+    Entry& e = it->second;
+    e.sky_floor = static_cast<int8_t>(mesh_floor(c));
+    const int from = wanted_from(c, e);
+    for (int s = from; s < e.meshed_from; ++s) remesh({c.x, s, c.z}, e);
+    e.meshed_from = static_cast<int8_t>(std::min<int>(e.meshed_from, from));
+  }
+  for (const Edit& edit : applied) m_source.record(edit, *m_world.find(column_pos_of(edit.pos)));
   return rep;
 }
 

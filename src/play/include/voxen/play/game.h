@@ -6,8 +6,11 @@
 //      one-shot requests (teleport, fly toggles) and the player's look;
 //   2. clicks, at the frame's start: the voxel DDA from the eye (pick.h), then remove the targeted block, or place
 //      the selected block against the targeted face (refused inside the player's box, outside the world, into a
-//      solid cell, or on bedrock's removal), each through stream::ColumnStreamer::apply_edit (light, remesh and upload of
-//      what the edit dirtied, this frame, then the column source records it: a saved world's journal);
+//      solid cell, or on bedrock's removal), each through stream::ColumnStreamer::apply_edits (light, remesh and upload
+//      of what the edit dirtied, this frame, then the column source records it: a saved world's journal); then the
+//      blasts (the B key at the targeted block, or a script's kBlast at a given centre): every cell within the
+//      radius (dx^2 + dy^2 + dz^2 <= r^2 + r) holding a block other than bedrock or a fluid becomes air, all in one
+//      batch with one light update (an edit storm: radius 13 underground is about 10,000 edits);
 //   3. simulation: Controls::frame_seconds (the recording's step unless kFrameTime events say otherwise; the
 //      simulation never reads the wall clock) goes into a StepClock, and the player takes every fixed step of
 //      kPhysicsStep (1/240 s) now due (player.h), with the frame's controls; a step holds the player still while
@@ -104,6 +107,7 @@ struct FrameReport {
   render::FrameStats render;
   int edits_applied = 0;
   int edits_refused = 0;
+  int blasts = 0;           // blasts done (each a batch of edits, counted in edits_applied)
   int sections_remeshed = 0;
   bool frozen = false;      // the player was held still (its columns not loaded yet)
   uint32_t gl_error = 0;    // the first GL error code the frame raised (render::take_gl_error; 0: none)
@@ -212,7 +216,11 @@ class Game {
   bool player_columns_loaded() const;
   void do_break(FrameReport& rep);
   void do_place(FrameReport& rep);
-  bool run_edit(const Edit& edit, FrameReport& rep);
+  /// Applies a batch of edits (one click's, or a blast's) through ColumnStreamer::apply_edits and tells the
+  /// observers and the far view; returns how many applied (the rest count as refused).
+  int run_edits(std::span<const Edit> edits, FrameReport& rep);
+  /// Clears the ball of a blast request (centre given, or the targeted block): see the file comment.
+  void do_blast(const Requests::Blast& blast, FrameReport& rep);
   void update_target();
   /// Hands the far view the columns loaded, first drawn or edited since the last call (FarView::add_real_column).
   void hand_over_real_columns();

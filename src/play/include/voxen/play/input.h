@@ -12,8 +12,10 @@
 
 #include <bitset>
 #include <cstdint>
+#include <array>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace voxen::play {
 
@@ -28,6 +30,7 @@ enum class Key : uint8_t {
   kF2,                  // save a screenshot
   kF3,                  // toggle the debug overlay
   k1, k2, k3, k4, k5, k6, k7, k8, k9,  // hotbar slots
+  kB,                   // blast: clear a ball of HandlerConfig::blast_radius blocks round the targeted block
   kCount
 };
 inline constexpr int kKeyCount = static_cast<int>(Key::kCount);
@@ -49,8 +52,13 @@ enum class EventKind : uint8_t {
   kLook,        // x = yaw, y = pitch (degrees, absolute) (scripts)
   kSetFly,      // code = 1 fly, 0 walk (scripts)
   kFlySpeed,    // x = flying speed in blocks/s, 0 = the default (scripts: the tour's 40 and 112 blocks/s)
+  kBlast,       // x, y, z = the centre's world block, code = radius in blocks, 1..kMaxBlastRadius (scripts: the
+                //     tour's edit storm; the B key blasts at the targeted block instead)
   kCount
 };
+
+/// The largest blast radius, blocks (a radius-32 ball underground is about 140,000 edits).
+inline constexpr int kMaxBlastRadius = 32;
 
 /// One input event: the frame it belongs to (handled at the start of that frame, before the simulation step) and
 /// its value. Plain data; equality compares every field bit for bit.
@@ -83,6 +91,8 @@ struct HandlerConfig {
   double mouse_degrees_per_pixel = 0.15;  // look sensitivity
   double double_tap_seconds = 0.30;       // two Space presses closer than this toggle flying
   double max_pitch = 89.9;                // |pitch| limit, degrees
+  int blast_radius = 8;                   // the B key's blast, blocks (1..kMaxBlastRadius; about 2,100 blocks
+                                          // of solid ground)
 };
 
 /// The controls the frame loop reads: what is held, where the player looks, and one-shot requests that the loop
@@ -108,6 +118,14 @@ struct Requests {
   std::optional<double> fly_speed;       // kFlySpeed
   std::optional<double> teleport[3];     // kTeleport (all three set together)
   bool screenshot = false;               // F2
+  /// Blasts, in the order asked: a centre (world block) from a kBlast event, or none for the B key (the targeted
+  /// block, if any), and the radius in blocks.
+  struct Blast {
+    std::optional<std::array<int64_t, 3>> centre;
+    int radius = 0;
+    friend bool operator==(const Blast&, const Blast&) = default;
+  };
+  std::vector<Blast> blasts;
   bool any_teleport() const { return teleport[0].has_value(); }
 };
 

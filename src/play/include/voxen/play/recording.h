@@ -36,7 +36,10 @@
 //   end <frames>                             the number of frames the recording covers (last line), at most
 //                                            kMaxRecordingFrames
 // Event arguments: key_down/key_up KEY; button_down/button_up BUTTON; mouse DX DY; scroll DY; frame_time SECONDS;
-// teleport X Y Z (finite; |X|, |Z| <= kMaxTeleportCoord); look YAW PITCH; set_fly 0|1; fly_speed BLOCKS_PER_S.
+// teleport X Y Z (finite; |X|, |Z| <= kMaxTeleportCoord); look YAW PITCH; set_fly 0|1; fly_speed BLOCKS_PER_S;
+// blast X Y Z RADIUS (the centre as teleport's, RADIUS a whole number 1..kMaxBlastRadius). The key `b` and the
+// `blast` event are newer than the version numbers: a build from before them refuses such a recording naming the
+// line ("unknown key 'b'", "unknown event kind 'blast'").
 // Numbers are written with 17 significant digits, so every double reads back bit for bit. A recording without live
 // streaming is written as version 1 and one with live streaming but no far view as version 2, so older voxen
 // builds read them; one with a far view is version 4.

@@ -64,7 +64,7 @@
 // down), so a shaft being dug or a cave the player stands in is drawn, while the caves under the view are not
 // drawn for nothing (the software rasteriser pays for every vertex sent, visible or not).
 //
-// Edits (apply_edit): light::apply_edit, then every section the edit dirtied (mesh::sections_dirtied_by: the cell's
+// Edits (apply_edit, and apply_edits for a batch with one light update): light::apply_edit(s), then every section the edit dirtied (mesh::sections_dirtied_by: the cell's
 // padded box and the light changes) that is drawn is remeshed and uploaded at once; a mesh job in flight for a
 // dirtied column is dropped and redone; then the source is told (ColumnSource::record: a saved world journals it).
 // Threads: the main thread calls everything; jobs run on the JobPool and touch only their own job record (batch
@@ -81,6 +81,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -148,7 +149,9 @@ struct StreamStats {
 
 /// What an edit did.
 struct EditReport {
-  bool applied = false;
+  bool applied = false;       // at least one edit applied
+  int edits_applied = 0;      // how many
+  std::vector<uint8_t> applied_each;  // per edit given, in order: 1 applied, 0 skipped (column not loaded, y out of range)
   int sections_remeshed = 0;
   double light_ms = 0;   // light::apply_edit
   double remesh_ms = 0;  // meshing the dirtied sections
@@ -210,6 +213,10 @@ class ColumnStreamer {
   /// Applies an edit with light and remeshes what it dirtied (see the file comment). Not applied (and nothing
   /// changes) when its column is not loaded.
   EditReport apply_edit(const Edit& edit);
+  /// Applies a batch of edits in order (an edit storm: Game's blast) with one light update for all of them
+  /// (light::apply_edits), then remeshes each section they dirtied once and tells the source every applied edit.
+  /// The result equals applying them one at a time. Edits whose column is not loaded are skipped (applied_each).
+  EditReport apply_edits(std::span<const Edit> edits);
 
   ColumnState state(ColumnPos pos) const;
   /// Integrated and lit (loaded, meshing or drawn).
