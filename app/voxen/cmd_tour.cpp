@@ -163,6 +163,10 @@ int run_tour_cmd(const TourCliOptions& o) {
     js["edits"] = s.edits;
     js["edits_refused"] = s.edits_refused;
     js["edit_remesh_upload_ms"] = stat_json(s.edit_ms);
+    const playtest::EditBurst& eb = s.edit_burst;
+    js["edit_burst"] = {{"edits", eb.edits}, {"frame", eb.frame}, {"frame_ms", eb.frame_ms}, {"next_frame_ms", eb.next_frame_ms},
+                        {"light_ms", eb.light_ms}, {"remesh_ms", eb.remesh_ms}, {"upload_ms", eb.upload_ms},
+                        {"sections_remeshed", eb.sections_remeshed}};
     js["distance_blocks"] = s.distance;
     nlohmann::json spikes = nlohmann::json::array();
     for (const playtest::Spike& sp : s.spikes) spikes.push_back({{"frame", sp.frame}, {"ms", sp.ms}, {"part", sp.part}, {"part_ms", sp.part_ms}});
@@ -172,6 +176,10 @@ int run_tour_cmd(const TourCliOptions& o) {
     if (s.edits || s.edits_refused)
       std::printf("  %s: %llu edits (%llu refused), remesh + upload p50 %.2f ms, max %.2f ms\n", s.name.c_str(),
                   static_cast<unsigned long long>(s.edits), static_cast<unsigned long long>(s.edits_refused), s.edit_ms.p50, s.edit_ms.max);
+    if (eb.edits > 1)
+      std::printf("  %s: %llu edits in frame %llu: %.1f ms (light %.1f, remesh %.1f, upload %.1f ms, %llu sections), the next frame %.1f ms\n",
+                  s.name.c_str(), static_cast<unsigned long long>(eb.edits), static_cast<unsigned long long>(eb.frame), eb.frame_ms,
+                  eb.light_ms, eb.remesh_ms, eb.upload_ms, static_cast<unsigned long long>(eb.sections_remeshed), eb.next_frame_ms);
     if (s.far_ms.total > 0 || s.far_queue.max > 0)
       std::printf("  %s: far view %.2f ms/frame (p99 %.2f), queue mean %.0f max %.0f, %.0f LOD sections and %.0f quads drawn on average, "
                   "far holes in %llu frames\n",
@@ -213,7 +221,7 @@ void add_tour_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--render-distance", o->render_distance, "columns, 1..64 (default 6)")->check(CLI::Range(1, 64));
   add_frame_size_option(*cmd, o->size, "frame size WxH (default 320x180)");
   add_threads_option(*cmd, o->threads, "worker threads (default: cores - 1)");
-  cmd->add_option("--segments", o->segments, "comma-separated subset: spawn,walk,fly_low,jet,dig,place,cave");
+  cmd->add_option("--segments", o->segments, "comma-separated subset: spawn,walk,fly_low,jet,dig,place,cave,storm");
   cmd->add_option("--holes-stride", o->holes_stride, "measure holes on every k-th pixel in x and y (default 2)");
   cmd->add_option("--hole-shots", o->hole_shots, "save each segment's first frame with holes near the player (SEGMENT-holes-FRAME.png) its first with far holes (SEGMENT-far-holes-FRAME.png) and each frame with more far holes than any before it (SEGMENT-far-holes-worst-FRAME.png) here, the holes in red");
   cmd->add_option("--stream", o->stream,

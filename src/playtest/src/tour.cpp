@@ -14,6 +14,7 @@ using namespace voxen::play;  // the tour drives the game as a player would: its
 namespace {
 
 constexpr double kSpikeMs = 250.0;
+constexpr int kStormRadius = 14;  // the storm segment's blast: a ball of about 12,700 cells
 
 InputEvent make(uint64_t frame, EventKind kind, int code = 0, double x = 0, double y = 0, double z = 0) {
   return InputEvent{frame, kind, code, x, y, z};
@@ -47,6 +48,8 @@ struct Collector {
   std::vector<Spike> spikes;
   double distance = 0;
   uint64_t edits = 0, refused = 0;
+  EditBurst burst;                 // the frame with the most edits so far
+  bool burst_next = false;         // the next frame is the one after it
 
   /// `holes`, `holes_ms_now`: the holes observer's result and its time in frame r.frame.
   void add(const FrameReport& r, const HolesResult& holes, double holes_ms_now, double moved, const Game& g) {
@@ -71,6 +74,13 @@ struct Collector {
       far_rebuilds += r.far.rebuilds;
       if (holes.far_hole_pixels > 0) ++far_hole_frames;
       far_holes_max = std::max<uint64_t>(far_holes_max, holes.far_hole_pixels);
+    }
+    if (burst_next) burst.next_frame_ms = r.frame_ms;
+    burst_next = false;
+    if (static_cast<uint64_t>(r.edits_applied) > burst.edits) {
+      burst = EditBurst{static_cast<uint64_t>(r.edits_applied), r.frame, r.frame_ms, 0.0, r.edit_light_ms, r.edit_remesh_ms,
+                        r.edit_upload_ms, static_cast<uint64_t>(r.sections_remeshed)};
+      burst_next = true;
     }
     if (r.edits_applied > 0) {
       edits += static_cast<uint64_t>(r.edits_applied);
@@ -159,6 +169,7 @@ struct Collector {
     s.drawn_hole_frames = drawn_hole_frames;
     s.first_drawn_hole = first_drawn_hole;
     s.spikes = spikes;
+    s.edit_burst = burst;
     s.distance = distance;
   }
 };
@@ -457,6 +468,25 @@ class TourRunner {
       s.note = "standing in a cave at " + pos_text(*cave) + ", turning 3 degrees a frame";
       rep.segments.push_back(s);
     }
+    if (wanted("storm")) {
+      begin("storm");
+      // An edit storm (issue 15): one blast of radius 14 centred 10 blocks under the ground 20 blocks east of the
+      // player, about 12,000 blocks removed in one frame, open to the sky, across column and section borders.
+      const auto spot = find_generated_spawn(m_gen, m_g.registry(), spawn.x + 96, spawn.z - 48);
+      if (!spot) return Error{"tour: no place to stand found for the storm segment"};
+      const BlockPos centre{spot->x + 20, spot->y - 11, spot->z};  // spot: the feet, a block over the ground
+      const std::vector<InputEvent> setup = {make(0, EventKind::kTeleport, 0, spot->x + 0.5, static_cast<double>(spot->y) + 12.0, spot->z + 0.5),
+                                             make(0, EventKind::kSetFly, 1), make(0, EventKind::kFlySpeed, 0, 0.0),
+                                             make(0, EventKind::kLook, 0, 90.0, -45.0)};
+      SegmentReport s = segment("storm", setup, true, n, [&](uint64_t i, const FrameReport*, std::vector<InputEvent>& out) {
+        if (i == 0)
+          out.push_back(make(m_g.frame_number(), EventKind::kBlast, kStormRadius, centre.x + 0.5, centre.y + 0.5, centre.z + 0.5));
+        return true;
+      });
+      s.note = "a blast of radius " + std::to_string(kStormRadius) + " at " + pos_text(centre) + ", 10 blocks under the ground, seen from " +
+               pos_text(m_g.player().block) + ": " + std::to_string(s.edit_burst.edits) + " edits in one frame";
+      rep.segments.push_back(s);
+    }
     return rep;
   }
 
@@ -482,7 +512,7 @@ class TourRunner {
 }  // namespace
 
 const std::vector<std::string>& tour_segment_names() {
-  static const std::vector<std::string> names = {"spawn", "walk", "fly_low", "jet", "dig", "place", "cave"};
+  static const std::vector<std::string> names = {"spawn", "walk", "fly_low", "jet", "dig", "place", "cave", "storm"};
   return names;
 }
 

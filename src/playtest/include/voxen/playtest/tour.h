@@ -15,6 +15,10 @@
 //   place      place 100 blocks round the player, cycling the hotbar (torches, glowstone, water, stairs ...), ten at
 //              a standing spot, then a teleport to the next spot 7 blocks east (so the player never walls itself in)
 //   cave       stand in a cave (an enclosed spot with no sky light, found in the loaded world) and look around
+//   storm      an edit storm: hover 12 blocks over the ground and blast a ball of radius 14 centred 10 blocks
+//              under the ground 20 blocks east (a kBlast event: about 12,000 blocks removed in one frame, the
+//              crater open to the sky),
+//              then watch the crater (the "the frame after it is under 250 ms")
 // Per segment: frame time p50/p95/p99/max (wall clock, whole frame, less the holes measurement, whose own cost
 // per frame is reported apart: the tour attaches a HolesObserver, holes.h, to the game for its run, and the game
 // leaves an observer's time out of frame_ms), CPU per system per frame (generate, light,
@@ -61,6 +65,16 @@ struct Spike {
   double part_ms = 0;
 };
 
+/// The frame of a segment with the most edits (a blast's storm; a click's single edit elsewhere) and what it cost.
+struct EditBurst {
+  uint64_t edits = 0;        // edits applied in that frame
+  uint64_t frame = 0;        // its number
+  double frame_ms = 0;       // that frame, whole (wall clock)
+  double next_frame_ms = 0;  // the frame after it (0 when the segment ended first)
+  double light_ms = 0, remesh_ms = 0, upload_ms = 0;  // the edits' light update, remeshing and upload in it
+  uint64_t sections_remeshed = 0;
+};
+
 /// Summary statistics of one value over a segment's frames.
 struct Stat {
   double p50 = 0, p95 = 0, p99 = 0, max = 0, mean = 0, total = 0;
@@ -87,6 +101,7 @@ struct SegmentReport {
   size_t columns_loaded = 0, columns_drawn = 0;
   uint64_t edits = 0, edits_refused = 0;
   Stat edit_ms;                      // per edit: remesh + upload (main thread)
+  EditBurst edit_burst;              // the frame with the most edits
   // The far view (zero when it is off): main-thread ms per frame (FarView::update), its request queue after each
   // frame, new requests and worker CPU of the nodes integrated per frame, LOD sections and quads drawn, the most
   // LOD bytes (GPU arena + CPU), and frames whose far holes measurement found sky where the terrain has ground.
