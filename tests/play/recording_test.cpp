@@ -192,7 +192,7 @@ TEST(Recording, BadFilesNameTheLine) {
       {head + "0 key_down w\nseed 3\n", "bad.rec:8: header field 'seed' after the first event"},
       {head + "0 set_fly 2\n", "bad.rec:7: 'set_fly' takes 0 or 1"},
       {head + "0 frame_time 5\n", "bad.rec:7: 'frame_time' must be 0..1 seconds"},
-      {head + "0 blast 1 2 3\n", "bad.rec:7: 'blast' takes 4 arguments (x y z radius)"},
+      {head + "0 blast 1 2 3\n", "bad.rec:7: 'blast' takes 4 arguments"},
       {head + "0 blast 1 2 3 0\n", "bad.rec:7: 'blast': radius '0' must be a whole number 1..32"},
       {head + "0 blast 1 2 3 33\n", "bad.rec:7: 'blast': radius '33' must be a whole number 1..32"},
       {head + "0 blast 1 2 3 2.5\n", "bad.rec:7: 'blast': radius '2.5' must be a whole number 1..32"},

@@ -270,11 +270,20 @@ class Parser {
       if (w.size() != n + 2) return fail("'" + kname + "' takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s"));
       return Ok{};
     };
-    auto numbers = [&](size_t n) -> Status {
-      if (auto s = count(n); !s.ok()) return s;
+    // The first n of `args` arguments (n by default) are x, y, z in that order.
+    auto numbers = [&](size_t n, size_t args = 0) -> Status {
+      if (auto s = count(args ? args : n); !s.ok()) return s;
       double* dst[3] = {&e.x, &e.y, &e.z};
       for (size_t i = 0; i < n; ++i)
         if (!parse_double(w[2 + i], *dst[i])) return fail("'" + kname + "': " + quote(w[2 + i]) + " is not a finite number");
+      return Ok{};
+    };
+    // x, y, z a place in the world (teleport, blast): y near the world's range, |x|, |z| <= kMaxTeleportCoord.
+    auto place = [&](size_t args) -> Status {
+      if (auto s = numbers(3, args); !s.ok()) return s;
+      if (e.y < kMinY - 64 || e.y > kMaxY + 256) return fail("'" + kname + "': y is too far outside the world");
+      if (std::fabs(e.x) > kMaxTeleportCoord || std::fabs(e.z) > kMaxTeleportCoord)
+        return fail("'" + kname + "': x and z must be within -2^62..2^62 blocks (the int64 world with room to move)");
       return Ok{};
     };
     switch (e.kind) {
@@ -311,10 +320,7 @@ class Parser {
         if (e.x < 0.0 || e.x > 10000.0) return fail("'fly_speed' must be 0..10000 blocks/s");
         break;
       case EventKind::kTeleport:
-        if (auto s = numbers(3); !s.ok()) return s.error();
-        if (e.y < kMinY - 64 || e.y > kMaxY + 256) return fail("'teleport': y is too far outside the world");
-        if (std::fabs(e.x) > kMaxTeleportCoord || std::fabs(e.z) > kMaxTeleportCoord)
-          return fail("'teleport': x and z must be within -2^62..2^62 blocks (the int64 world with room to move)");
+        if (auto s = place(3); !s.ok()) return s.error();
         break;
       case EventKind::kSetFly: {
         if (auto s = count(1); !s.ok()) return s.error();
@@ -323,16 +329,10 @@ class Parser {
         break;
       }
       case EventKind::kBlast: {
-        if (w.size() != 6) return fail("'blast' takes 4 arguments (x y z radius)");
-        double* dst[3] = {&e.x, &e.y, &e.z};
-        for (size_t i = 0; i < 3; ++i)
-          if (!parse_double(w[2 + i], *dst[i])) return fail("'blast': " + quote(w[2 + i]) + " is not a finite number");
+        if (auto s = place(4); !s.ok()) return s.error();
         int64_t r = 0;
         if (!parse_int(w[5], r) || r < 1 || r > kMaxBlastRadius)
           return fail("'blast': radius " + quote(w[5]) + " must be a whole number 1.." + std::to_string(kMaxBlastRadius));
-        if (e.y < kMinY - 64 || e.y > kMaxY + 256) return fail("'blast': y is too far outside the world");
-        if (std::fabs(e.x) > kMaxTeleportCoord || std::fabs(e.z) > kMaxTeleportCoord)
-          return fail("'blast': x and z must be within -2^62..2^62 blocks");
         e.code = static_cast<int32_t>(r);
         break;
       }
