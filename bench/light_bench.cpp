@@ -4,7 +4,8 @@
 //   - a 9x9 area lit from scratch with light::light_columns, reported per column;
 //   - one edit through light::apply_edit, the function the game calls: place / remove a torch and place / remove a
 //     stone in a lit cave (hand-built: stone with a 24 x 6 x 24 cave lit by torches and a sky shaft, spanning a
-//     column corner), and a torch on the default terrain's surface.
+//     column corner), and a torch on the default terrain's surface;
+//   - an edit storm (the tour's blast, about 13,000 edits) lit as one batch (light::apply_edits) and one at a time.
 // Only the measured call is timed (manual timing); the set-up and the undo between iterations are not. The time
 // is the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID): everything measured runs on that one thread, and
 // other processes on the shared 2-core machine then do not inflate the figures.
@@ -24,6 +25,7 @@
 #include "bench_support.h"
 #include "voxen/gen/generator.h"
 #include "voxen/light/light.h"
+#include "voxen/mesh/dirty.h"
 
 namespace {
 
@@ -222,6 +224,61 @@ void BM_EditSurfaceTorch(benchmark::State& state, bool removal) {
 }
 BENCHMARK_CAPTURE(BM_EditSurfaceTorch, place, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_EditSurfaceTorch, remove, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+// An edit storm: the tour's blast (a ball of radius 14, dx^2 + dy^2 + dz^2 <= 14^2 + 14, every block but bedrock
+// and fluids to air) centred 10 blocks under the default terrain's ground, in 5 x 5 lit columns: light for all its
+// edits as one batch (light::apply_edits, what the game's blast calls) and one edit at a time (apply_edit each),
+// with the section remeshes each way would ask for (mesh::sections_dirtied_by, counted untimed).
+// The world is restored untimed between iterations.
+void BM_EditStorm(benchmark::State& state, bool batch) {
+  const auto g = make("default", 1);
+  World lit;
+  std::vector<ColumnPos> positions;
+  for (int64_t x = -2; x <= 2; ++x)
+    for (int64_t z = -2; z <= 2; ++z) {
+      positions.push_back({x + 5, z + 5});
+      auto c = std::make_unique<Column>(ColumnPos{x + 5, z + 5});
+      g->generate(*c);
+      lit.insert(std::move(c));
+    }
+  light::light_columns(lit, table(), positions, nullptr);
+  const int64_t cx = 5 * 16 + 8, cz = 5 * 16 + 8, cy = g->surface_y(cx, cz) - 10, r = 14;
+  std::vector<Edit> edits;
+  for (int64_t dy = -r; dy <= r; ++dy)
+    for (int64_t dz = -r; dz <= r; ++dz)
+      for (int64_t dx = -r; dx <= r; ++dx) {
+        if (dx * dx + dy * dy + dz * dz > r * r + r) continue;
+        const BlockPos p{cx + dx, cy + dy, cz + dz};
+        const Cell c = lit.get(p);
+        if (c.id == kAirId || c.id == block("bedrock").id || c.id == block("water").id || c.id == block("lava").id) continue;
+        edits.push_back(Edit{p, c, kAir, 0});
+      }
+  size_t changed = 0, remeshes = 0;
+  for (auto _ : state) {
+    World w;
+    for (const ColumnPos& p : positions) w.insert(std::make_unique<Column>(*lit.find(p)));
+    std::vector<light::LightChanges> changes;
+    const double t0 = thread_seconds();
+    if (batch) {
+      changes.push_back(light::apply_edits(w, table(), edits).light);
+    } else {
+      for (const Edit& e : edits) changes.push_back(light::apply_edit(w, table(), e).light);
+    }
+    state.SetIterationTime(seconds_since(t0));
+    // What the streamer would remesh (untimed): once for the batch's dirty set, or each edit's own set.
+    changed = remeshes = 0;
+    for (size_t i = 0; i < changes.size(); ++i) {
+      changed += changes[i].cells;
+      const std::span<const Edit> its = batch ? std::span<const Edit>(edits) : std::span<const Edit>(&edits[i], 1);
+      remeshes += mesh::sections_dirtied_by(its, changes[i].dirty_sections()).size();
+    }
+  }
+  state.counters["edits"] = static_cast<double>(edits.size());
+  state.counters["cells_changed"] = static_cast<double>(changed);
+  state.counters["section_remeshes"] = static_cast<double>(remeshes);
+}
+BENCHMARK_CAPTURE(BM_EditStorm, batch, true)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_EditStorm, one_at_a_time, false)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
