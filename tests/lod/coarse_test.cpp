@@ -6,9 +6,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 #include <map>
+#include <string>
 #include <thread>
+#include <tuple>
 
 #include "lod_test_util.h"
 #include "voxen/gen/surface_model.h"
@@ -97,17 +98,44 @@ bool is_feature(uint16_t id) {
 
 // Per level: cells compared, equal by block (id + state), non-air in either and equal among those, equal with their
 // light too; cell columns, the largest difference of their top non-air cells (in cells) and how many differ by any
-// / by more than one cell; of those, the ones where the excess is terrain (not only tree or plant cells) and their
-// largest difference.
+// / by more than one cell; the largest difference where the excess is terrain (not only tree or plant cells; in
+// cells, so max_terrain_diff << L blocks, the issue's bound being 2^L) and how many of those exceed one cell.
 struct LevelFigures {
   size_t cells = 0, equal = 0, nonair = 0, nonair_equal = 0, light_equal = 0;
   size_t columns = 0, top_differs = 0, top_over_one = 0, terrain_over_one = 0;
   int64_t max_top_diff = 0, max_terrain_diff = 0;
+
+  double equal_share() const { return static_cast<double>(equal) / static_cast<double>(cells); }
+  void add(const LevelFigures& a) {
+    cells += a.cells, equal += a.equal, nonair += a.nonair, nonair_equal += a.nonair_equal;
+    light_equal += a.light_equal, columns += a.columns, top_differs += a.top_differs;
+    top_over_one += a.top_over_one, terrain_over_one += a.terrain_over_one;
+    max_top_diff = std::max(max_top_diff, a.max_top_diff);
+    max_terrain_diff = std::max(max_terrain_diff, a.max_terrain_diff);
+  }
 };
+using Figures = std::array<LevelFigures, 6>;  // levels 0..5
+
+// Prints one row per level (the table docs/PERFORMANCE.md quotes), with the terrain height difference in blocks.
+void print_figures(const Figures& figs) {
+  std::printf("level  cells  equal%%  nonair  nonair-equal%%  light-equal%%  columns  top-max  top-differs%%  top>1cell%%  "
+              "terrain-max  terrain>1cell  terrain-max-blocks (bound 2^L)\n");
+  for (int level = 0; level <= 5; ++level) {
+    const LevelFigures& f = figs[static_cast<size_t>(level)];
+    const double cells = static_cast<double>(f.cells), cols = static_cast<double>(f.columns);
+    std::printf("%5d %7zu %7.3f %7zu %13.2f %13.2f %8zu %8lld %13.2f %11.2f %12lld %13zu %8lld (%d)\n", level, f.cells,
+                100.0 * f.equal_share(), f.nonair,
+                100.0 * static_cast<double>(f.nonair_equal) / static_cast<double>(f.nonair),
+                100.0 * static_cast<double>(f.light_equal) / cells, f.columns, static_cast<long long>(f.max_top_diff),
+                100.0 * static_cast<double>(f.top_differs) / cols, 100.0 * static_cast<double>(f.top_over_one) / cols,
+                static_cast<long long>(f.max_terrain_diff), f.terrain_over_one,
+                static_cast<long long>(f.max_terrain_diff << level), 1 << level);
+  }
+}
 
 // Compares every level-L cell wholly inside the blocks [x0, x0 + w) x [z0, z0 + w) (x0, z0, w multiples of 32).
 void compare_area(const FullArea& full, CoarseReader& coarse, int64_t x0, int64_t z0, int w,
-                  std::array<LevelFigures, 6>& figs) {
+                  Figures& figs) {
   for (int level = 0; level <= 5; ++level) {
     LevelFigures& f = figs[static_cast<size_t>(level)];
     const int64_t n = w >> level;
@@ -140,8 +168,8 @@ void compare_area(const FullArea& full, CoarseReader& coarse, int64_t x0, int64_
         const int64_t d = std::abs(top_full - top_coarse);
         f.top_differs += d != 0;
         f.max_top_diff = std::max(f.max_top_diff, d);
-        if (d <= 1) continue;
-        ++f.top_over_one;
+        if (d == 0) continue;
+        f.top_over_one += d > 1;
         // The cells the higher side holds above the lower one's top: all tree or plant cells (a canopy one side
         // has and the other not), or terrain.
         bool features_only = true;
@@ -150,11 +178,14 @@ void compare_area(const FullArea& full, CoarseReader& coarse, int64_t x0, int64_
           if (!c.is_air() && !is_feature(c.id())) features_only = false;
         }
         if (features_only) continue;
-        ++f.terrain_over_one;
         f.max_terrain_diff = std::max(f.max_terrain_diff, d);
+        if (d <= 1) continue;
+        ++f.terrain_over_one;
         if (std::getenv("COARSE_DEBUG"))
-          std::printf("L%d column %lld,%lld: top full %lld coarse %lld\n", level, static_cast<long long>(cx),
-                      static_cast<long long>(cz), static_cast<long long>(top_full), static_cast<long long>(top_coarse));
+          std::printf("L%d column %lld,%lld: top full %lld (%s) coarse %lld (%s)\n", level, static_cast<long long>(cx),
+                      static_cast<long long>(cz), static_cast<long long>(top_full),
+                      registry()[full.pyramid.get(level, cx, top_full, cz).id()].name.c_str(),
+                      static_cast<long long>(top_coarse), registry()[coarse.get(level, cx, top_coarse, cz).id()].name.c_str());
       }
   }
 }
@@ -285,7 +316,7 @@ TEST(CoarseTerrain, HugeCoordinates) {
   const int64_t big = int64_t{1} << 40;
   const FullArea full(*g, big / 16, -big / 16, 2, /*uncarve=*/true);
   CoarseReader reader{coarse, {}};
-  std::array<LevelFigures, 6> figs{};
+  Figures figs{};
   compare_area(full, reader, big, -big, 32, figs);
   for (int level = 0; level <= 2; ++level) {
     const LevelFigures& f = figs[static_cast<size_t>(level)];
@@ -429,25 +460,24 @@ TEST(CoarseTerrain, ToSectionKeepsTheInnerCells) {
   }
 }
 
-// The issue's agreement check: four 128 x 128-block areas of seed 1 (around the origin; the highest point of a
-// scan of 8,192 x 8,192 blocks: mountains; a forest; a coast), every level-L cell (L = 0..5) wholly inside compared with the mipped full
-// columns by block (id and state), twice: the columns as generated, and with caves and ores undone (what the
-// coarse path leaves out). Prints the figures (docs/PERFORMANCE.md, "Coarse terrain agreement"); the bounds are
-// in the loop.
-TEST(CoarseTerrain, AgreesWithMippedFullColumns) {
-  auto g = generator("default");
-  const lod::CoarseTerrain coarse(*g, registry(), mipper());
+// The sample areas of seed 1, each a 128 x 128-block square given by its lowest block (x, z): the highest point of
+// a scan of 8,192 x 8,192 blocks around the origin (mountains; `mountain_height`: the height at its centre); a
+// forest (the first square of a scan whose corners and centre are all forest: trees) and a coast (the first whose
+// centre is sea with land at a corner: water, sand, perhaps ice).
+struct Sites {
+  int64_t mx = 0, mz = 0, fx = 0, fz = 0, cx = 0, cz = 0;
+  int mountain_height = 0;
+  bool found = false;  // the forest and the coast were both found
+};
+
+Sites find_sites() {
   const gen::TerrainModel model(1);
-  int64_t mx = 0, mz = 0;
-  int best = 0;
+  Sites s;
   for (int64_t z = -4096; z < 4096; z += 128)
     for (int64_t x = -4096; x < 4096; x += 128) {
-      const gen::TerrainSample s = model.sample(x + 64, z + 64);
-      if (s.height > best) best = s.height, mx = x, mz = z;
+      const gen::TerrainSample t = model.sample(x + 64, z + 64);
+      if (t.height > s.mountain_height) s.mountain_height = t.height, s.mx = x, s.mz = z;
     }
-  // A forest (trees) and a coast (water, sand, perhaps ice): the first 128 x 128-block squares of a scan whose
-  // corners and centre are all forest, and whose centre is sea with land at a corner.
-  int64_t fx = 0, fz = 0, cx = 0, cz = 0;
   bool forest = false, coast = false;
   for (int64_t z = 0; z < 16384 && !(forest && coast); z += 128)
     for (int64_t x = 0; x < 16384 && !(forest && coast); x += 128) {
@@ -457,65 +487,135 @@ TEST(CoarseTerrain, AgreesWithMippedFullColumns) {
         all_forest = all_forest && t.biome == gen::Biome::kForest;
         land = land || t.height > kSeaLevel + 1;
       }
-      if (!forest && all_forest) fx = x, fz = z, forest = true;
-      if (!coast && land && model.sample(x + 64, z + 64).height < kSeaLevel - 3) cx = x, cz = z, coast = true;
+      if (!forest && all_forest) s.fx = x, s.fz = z, forest = true;
+      if (!coast && land && model.sample(x + 64, z + 64).height < kSeaLevel - 3) s.cx = x, s.cz = z, coast = true;
     }
-  ASSERT_TRUE(forest && coast);
-  std::printf("forest area at x %lld, z %lld; coast area at x %lld, z %lld\n", static_cast<long long>(fx),
-              static_cast<long long>(fz), static_cast<long long>(cx), static_cast<long long>(cz));
+  s.found = forest && coast;
+  return s;
+}
+
+// Prints the mismatches by kind (COARSE_DEBUG set): those over 0.5% of a level's cells.
+void print_why(const Figures& figs) {
+  if (!std::getenv("COARSE_DEBUG")) return;
+  for (auto& [k, v] : g_why)
+    if (v * 200 > figs[static_cast<size_t>(k[0] - '0')].cells / 100) std::printf("%s: %zu\n", k.c_str(), v);
+}
+
+// The issue's agreement check: four 128 x 128-block areas of seed 1 (around the origin, and find_sites()'
+// mountains, forest and coast), every level-L cell (L = 0..5) wholly inside compared with the mipped full columns
+// by block (id and state), twice: the columns as generated, and with caves and ores undone (what the coarse path
+// leaves out). Prints the figures (docs/PERFORMANCE.md, "Coarse terrain agreement"); the bounds are in the loop.
+// The issue's own sample size, 64 x 64 columns, is DISABLED_AgreesOnA64x64ColumnSample below.
+TEST(CoarseTerrain, AgreesWithMippedFullColumns) {
+  auto g = generator("default");
+  const lod::CoarseTerrain coarse(*g, registry(), mipper());
+  const Sites sites = find_sites();
+  ASSERT_TRUE(sites.found);
+  std::printf("forest area at x %lld, z %lld; coast area at x %lld, z %lld\n", static_cast<long long>(sites.fx),
+              static_cast<long long>(sites.fz), static_cast<long long>(sites.cx), static_cast<long long>(sites.cz));
   CoarseReader reader{coarse, {}};
   for (const bool uncarve : {false, true}) {
-  std::array<LevelFigures, 6> figs{};
+  Figures figs{};
   g_why.clear();
-  for (const auto [x0, z0] : {std::pair<int64_t, int64_t>{-64, -64}, std::pair<int64_t, int64_t>{mx, mz},
-                              std::pair<int64_t, int64_t>{fx, fz}, std::pair<int64_t, int64_t>{cx, cz}}) {
+  using Corner = std::pair<int64_t, int64_t>;
+  for (const auto& [x0, z0] : {Corner{-64, -64}, Corner{sites.mx, sites.mz}, Corner{sites.fx, sites.fz},
+                               Corner{sites.cx, sites.cz}}) {
     const FullArea full(*g, floor_div(x0, 16), floor_div(z0, 16), 8, uncarve);
-    std::array<LevelFigures, 6> area{};
+    Figures area{};
     compare_area(full, reader, x0, z0, 128, area);
     std::printf("%s, area at x %lld, z %lld: equal%% by level", uncarve ? "caves and ores undone" : "as generated",
                 static_cast<long long>(x0), static_cast<long long>(z0));
     for (int level = 0; level <= 5; ++level) {
-      const LevelFigures& a = area[static_cast<size_t>(level)];
-      LevelFigures& f = figs[static_cast<size_t>(level)];
-      std::printf(" %.2f", 100.0 * static_cast<double>(a.equal) / static_cast<double>(a.cells));
-      f.cells += a.cells, f.equal += a.equal, f.nonair += a.nonair, f.nonair_equal += a.nonair_equal;
-      f.light_equal += a.light_equal, f.columns += a.columns, f.top_differs += a.top_differs;
-      f.top_over_one += a.top_over_one, f.terrain_over_one += a.terrain_over_one;
-      f.max_top_diff = std::max(f.max_top_diff, a.max_top_diff);
-      f.max_terrain_diff = std::max(f.max_terrain_diff, a.max_terrain_diff);
+      std::printf(" %.2f", 100.0 * area[static_cast<size_t>(level)].equal_share());
+      figs[static_cast<size_t>(level)].add(area[static_cast<size_t>(level)]);
     }
     std::printf("\n");
   }
   std::printf("%s\n", uncarve ? "full columns with caves and ores undone:" : "full columns as generated:");
-  if (std::getenv("COARSE_DEBUG"))
-    for (auto& [k, v] : g_why)
-      if (v * 200 > figs[static_cast<size_t>(k[0] - '0')].cells / 100) std::printf("%s: %zu\n", k.c_str(), v);
-  std::printf("mountain area at x %lld, z %lld (height %d at its centre)\n", static_cast<long long>(mx),
-              static_cast<long long>(mz), best);
-  std::printf("level  cells  equal%%  nonair  nonair-equal%%  light-equal%%  columns  top-max  top-differs%%  top>1cell%%  terrain-max  terrain>1cell\n");
+  print_why(figs);
+  std::printf("mountain area at x %lld, z %lld (height %d at its centre)\n", static_cast<long long>(sites.mx),
+              static_cast<long long>(sites.mz), sites.mountain_height);
+  print_figures(figs);
   for (int level = 0; level <= 5; ++level) {
     const LevelFigures& f = figs[static_cast<size_t>(level)];
-    const double cells = static_cast<double>(f.cells), cols = static_cast<double>(f.columns);
-    std::printf("%5d %7zu %7.3f %7zu %13.2f %13.2f %8zu %8lld %13.2f %11.2f %12lld %13zu\n", level, f.cells,
-                100.0 * static_cast<double>(f.equal) / cells, f.nonair, 100.0 * static_cast<double>(f.nonair_equal) / static_cast<double>(f.nonair),
-                100.0 * static_cast<double>(f.light_equal) / cells, f.columns, static_cast<long long>(f.max_top_diff),
-                100.0 * static_cast<double>(f.top_differs) / cols, 100.0 * static_cast<double>(f.top_over_one) / cols,
-                static_cast<long long>(f.max_terrain_diff), f.terrain_over_one);
     if (uncarve) {
-      // The issue asks >= 99%: met at levels 0..3; at 4 and 5 these mountain areas give about 98.5% and 96%
-      // (the stone, gravel or snow of the one column the Mipper keeps; docs/PERFORMANCE.md), so the bound here is
-      // what holds, kept as a regression guard.
-      EXPECT_GE(static_cast<double>(f.equal) / cells, level <= 3 ? 0.99 : 0.95) << "level " << level;
+      // The issue asks >= 99%: met at levels 0..4 (level 4: 99.3%); level 5 gives about 97% (92.7% in the
+      // forest: a level-5 virtual column samples its patch's first block, not the last one the Mipper keeps, and
+      // a tree is its trunk's virtual column only; docs/PERFORMANCE.md), so its bound is what holds, kept as a
+      // regression guard.
+      EXPECT_GE(f.equal_share(), level <= 4 ? 0.99 : 0.95) << "level " << level;
       // Levels 0..2 sample every block column: there the coarse cells are the mipped ones but for at most 0.05%
       // (ravines sealed under the ground beside water, trees the generator leaves out over a cave mouth).
       if (level <= 2) EXPECT_LE((f.cells - f.equal) * 2000, f.cells) << "level " << level;
       EXPECT_EQ(f.terrain_over_one, 0u) << "level " << level;
     } else {
       // Caves, lava lakes and ores are not modelled: about 6% of the cells at level 0, under the ground.
-      EXPECT_GE(static_cast<double>(f.equal) / cells, 0.90) << "level " << level;
+      EXPECT_GE(f.equal_share(), 0.90) << "level " << level;
       if (level >= 3) EXPECT_EQ(f.terrain_over_one, 0u) << "level " << level;
     }
   }
+  }
+}
+
+// Every level-L cell (L = 0..5) wholly inside the 64 x 64 columns (1,024 x 1,024 blocks) whose lowest block is
+// (x0, z0) (multiples of 256), coarse against mipped full columns. Compared 16 x 16 columns at a time, each tile's
+// columns generated with a one-column margin (light reaches 15 blocks, so the tile's light is what the whole area's
+// would be) and a fresh CoarseReader: the whole area at once would hold ~15 GB of columns, pyramid and sections.
+Figures compare_large_area(const gen::Generator& g, const lod::CoarseTerrain& coarse, int64_t x0, int64_t z0,
+                           bool uncarve) {
+  Figures figs{};
+  for (int64_t tz = 0; tz < 4; ++tz)
+    for (int64_t tx = 0; tx < 4; ++tx) {
+      const int64_t bx = x0 + tx * 256, bz = z0 + tz * 256;
+      const FullArea full(g, floor_div(bx, 16) - 1, floor_div(bz, 16) - 1, 18, uncarve);
+      CoarseReader reader{coarse, {}};
+      Figures tile{};
+      compare_area(full, reader, bx, bz, 256, tile);
+      for (int level = 0; level <= 5; ++level) figs[static_cast<size_t>(level)].add(tile[static_cast<size_t>(level)]);
+    }
+  return figs;
+}
+
+// The issue's sample size: 64 x 64 columns (1,024 x 1,024 blocks), two areas of seed 1: the mountains of
+// find_sites() at the centre of one, its forest and coast both inside the other. Slow (about 4 minutes on one
+// core: 2 x 2 x 5,184 columns generated, lit and mipped), so not part of the suite; run it by name:
+//   build/voxen_lod_tests --gtest_also_run_disabled_tests --gtest_filter=CoarseTerrain.DISABLED_AgreesOnA64x64ColumnSample
+// With COARSE_SAMPLE_QUICK=1 only the mountains with caves and ores undone (a quarter of the time). Prints the
+// figures per area and pass (docs/PERFORMANCE.md, "Coarse terrain agreement"); the issue's bounds with caves and
+// ores undone are asserted: >= 99% of cells equal at levels 0..4 (level 5: >= 95%, a regression guard), and no
+// terrain height differing by more than one cell (2^L blocks) at any level.
+TEST(CoarseTerrain, DISABLED_AgreesOnA64x64ColumnSample) {
+  auto g = generator("default");
+  const lod::CoarseTerrain coarse(*g, registry(), mipper());
+  const Sites sites = find_sites();
+  ASSERT_TRUE(sites.found);
+  // Lowest blocks of the two areas: centred on the mountain square, and on the middle of the forest and coast
+  // squares (rounded to 256), which must both lie inside.
+  auto corner = [](int64_t centre) { return floor_div(centre - 512 + 128, int64_t{256}) * 256; };
+  const int64_t ax = corner(sites.mx + 64), az = corner(sites.mz + 64);
+  const int64_t bx = corner((sites.fx + sites.cx) / 2 + 64), bz = corner((sites.fz + sites.cz) / 2 + 64);
+  for (const int64_t x : {sites.fx, sites.cx}) ASSERT_TRUE(x >= bx && x + 128 <= bx + 1024);
+  for (const int64_t z : {sites.fz, sites.cz}) ASSERT_TRUE(z >= bz && z + 128 <= bz + 1024);
+  const bool quick = std::getenv("COARSE_SAMPLE_QUICK") != nullptr;
+  for (const bool uncarve : {true, false}) {
+    if (quick && !uncarve) continue;
+    for (const auto& [name, x0, z0] : {std::tuple{"mountains", ax, az}, std::tuple{"forest and coast", bx, bz}}) {
+      if (quick && x0 != ax) continue;
+      g_why.clear();
+      const Figures figs = compare_large_area(*g, coarse, x0, z0, uncarve);
+      std::printf("%s, 64 x 64 columns from x %lld, z %lld (%s):\n", name, static_cast<long long>(x0),
+                  static_cast<long long>(z0), uncarve ? "caves and ores undone" : "as generated");
+      print_why(figs);
+      print_figures(figs);
+      std::fflush(stdout);
+      if (!uncarve) continue;
+      for (int level = 0; level <= 5; ++level) {
+        const LevelFigures& f = figs[static_cast<size_t>(level)];
+        // Level 5 misses the issue's 99% (about 96%; docs/PERFORMANCE.md): there a regression guard.
+        EXPECT_GE(f.equal_share(), level <= 4 ? 0.99 : 0.95) << name << ", level " << level;
+        EXPECT_EQ(f.terrain_over_one, 0u) << name << ", level " << level;
+      }
+    }
   }
 }
 

@@ -3,22 +3,30 @@
 //
 //  1. Virtual columns. The section and its one-cell border (cells -1..32 in x and z) are covered by a grid of
 //     virtual columns, n = 2^L / s per cell side, each standing for an s x s patch of block columns, s =
-//     max(1, 2^L / 4) (so n = 1, 2, 4, 4, ... for L = 0, 1, 2, 3...). Each takes the terrain sample at its patch's
-//     lowest corner (TerrainModel::sample_grid, bit-identical to sample()), its slope (largest step to the next
-//     virtual columns, per block) and the generator's surface layers there (gen::SurfaceModel). At s = 1 (levels
+//     max(1, 2^L / 4) (so n = 1, 2, 4, 4, ... for L = 0, 1, 2, 3...). Each takes the terrain sample at one block
+//     column of its patch (TerrainModel::sample_grid, bit-identical to sample()): the patch's last block (highest
+//     x and z, the column the Mipper keeps when tops tie) at s <= 4, its first at s >= 8 (where the terrain model's
+//     lattice nodes fall on the samples: a quarter of the cost); its slope (largest step to the next virtual
+//     columns, per block) and the generator's surface layers there (gen::SurfaceModel). At s >= 2 it also
+//     estimates the patch's highest ground: the heights at the patch's four corners, bilinear between its own
+//     sample and its neighbours', with the surface layers at the highest corner for that height. Where a ravine
+//     opens the whole patch to the sky (all four corners), its ground is the highest corner's floor. At s = 1 (levels
 //     0..2) virtual columns are block columns and everything below is exact except caves, ravines and ores.
 //  2. Features above the ground, per virtual column, 32 slots y = height + 1 .. height + 32: plants (the
-//     generator's own decision), then trees in the generator's order (grid cell z, then x): at s <= 2 every leaf
-//     and log exactly as the feature placer writes them (a leaf only into an empty slot or a plant, a log also over
-//     leaves), the origin's sample being its virtual column's; at s >= 4 a tree is its trunk's virtual column only,
-//     logs up to 3 below the top log and leaves from there to one above it (a canopy narrower than a virtual column).
+//     generator's own decision), then trees in the generator's order (grid cell z, then x): at s <= 4 every leaf
+//     and log as the feature placer writes them into the virtual column of its patch (a leaf only into an empty
+//     slot or a plant, a log also over leaves), the origin's sample being its virtual column's; at s >= 8 a tree
+//     is its trunk's virtual column only, logs up to 3 below the top log and leaves from there to one above it (a
+//     canopy narrower than a virtual column).
 //  3. The Mipper, evaluated directly: a level-L cell of full columns keeps, among its non-air blocks, the one of
 //     highest opacity, ties going to the highest Morton key of its local (y, z, x) with y most significant (the
 //     child index dx | dz << 1 | dy << 2 applied level by level). Within one column a higher y always has the
 //     higher key, so per virtual column only its highest block of each opacity within the cell's y range
-//     competes: the terrain (top block, or the block at the cell's top y when the ground rises above the cell),
-//     the highest feature slot, the water or ice surface. A virtual column's blocks sit at its patch's last
-//     (x, z) position, the highest key of the patch.
+//     competes: the terrain (top block, or the block at the cell's top y when the ground rises above the cell;
+//     above the sampled column's own ground, the estimated highest ground of the patch), the highest feature
+//     slot, the water or ice surface. A virtual column's blocks sit at its patch's last (x, z) position, the
+//     highest key of the patch (between two patches of a cell only the top two y bits and the patches' own
+//     positions are compared, so where inside its patch a block lies decides nothing).
 //  4. Light, the value full columns give the winner under open sky: opaque blocks 0; air sky 15; water and ice
 //     sky 15 - (1 + opacity) per block from the surface down (12, 9, ...); leaves 13; plants 15.
 //
@@ -28,6 +36,8 @@
 #include "voxen/lod/coarse.h"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <mutex>
 
 #include "voxen/core/coords.h"
@@ -61,10 +71,15 @@ inline int64_t wrap_add(int64_t a, int64_t b) { return static_cast<int64_t>(stat
 struct VCol {
   gen::StripeSurface st;
   gen::TerrainSample sample;
-  int64_t x = 0, z = 0;  // world block of the sample (the patch's lowest corner)
+  int64_t x = 0, z = 0;  // world block of the sample (the patch's last block at s <= 4, its first at s >= 8)
   int ground = 0;        // top solid block after a ravine that reaches the surface (else st.height)
   bool ravine = false;   // a ravine's shape is here (no plant or tree)
   int feature_top = -1;  // highest used feature slot, -1 for none
+  // The patch's highest ground as estimated from this and the next virtual columns' samples (>= ground; equal to
+  // it at s = 1 and where a ravine lowered the ground), the corner it lies at and the stripe there (height top).
+  int top = 0;
+  int64_t top_x = 0, top_z = 0;
+  gen::StripeSurface st_top;
 };
 
 struct Scratch {
@@ -77,6 +92,7 @@ struct Scratch {
 // What prepare() worked out for one (level, x, z) stack; the virtual columns themselves are in the thread's Scratch.
 struct Prepared {
   int L = 0, cell = 1, s = 1, n = 1, margin = 0, G = 0;
+  int off = 0;  // the samples' offset in their patches, x and z (s - 1 or 0)
   int64_t sx = 0, sz = 0;
   int hmin_all = 0, top_all = 0;  // over the stack's cell columns, border included
 };
@@ -171,6 +187,9 @@ struct CoarseTerrain::Impl {
   uint16_t water = 0, ice = 0;
   Light water_light_top = 0;
   int water_drop = 3, ice_drop = 3;  // sky light lost per block of water / ice: 1 + opacity
+  // Per block id, what a tree may write over it: kPlant (cross-shaped), kLeaf (other cutout), else 0.
+  static constexpr uint8_t kPlant = 1, kLeaf = 2;
+  std::vector<uint8_t> feature_kind;
 
   // The flat world's periodic pyramid: level k holds side(k)^2 x (kFlatHeight >> k) cells, side(k) =
   // max(1, 64 >> k), index (y * side + z) * side + x.
@@ -271,7 +290,12 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
   const BlockPos b = pos.min_block();
   const int64_t sx = wrap_add(b.x, -int64_t{cell} - int64_t{margin} * s);
   const int64_t sz = wrap_add(b.z, -int64_t{cell} - int64_t{margin} * s);
-  pr = Prepared{L, cell, s, n, margin, G, sx, sz};
+  // Each virtual column's sample: its patch's last block (x and z offset s - 1), the block column the Mipper keeps
+  // among the patch's when their tops tie; at s >= 8 the patch's first block instead (offset 0), where the terrain
+  // model's lattice nodes (every 4 blocks) fall on the samples: a last block would need four nodes per sample, not
+  // one, and cost the level-5 node 2-3 times its time.
+  const int off = s >= 8 ? 0 : s - 1;
+  pr = Prepared{L, cell, s, n, margin, G, off, sx, sz};
   const gen::SurfaceModel& m = *model;
 
   Scratch& sc = scratch();
@@ -279,7 +303,7 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
   sc.samples.resize(count);
   sc.cols.resize(count);
   sc.slots.assign(count * kSlots, 0);
-  m.terrain().sample_grid(sx, sz, s, G, G, sc.samples.data());
+  m.terrain().sample_grid(wrap_add(sx, off), wrap_add(sz, off), s, G, G, sc.samples.data());
   auto idx = [G](int i, int j) { return static_cast<size_t>(j) * static_cast<size_t>(G) + static_cast<size_t>(i); };
 
   // 1. Virtual columns: sample, slope, surface layers, plants.
@@ -293,10 +317,20 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
       if (j + 1 < G) step = std::max(step, std::abs(t.height - sc.samples[idx(i, j + 1)].height));
       VCol& c = sc.cols[idx(i, j)];
       c.sample = t;
-      c.x = wrap_add(sx, int64_t{i} * s);
-      c.z = wrap_add(sz, int64_t{j} * s);
+      c.x = wrap_add(sx, int64_t{i} * s + off);
+      c.z = wrap_add(sz, int64_t{j} * s + off);
       c.st = m.stripe(c.x, c.z, t, (step + s - 1) / s);
       c.feature_top = -1;
+      // Height at block offset (px, pz) of this patch (0..s-1 each), bilinear between the samples around it.
+      auto height_at = [&](int px, int pz) {
+        const int ax = px - off, az = pz - off, di = ax < 0 ? -1 : 0, dj = az < 0 ? -1 : 0;
+        const double u = static_cast<double>(ax - di * s) / s, v = static_cast<double>(az - dj * s) / s;
+        const int i0 = std::clamp(i + di, 0, G - 1), i1 = std::clamp(i + di + 1, 0, G - 1);
+        const int j0 = std::clamp(j + dj, 0, G - 1), j1 = std::clamp(j + dj + 1, 0, G - 1);
+        const double a0 = sc.samples[idx(i0, j0)].height, a1 = sc.samples[idx(i1, j0)].height;
+        const double b0 = sc.samples[idx(i0, j1)].height, b1 = sc.samples[idx(i1, j1)].height;
+        return (1 - v) * (a0 + (a1 - a0) * u) + v * (b0 + (b1 - b0) * u);
+      };
       // Ravines: sealed where water lies within 2 blocks (the lowest height 2 blocks around, or the next virtual
       // columns when they are wider).
       const int reach = s == 1 ? 2 : 1;
@@ -311,14 +345,48 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
       c.ground = t.height;
       if (!cut.empty() && cut.top >= t.height) {
         // Open to the sky. A wider virtual column keeps its ground unless the ravine spans the whole patch (its
-        // other three corners, at this sample's height): the Mipper keeps the highest block of the patch.
+        // other three corners, at their interpolated heights): the Mipper keeps the highest block of the patch, so
+        // the ground is then the highest of the four corners' floors.
         bool whole = true;
-        for (const auto [ox, oz] : {std::pair{s - 1, 0}, std::pair{0, s - 1}, std::pair{s - 1, s - 1}}) {
+        int floor = cut.bottom - 1;
+        constexpr std::array<std::pair<int, int>, 4> kCorners{{{0, 0}, {1, 0}, {0, 1}, {1, 1}}};
+        for (const auto& [qx, qz] : kCorners) {
+          const int px = qx * (s - 1), pz = qz * (s - 1);
           if (s == 1 || !whole) break;
-          const gen::SurfaceModel::Cut k = m.ravine(wrap_add(c.x, ox), wrap_add(c.z, oz), t.height, lowest);
-          whole = !k.empty() && k.top >= t.height;
+          if (px == off && pz == off) continue;  // the sample's own
+          const int h = static_cast<int>(std::floor(height_at(px, pz) + 0.5));
+          const gen::SurfaceModel::Cut k =
+              m.ravine(wrap_add(c.x, px - off), wrap_add(c.z, pz - off), h, std::min(lowest, h));
+          whole = !k.empty() && k.top >= h;
+          floor = std::max(floor, k.bottom - 1);
         }
-        if (whole) c.ground = cut.bottom - 1;
+        if (whole) c.ground = std::min(floor, t.height);
+      }
+      // The patch's highest ground: the highest of its four corners' heights, bilinear between this sample and its
+      // neighbours' (at s <= 4 the patch's first block row and column lie one block past the previous virtual
+      // columns' samples), the stripe re-evaluated there for that height.
+      c.top = c.ground;
+      c.top_x = c.x;
+      c.top_z = c.z;
+      if (s > 1 && c.ground == t.height) {
+        for (const auto& [qx, qz] : {std::pair{1, 1}, std::pair{0, 1}, std::pair{1, 0}, std::pair{0, 0}}) {
+          const int px = qx * (s - 1), pz = qz * (s - 1);
+          const int v = static_cast<int>(std::floor(height_at(px, pz) + 0.5));
+          if (v <= c.top) continue;
+          c.top = v;
+          c.top_x = wrap_add(c.x, px - off);
+          c.top_z = wrap_add(c.z, pz - off);
+        }
+        if (c.top > c.ground && (t.biome == gen::Biome::kMountains || t.height < kSeaLevel + 2)) {
+          gen::TerrainSample tt = t;
+          tt.height = c.top;
+          c.st_top = m.stripe(c.top_x, c.top_z, tt, (step + s - 1) / s);
+        } else if (c.top > c.ground) {
+          // Outside the mountains and above the water the layers do not depend on the height: this stripe's own
+          // (saves the patch noise of a second stripe).
+          c.st_top = c.st;
+          c.st_top.height = c.top;
+        }
       }
       const gen::SurfaceModel::Plant p = c.ground == t.height ? m.plant(c.x, c.z, t, c.st) : gen::SurfaceModel::Plant{};
       if (p.id != 0) {
@@ -333,20 +401,19 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
   const int64_t gx0 = sx >> gen::SurfaceModel::kTreeGridShift, gz0 = sz >> gen::SurfaceModel::kTreeGridShift;
   const int64_t gx1 = wrap_add(sx, span - 1) >> gen::SurfaceModel::kTreeGridShift;
   const int64_t gz1 = wrap_add(sz, span - 1) >> gen::SurfaceModel::kTreeGridShift;
+  const int s_shift = std::countr_zero(static_cast<unsigned>(s));
   auto put = [&](int64_t x, int64_t y, int64_t z, uint16_t id, bool is_log) {
     const int64_t dx = static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(sx));
     const int64_t dz = static_cast<int64_t>(static_cast<uint64_t>(z) - static_cast<uint64_t>(sz));
     if (dx < 0 || dz < 0 || dx >= span || dz >= span) return;
-    const size_t k = idx(static_cast<int>(dx / s), static_cast<int>(dz / s));
+    const size_t k = idx(static_cast<int>(dx >> s_shift), static_cast<int>(dz >> s_shift));  // dx / s, s = 2^s_shift
     VCol& c = sc.cols[k];
     const int h = c.st.height;
     if (y <= h || y > h + kSlots || y > kMaxY) return;
     if (h < kSeaLevel && y <= kSeaLevel) return;  // water there: the generator writes leaves only into air
     uint16_t& slot = sc.slots[k * kSlots + static_cast<size_t>(y - h - 1)];
-    const BlockDef& d = registry[slot];
-    const bool plant = slot != 0 && d.shape == Shape::kCross;
-    const bool leaf = slot != 0 && !plant && d.transparency == Transparency::kCutout;
-    if (slot == 0 || plant || (is_log && leaf)) {
+    const uint8_t kind = slot < feature_kind.size() ? feature_kind[slot] : 0;
+    if (slot == 0 || kind == kPlant || (is_log && kind == kLeaf)) {
       slot = id;
       c.feature_top = std::max(c.feature_top, static_cast<int>(y - h - 1));
     }
@@ -369,7 +436,7 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
         }
         gen::TreeSite t;
         if (!c.ravine && m.plan_tree(gx, gz, c.sample, step, /*check_caves=*/s <= 2, t)) {
-          if (s <= 2) {
+          if (s <= 4) {
             m.tree_blocks(t, put);
           } else {
             const int top = t.base + t.height - 1;
@@ -397,7 +464,7 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
         for (int bi = 0; bi < n; ++bi) {
           const VCol& c = sc.cols[idx(i0 + bi, j0 + bj)];
           hmin = std::min(hmin, c.ground);
-          top = std::max({top, c.st.height + c.feature_top + 1, c.st.height < kSeaLevel ? kSeaLevel : kMinY});
+          top = std::max({top, c.top, c.st.height + c.feature_top + 1, c.st.height < kSeaLevel ? kSeaLevel : kMinY});
         }
       sc.hmin[static_cast<size_t>((cz + 1) * 34 + cx + 1)] = hmin;
       sc.top[static_cast<size_t>((cz + 1) * 34 + cx + 1)] = top;
@@ -408,7 +475,7 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
 
 PaddedLodSection CoarseTerrain::Impl::cells(const LodSectionPos& pos, const Prepared& pr) const {
   // 3. Cells by the Mipper's rule, from the virtual columns prepare() left in this thread's scratch.
-  const int L = pr.L, cell = pr.cell, s = pr.s, n = pr.n, margin = pr.margin, G = pr.G;
+  const int L = pr.L, cell = pr.cell, s = pr.s, n = pr.n, margin = pr.margin, G = pr.G, off = pr.off;
   const gen::SurfaceModel& m = *model;
   const Scratch& sc = scratch();
   auto idx = [G](int i, int j) { return static_cast<size_t>(j) * static_cast<size_t>(G) + static_cast<size_t>(i); };
@@ -441,7 +508,7 @@ PaddedLodSection CoarseTerrain::Impl::cells(const LodSectionPos& pos, const Prep
         if (y1 <= hmin) {
           // Wholly in the ground: the block at the top of the last virtual column (highest key) wins.
           const VCol& c = sc.cols[idx(i0 + n - 1, j0 + n - 1)];
-          best_id = m.block(c.x + s - 1, y1, c.z + s - 1, c.st);
+          best_id = m.block(wrap_add(c.x, s - 1 - off), y1, wrap_add(c.z, s - 1 - off), c.st);  // the patch's last
           best_y = y1;
         } else {
           for (int bj = 0; bj < n; ++bj)
@@ -449,6 +516,7 @@ PaddedLodSection CoarseTerrain::Impl::cells(const LodSectionPos& pos, const Prep
               const size_t k = idx(i0 + bi, j0 + bj);
               const VCol& c = sc.cols[k];
               const int h = c.st.height;
+              const int64_t kx = wrap_add(c.x, s - 1 - off), kz = wrap_add(c.z, s - 1 - off);  // the patch's last
               uint16_t id = kAirId;
               int64_t y = 0;
               // Features above the ground (all rank 15: cutout or opaque).
@@ -462,9 +530,11 @@ PaddedLodSection CoarseTerrain::Impl::cells(const LodSectionPos& pos, const Prep
                     break;
                   }
               }
-              if (id == kAirId && c.ground >= y0) {
-                y = std::min<int64_t>(c.ground, y1);
-                id = m.block(c.x + s - 1, std::max<int64_t>(y, kMinY), c.z + s - 1, c.st);
+              if (c.top >= y0 && (id == kAirId || c.top > y)) {
+                // The terrain (the patch's estimated highest ground above this column's own).
+                y = std::min<int64_t>(c.top, y1);
+                id = y <= c.ground ? m.block(kx, std::max<int64_t>(y, kMinY), kz, c.st)
+                                   : m.block(c.top_x, y, c.top_z, c.st_top);
               }
               if (id == kAirId && h < kSeaLevel && y0 <= kSeaLevel && y1 > h) {
                 y = std::min<int64_t>(kSeaLevel, y1);
@@ -498,6 +568,12 @@ CoarseTerrain::CoarseTerrain(const gen::Generator& generator, const BlockRegistr
     im.ice = registry.id("ice");
     im.water_drop = 1 + (registry[im.water].opacity & 15);
     im.ice_drop = 1 + (registry[im.ice].opacity & 15);
+    im.feature_kind.assign(registry.size(), 0);
+    for (size_t id = 1; id < registry.size(); ++id) {
+      const BlockDef& d = registry[static_cast<uint16_t>(id)];
+      if (d.shape == Shape::kCross) im.feature_kind[id] = Impl::kPlant;
+      else if (d.transparency == Transparency::kCutout) im.feature_kind[id] = Impl::kLeaf;
+    }
   }
 }
 
