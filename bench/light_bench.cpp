@@ -206,19 +206,26 @@ BENCHMARK(BM_EditCaveTorchRemove)->UseManualTime()->Unit(benchmark::kMicrosecond
 BENCHMARK(BM_EditCaveStonePlace)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_EditCaveStoneRemove)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
-// A torch placed on / removed from the default terrain's surface (sky and block light both present).
-void BM_EditSurfaceTorch(benchmark::State& state, bool removal) {
-  const auto g = make("default", 1);
+/// The (2 radius + 1)^2 columns of `g` round column (5, 5), generated and lit; their positions in `positions`.
+World lit_square(const gen::Generator& g, int64_t radius, std::vector<ColumnPos>& positions) {
   World w;
-  std::vector<ColumnPos> positions;
-  for (int64_t x = -1; x <= 1; ++x)
-    for (int64_t z = -1; z <= 1; ++z) {
+  positions.clear();
+  for (int64_t x = -radius; x <= radius; ++x)
+    for (int64_t z = -radius; z <= radius; ++z) {
       positions.push_back({x + 5, z + 5});
       auto c = std::make_unique<Column>(ColumnPos{x + 5, z + 5});
-      g->generate(*c);
+      g.generate(*c);
       w.insert(std::move(c));
     }
   light::light_columns(w, table(), positions, nullptr);
+  return w;
+}
+
+// A torch placed on / removed from the default terrain's surface (sky and block light both present).
+void BM_EditSurfaceTorch(benchmark::State& state, bool removal) {
+  const auto g = make("default", 1);
+  std::vector<ColumnPos> positions;
+  World w = lit_square(*g, 1, positions);
   const int64_t x = 5 * 16 + 15, z = 5 * 16 + 8;  // on the column border x = 95/96
   edit_benchmark(state, w, {x, g->surface_y(x, z) + 1, z}, block("torch"), removal);
 }
@@ -232,16 +239,8 @@ BENCHMARK_CAPTURE(BM_EditSurfaceTorch, remove, true)->UseManualTime()->Unit(benc
 // The world is restored untimed between iterations.
 void BM_EditStorm(benchmark::State& state, bool batch) {
   const auto g = make("default", 1);
-  World lit;
   std::vector<ColumnPos> positions;
-  for (int64_t x = -2; x <= 2; ++x)
-    for (int64_t z = -2; z <= 2; ++z) {
-      positions.push_back({x + 5, z + 5});
-      auto c = std::make_unique<Column>(ColumnPos{x + 5, z + 5});
-      g->generate(*c);
-      lit.insert(std::move(c));
-    }
-  light::light_columns(lit, table(), positions, nullptr);
+  const World lit = lit_square(*g, 2, positions);
   const int64_t cx = 5 * 16 + 8, cz = 5 * 16 + 8, cy = g->surface_y(cx, cz) - 10, r = 14;
   std::vector<Edit> edits;
   for (int64_t dy = -r; dy <= r; ++dy)

@@ -10,10 +10,9 @@
 #include <string>
 
 #include "play_test_util.h"
+#include "saved_world_util.h"
 #include "voxen/light/light.h"
 #include "voxen/light/oracle.h"
-#include "voxen/stream/saved_world.h"
-#include "voxen/store/world_session.h"
 
 namespace voxen::play::testing {
 namespace {
@@ -26,35 +25,9 @@ World copy_world(const World& w) {
   return out;
 }
 
-std::unique_ptr<stream::SavedWorld> open_world(const std::string& dir, std::optional<uint64_t> seed) {
-  store::OpenOptions o;
-  o.dir = dir;
-  o.create_seed = seed;
-  o.create_generator = "flat";
-  auto ws = stream::SavedWorld::open(o, registry());
-  if (!ws) {
-    ADD_FAILURE() << "world: " << ws.error().to_string();
-    return nullptr;
-  }
-  return std::move(ws).value();
-}
-
-std::unique_ptr<PlaySession> open_saved(const RecordingHeader& h, stream::SavedWorld& backend) {
-  SessionOptions so;
-  so.threads = 2;
-  so.source = &backend;
-  so.game.hud = false;
-  auto s = PlaySession::open(h, so, registry());
-  if (!s) {
-    ADD_FAILURE() << "session: " << s.error().to_string();
-    return nullptr;
-  }
-  return std::move(*s);
-}
-
-// The flat world (gen/flat_generator.cpp): grass at y 0, dirt -3..-1, stone below. Flying, feet at (24.5, 16, 50.5),
-// looking north and down into the crater; the blast at (24, -13, 24), radius 14: x and z 10..38 (columns 0..2, across two column borders
-// each way), y -27..1 (sections 6..8), open to the sky through the ground.
+// The flat world (gen/flat_generator.cpp): grass at y 0, dirt -3..-1, stone below. Flying, feet at (24.5, 16,
+// 50.5), looking north and down into the crater; the blast at (24, -13, 24), radius 14: x and z 10..38 (columns
+// 0..2, across two column borders each way), y -27..1 (sections 6..8), open to the sky through the ground.
 TEST(PlayBlast, AnEditStormEqualsTheEditsOneAtATimeAndAFreshLoad) {
   const std::string dir = temp_dir("blast");
   const BlockPos centre{24, -13, 24};
@@ -73,9 +46,9 @@ TEST(PlayBlast, AnEditStormEqualsTheEditsOneAtATimeAndAFreshLoad) {
 
   render::Image after_storm;
   {
-    auto ws = open_world(dir + "/world", h.seed);
+    auto ws = open_world(dir + "/world", h.seed, "flat");
     ASSERT_TRUE(ws);
-    auto s = open_saved(rec.header, *ws);
+    auto s = open_saved_session(rec.header, *ws, /*hud=*/false);
     ASSERT_TRUE(s);
     Game& g = s->game();
     RunResult run = run_events(g, rec.events, 60, 1, true);
@@ -134,9 +107,9 @@ TEST(PlayBlast, AnEditStormEqualsTheEditsOneAtATimeAndAFreshLoad) {
   }
 
   // A fresh game on the reopened world draws the crater from meshes built from nothing: the same pixels.
-  auto ws = open_world(dir + "/world", std::nullopt);
+  auto ws = open_world(dir + "/world", std::nullopt, "flat");
   ASSERT_TRUE(ws);
-  auto s = open_saved(rec.header, *ws);
+  auto s = open_saved_session(rec.header, *ws, /*hud=*/false);
   ASSERT_TRUE(s);
   const RunResult run = run_events(s->game(), fresh_rec.events, fresh_rec.frames, 1, true);
   ASSERT_TRUE(run.failures.empty()) << run.failures.front();

@@ -12,10 +12,9 @@
 
 #include "hud_reader.h"
 #include "play_test_util.h"
+#include "saved_world_util.h"
 #include "run_command.h"
 #include "voxen/gen/generator.h"
-#include "voxen/stream/saved_world.h"
-#include "voxen/store/world_session.h"
 
 namespace voxen::play::testing {
 namespace {
@@ -23,35 +22,6 @@ namespace {
 using voxen::testing::run_voxen;
 
 constexpr double kEyeHeight = 1.62;
-
-/// Opens (or, with a seed, creates) the world at `dir` as `voxen play --world` does.
-std::unique_ptr<stream::SavedWorld> open_world(const std::string& dir, std::optional<uint64_t> create_seed,
-                                                const std::string& generator) {
-  store::OpenOptions o;
-  o.dir = dir;
-  o.create_seed = create_seed;
-  o.create_generator = generator;
-  auto ws = stream::SavedWorld::open(o, registry());
-  if (!ws) {
-    ADD_FAILURE() << "world: " << ws.error().to_string();
-    return nullptr;
-  }
-  return std::move(ws).value();
-}
-
-/// A headless game session over a saved world (cmd_play's wiring, without the window).
-std::unique_ptr<PlaySession> open_saved_session(const RecordingHeader& h, stream::SavedWorld& backend) {
-  SessionOptions so;
-  so.window = false;
-  so.threads = 2;
-  so.source = &backend;
-  auto s = PlaySession::open(h, so, registry());
-  if (!s) {
-    ADD_FAILURE() << "session: " << s.error().to_string();
-    return nullptr;
-  }
-  return std::move(*s);
-}
 
 // The flat world (gen/flat_generator.cpp): planks and cobblestone ground at y = 0 for x, z in 0..15, dirt under it.
 TEST(PlaySavedWorld, EditsMadeThroughTheInputPathAreReadBackByAFreshProbe) {
