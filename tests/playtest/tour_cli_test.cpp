@@ -1,5 +1,6 @@
 // voxen tour's streaming and jet options through the real binary: --stream live runs the live scheduler (paced to
-// the step) and says so in the report, --jet-speed sets the jet's speed, and both refuse bad values with exit 2.
+// the step) and says so in the report, --jet-speed sets the jet's speed, and both refuse bad values with exit 2;
+// the storm segment's edit storm reaches the report.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,27 @@ TEST(TourCli, LiveStreamingAndTheJetsSpeedReachTheReport) {
   // Flying speeds up towards the fly speed at 20/s: 3 frames reach 7.4 blocks at 400 blocks/s, 2.1 at 112.
   EXPECT_GT(s["distance_blocks"].get<double>(), 6.0);
   EXPECT_TRUE(s["holes"].contains("measurement_ms_per_frame"));
+  EXPECT_EQ(s["holes"]["frames_with_near_holes_in_drawn_columns"], 0);
+}
+
+// The storm segment: one blast of more than 10,000 edits in the segment's first frame, reported with that frame's
+// cost and the next frame's (edit_burst), and no near hole in a drawn column round the crater.
+TEST(TourCli, TheStormSegmentBlastsTenThousandBlocksInOneFrame) {
+  const std::string json = "/tmp/voxen_tour_storm_" + std::to_string(::getpid()) + ".json";
+  const auto r = run_voxen({"tour", "--headless", "--segments", "storm", "--frames", "3", "--render-distance", "2", "--json", json});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  std::remove(json.c_str());
+  ASSERT_EQ(j["segments"].size(), 1u);
+  const auto& s = j["segments"][0];
+  EXPECT_EQ(s["name"], "storm");
+  const auto& burst = s["edit_burst"];
+  EXPECT_GE(burst["edits"].get<uint64_t>(), 10000u) << s["note"];
+  EXPECT_EQ(s["edits"], burst["edits"]) << "the whole storm in one frame";
+  EXPECT_GT(burst["frame_ms"].get<double>(), 0.0);
+  EXPECT_GT(burst["next_frame_ms"].get<double>(), 0.0);
+  EXPECT_GT(burst["sections_remeshed"].get<uint64_t>(), 0u);
   EXPECT_EQ(s["holes"]["frames_with_near_holes_in_drawn_columns"], 0);
 }
 
