@@ -36,6 +36,7 @@
 #include "voxen/lod/coarse.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <mutex>
@@ -321,7 +322,8 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
       c.z = wrap_add(sz, int64_t{j} * s + off);
       c.st = m.stripe(c.x, c.z, t, (step + s - 1) / s);
       c.feature_top = -1;
-      // Height at block offset (px, pz) of this patch (0..s-1 each), bilinear between the samples around it.
+      // Height at block offset (px, pz) of this patch (0..s-1 each), bilinear between the samples around it,
+      // rounded to the nearest block.
       auto height_at = [&](int px, int pz) {
         const int ax = px - off, az = pz - off, di = ax < 0 ? -1 : 0, dj = az < 0 ? -1 : 0;
         const double u = static_cast<double>(ax - di * s) / s, v = static_cast<double>(az - dj * s) / s;
@@ -329,8 +331,11 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
         const int j0 = std::clamp(j + dj, 0, G - 1), j1 = std::clamp(j + dj + 1, 0, G - 1);
         const double a0 = sc.samples[idx(i0, j0)].height, a1 = sc.samples[idx(i1, j0)].height;
         const double b0 = sc.samples[idx(i0, j1)].height, b1 = sc.samples[idx(i1, j1)].height;
-        return (1 - v) * (a0 + (a1 - a0) * u) + v * (b0 + (b1 - b0) * u);
+        return static_cast<int>(std::floor((1 - v) * (a0 + (a1 - a0) * u) + v * (b0 + (b1 - b0) * u) + 0.5));
       };
+      // The patch's four corners (0 or 1 per axis: offset 0 or s - 1), its last block first: the highest ground
+      // below keeps the first corner of the highest height.
+      constexpr std::array<std::pair<int, int>, 4> kCorners{{{1, 1}, {0, 1}, {1, 0}, {0, 0}}};
       // Ravines: sealed where water lies within 2 blocks (the lowest height 2 blocks around, or the next virtual
       // columns when they are wider).
       const int reach = s == 1 ? 2 : 1;
@@ -349,12 +354,11 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
         // the ground is then the highest of the four corners' floors.
         bool whole = true;
         int floor = cut.bottom - 1;
-        constexpr std::array<std::pair<int, int>, 4> kCorners{{{0, 0}, {1, 0}, {0, 1}, {1, 1}}};
         for (const auto& [qx, qz] : kCorners) {
           const int px = qx * (s - 1), pz = qz * (s - 1);
           if (s == 1 || !whole) break;
           if (px == off && pz == off) continue;  // the sample's own
-          const int h = static_cast<int>(std::floor(height_at(px, pz) + 0.5));
+          const int h = height_at(px, pz);
           const gen::SurfaceModel::Cut k =
               m.ravine(wrap_add(c.x, px - off), wrap_add(c.z, pz - off), h, std::min(lowest, h));
           whole = !k.empty() && k.top >= h;
@@ -369,9 +373,9 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
       c.top_x = c.x;
       c.top_z = c.z;
       if (s > 1 && c.ground == t.height) {
-        for (const auto& [qx, qz] : {std::pair{1, 1}, std::pair{0, 1}, std::pair{1, 0}, std::pair{0, 0}}) {
+        for (const auto& [qx, qz] : kCorners) {
           const int px = qx * (s - 1), pz = qz * (s - 1);
-          const int v = static_cast<int>(std::floor(height_at(px, pz) + 0.5));
+          const int v = height_at(px, pz);
           if (v <= c.top) continue;
           c.top = v;
           c.top_x = wrap_add(c.x, px - off);
