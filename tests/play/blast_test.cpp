@@ -19,12 +19,6 @@ namespace {
 
 constexpr double kEyeHeight = 1.62;
 
-World copy_world(const World& w) {
-  World out;
-  for (const ColumnPos& p : w.positions()) out.insert(std::make_unique<Column>(*w.find(p)));
-  return out;
-}
-
 // The flat world (gen/flat_generator.cpp): grass at y 0, dirt -3..-1, stone below. Flying, feet at (24.5, 16,
 // 50.5), looking north and down into the crater; the blast at (24, -13, 24), radius 14: x and z 10..38 (columns
 // 0..2, across two column borders each way), y -27..1 (sections 6..8), open to the sky through the ground.

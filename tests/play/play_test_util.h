@@ -15,6 +15,7 @@
 #include "voxen/play/recording.h"
 #include "voxen/play/session.h"
 #include "voxen/world/block_registry.h"
+#include "voxen/world/world.h"
 
 namespace voxen::play::testing {
 
@@ -108,6 +109,13 @@ inline std::unique_ptr<PlaySession> open_session(const RecordingHeader& h) {
     return nullptr;
   }
   return std::move(*s);
+}
+
+/// Every loaded column of `w`, copied (cells and light): the world before an edit, for comparing.
+inline World copy_world(const World& w) {
+  World out;
+  for (const ColumnPos& p : w.positions()) out.insert(std::make_unique<Column>(*w.find(p)));
+  return out;
 }
 
 /// Degrees of pitch (negative: down) from an eye at height `eye_y` to a point `dist` blocks away horizontally at `y`.

@@ -153,13 +153,6 @@ TEST(PlayStreaming, LiveStreamingQueuesWhatTheWorkersCanDoInAFrame) {
   EXPECT_GE(most, 16u) << "jobs submitted and not yet integrated, at most, after a frame";
 }
 
-/// Every loaded column of `w`, copied (cells and light).
-World copy_world(const World& w) {
-  World out;
-  for (const ColumnPos& p : w.positions()) out.insert(std::make_unique<Column>(*w.find(p)));
-  return out;
-}
-
 /// Bytes the renderer's arenas have been written with so far.
 uint64_t bytes_uploaded(const render::Renderer& r) {
   return r.opaque_arena().bytes_uploaded() + r.translucent_arena().bytes_uploaded();
