@@ -400,6 +400,7 @@ int run_shot(const ShotOptions& o) {
     j["far_distance"] = far_on ? o.far_distance : 0.0;
     j["lod_sections_drawn"] = fs.lod_sections_drawn;
     j["lod_quads"] = fs.lod_quads;
+    j["lod_quads_facing_away"] = fs.lod_quads_facing_away;
     j["lod_draw_calls"] = fs.lod_draw_calls;
     j["lod_bytes"] = (*renderer)->lod_arena().capacity_bytes().value + (far ? far->memory_bytes() : 0);
     j["lod_gpu_bytes"] = (*renderer)->lod_arena().capacity_bytes().value;
@@ -433,8 +434,9 @@ int run_shot(const ShotOptions& o) {
                 fs.draw_calls, static_cast<double>((*renderer)->arena_capacity_bytes()) / (1024.0 * 1024.0),
                 (*renderer)->opaque_arena().live_buffer_count() + (*renderer)->translucent_arena().live_buffer_count());
     if (far_on)
-      std::printf("far view to %.0f blocks: %u LOD sections drawn (%llu quads), %.1f MiB, built in %.0f ms\n", o.far_distance,
-                  fs.lod_sections_drawn, static_cast<unsigned long long>(fs.lod_quads),
+      std::printf("far view to %.0f blocks: %u LOD sections drawn (%llu quads, %llu of them facing away: not submitted), %.1f MiB, built in %.0f ms\n",
+                  o.far_distance, fs.lod_sections_drawn, static_cast<unsigned long long>(fs.lod_quads),
+                  static_cast<unsigned long long>(fs.lod_quads_facing_away),
                   static_cast<double>((*renderer)->lod_arena().capacity_bytes().value + far->memory_bytes()) / (1024.0 * 1024.0), far_ms);
     std::printf("ms: generate %.1f  light %.1f  mesh %.1f  upload %.1f  cull %.2f  draw %.1f  (total %.0f)\n", ss.generate_ms,
                 ss.light_ms, ss.mesh_ms, ss.upload_ms, fs.cull_ms, fs.sort_ms + fs.build_ms + fs.submit_ms + finish_ms, total_ms);

@@ -153,6 +153,7 @@ int run_tour_cmd(const TourCliOptions& o) {
                  {"build_cpu_ms_per_frame", stat_json(s.far_build)},
                  {"lod_sections_drawn", stat_json(s.lod_sections)},
                  {"lod_quads", stat_json(s.lod_quads)},
+                 {"lod_quads_facing_away", stat_json(s.lod_quads_facing_away)},
                  {"lod_bytes_max", s.lod_bytes_max},
                  {"far_holes_frames", s.far_hole_frames},
                  {"far_holes_max_pixels", s.far_holes_max},

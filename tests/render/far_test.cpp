@@ -4,7 +4,8 @@
 // stone slab of level 3 turns the sky below the horizon into ground; the hand-over: over near columns the near
 // mesh's pixels, elsewhere the far pass's, and no sky at the seam; at most 4 terrain draw calls with MDI; removing a
 // LOD section frees its span; a level-L cell is 2^L blocks on a side; the hand-over mask is rebuilt only when its
-// inputs change; the per-chunk path draws no far view; bad input is refused with a message.
+// inputs change; the per-chunk path draws no far view; bad input is refused with a message; face directions facing
+// away from the eye are not submitted, and the picture is the same bytes as submitting them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -302,6 +303,91 @@ TEST_F(Far, OverNearColumnsTheNearMeshShowsElsewhereTheFarAndNoSkyAtTheSeam) {
 
 // (d) The draw-call budget: near opaque, near translucent and far opaque, one MDI call each while each arena fits
 // one buffer, however many LOD sections are drawn.
+// Face directions facing away from the eye are not submitted (Renderer::set_lod_section groups a section's quads
+// by direction; build_far skips a direction whose every plane in the section faces away), and the picture is the
+// bytes of submitting them all (FarParams::submit_facing_away, the oracle): LOD sections of levels 0, 1 and 2 of
+// hilly ground, floating cells (bottom faces) and pools (fluid faces), meshed with their skirts appended and every
+// other section's quads reversed (so they come ungrouped), seen from eyes outside, inside and exactly on the sections' planes, in many directions.
+TEST_F(Far, FacesAwayFromTheEyeAreNotSubmittedAndThePictureIsTheSame) {
+  const mesh::LodMeshTables tables(g_shared->registry);
+  const Cell stone{g_shared->registry.id("stone")}, grass{g_shared->registry.id("grass_block")},
+      water{g_shared->registry.id("water")};
+  ASSERT_NE(stone.id, kAirId);
+  ASSERT_NE(grass.id, kAirId);
+  ASSERT_NE(water.id, kAirId);
+  auto hash = [](uint64_t v) {
+    v ^= v >> 33, v *= 0xff51afd7ed558ccdULL, v ^= v >> 33, v *= 0xc4ceb9fe1a85ec53ULL;
+    return v ^ (v >> 33);
+  };
+  std::vector<lod::LodSectionPos> sections;
+  auto add = [&](const lod::LodSectionPos& pos) {
+    lod::PaddedLodSection padded;
+    padded.pos = pos;
+    for (int z = 0; z < 32; ++z)
+      for (int x = 0; x < 32; ++x) {
+        const uint64_t h = hash(static_cast<uint64_t>((pos.level * 64 + pos.x * 32 + x) * 4096 + (pos.z * 32 + z) + 7777));
+        const int top = 4 + static_cast<int>(h % 21);  // ground 4..24 cells
+        for (int y = 0; y <= top; ++y) padded.set(x, y, z, lod::LodCell::make(y == top ? grass : stone, 0));
+        for (int y = top + 1; y <= 12; ++y) padded.set(x, y, z, lod::LodCell::make(water, 0xF000));  // pools up to 12
+        if ((h >> 20) % 7 == 0) padded.set(x, 28, z, lod::LodCell::make(stone, 0xF000));          // floating cells
+      }
+    for (int i = 0; i < 32; ++i)  // solid neighbours across the x and z borders, 16 cells tall: skirts
+      for (int y = 0; y < 16; ++y)
+        for (const auto& [bx, bz] : {std::pair{-1, i}, std::pair{32, i}, std::pair{i, -1}, std::pair{i, 32}})
+          padded.set(bx, y, bz, lod::LodCell::make(stone, 0));
+    mesh::LodMesh m;
+    mesh::mesh_lod_section(padded, tables, m);
+    const size_t greedy = m.quads.size();
+    mesh::append_lod_skirts(padded, tables, m);
+    ASSERT_GT(m.quads.size(), greedy) << "no skirts";
+    if (sections.size() % 2) std::reverse(m.quads.begin(), m.quads.end());  // any order is allowed
+    renderer->set_lod_section(pos, m.quads);
+    sections.push_back(pos);
+  };
+  for (int64_t x = 0; x <= 1; ++x)
+    for (int64_t z = -2; z <= 1; ++z) add({0, x, 1, z});  // blocks x [0, 64), y [32, 64), z [-64, 64)
+  for (int64_t z = -1; z <= 0; ++z) add({1, 1, 0, z});    // x [64, 128), y [0, 64), z [-64, 64)
+  for (int64_t z = -1; z <= 0; ++z) add({2, 1, 0, z});    // x [128, 256), y [0, 128), z [-128, 128)
+
+  FarParams far;
+  far.fog_end = kFarFog;
+  far.draw = sections;
+  FarParams oracle = far;
+  oracle.submit_facing_away = true;
+  struct Eye {
+    BlockPos block;
+    glm::dvec3 frac;
+  };
+  const std::vector<Eye> eyes = {{{-40, 90, 10}, {0.5, 0.5, 0.5}},  {{20, 70, -30}, {0.25, 0.5, 0.75}},
+                                 {{32, 40, 0}, {0.5, 0.5, 0.5}},    {{64, 64, 64}, {0.0, 0.0, 0.0}},
+                                 {{100, 30, -100}, {0.5, 0.5, 0.5}}, {{150, 10, 0}, {0.5, 0.1, 0.5}},
+                                 {{128, 128, -128}, {0.0, 0.0, 0.0}}, {{300, 60, 200}, {0.5, 0.5, 0.5}},
+                                 {{-70, 20, -90}, {0.9, 0.5, 0.1}}};
+  uint64_t skipped = 0, drawn_cameras = 0;
+  for (const Eye& e : eyes)
+    for (const double yaw : {0.0, 45.0, 90.0, 180.0, 270.0})
+      for (const double pitch : {-35.0, 0.0, 25.0}) {
+        SCOPED_TRACE("eye " + std::to_string(e.block.x) + "," + std::to_string(e.block.y) + "," + std::to_string(e.block.z) +
+                     " yaw " + std::to_string(yaw) + " pitch " + std::to_string(pitch));
+        Camera cam = Camera::at(e.block, e.frac);
+        cam.yaw_deg = yaw;
+        cam.pitch_deg = pitch;
+        cam.aspect = static_cast<double>(kWidth) / kHeight;
+        cam.far_plane = 400;
+        FrameStats st, st_oracle;
+        const Image a = draw(cam, far, &st);
+        const Image b = draw(cam, oracle, &st_oracle);
+        EXPECT_TRUE(a == b) << st.lod_quads_facing_away << " quads facing away not submitted";
+        EXPECT_EQ(st.lod_quads, st_oracle.lod_quads);
+        EXPECT_EQ(st_oracle.lod_quads_facing_away, 0u);
+        EXPECT_LT(st.lod_quads_facing_away, st.lod_quads + (st.lod_quads == 0));
+        skipped += st.lod_quads_facing_away;
+        drawn_cameras += st.lod_sections_drawn > 0;
+      }
+  EXPECT_GT(drawn_cameras, 100u);
+  EXPECT_GT(skipped, 0u) << "no direction was ever skipped: the check would pass without the skip";
+}
+
 TEST_F(Far, AtMostFourTerrainDrawCallsWithManyLodSections) {
   std::vector<CellsGenerator::Placed> cells;
   for (int64_t x = -20; x < 20; ++x)

@@ -181,7 +181,9 @@ TEST_F(FarViewTest, LiveConvergesToTheBatchViewWithinTheQuotaAndCoversWhileBuild
           const double bearing = std::atan2(static_cast<double>(x), -static_cast<double>(z)) * 180.0 / M_PI;  // 0 north, 90 east
           if (std::abs(bearing - 45.0) < 30.0 && std::hypot(static_cast<double>(x), static_cast<double>(z)) > 64) gaps += n == 0;
         }
-      if (covered_once) EXPECT_EQ(gaps, 0) << "frame " << f;
+      if (covered_once) {
+        EXPECT_EQ(gaps, 0) << "frame " << f;
+      }
       covered_once = covered_once || gaps == 0;
     }
     if (st.queued == 0 && st.nodes_missing == 0) break;

@@ -41,7 +41,7 @@ Stat stat_of(std::vector<double> v) {
 struct Collector {
   std::vector<double> frame, generate, light, mesh, upload, cull, draw, wait, edit;
   std::vector<double> holes_share, holes_ms;
-  std::vector<double> far_ms, far_queue, far_requests, far_build, lod_sections, lod_quads;
+  std::vector<double> far_ms, far_queue, far_requests, far_build, lod_sections, lod_quads, lod_quads_facing_away;
   uint64_t lod_bytes_max = 0, far_hole_frames = 0, far_holes_max = 0, far_real_max = 0, far_rebuilds = 0;
   uint64_t near_hole_frames = 0, drawn_hole_frames = 0;
   std::string first_near_hole, first_drawn_hole;
@@ -69,6 +69,7 @@ struct Collector {
       far_build.push_back(r.far.build_cpu_ms);
       lod_sections.push_back(static_cast<double>(r.render.lod_sections_drawn));
       lod_quads.push_back(static_cast<double>(r.render.lod_quads));
+      lod_quads_facing_away.push_back(static_cast<double>(r.render.lod_quads_facing_away));
       lod_bytes_max = std::max<uint64_t>(lod_bytes_max, g.renderer().lod_arena().capacity_bytes().value + g.far_view()->memory_bytes());
       far_real_max = std::max<uint64_t>(far_real_max, r.far.real_columns);
       far_rebuilds += r.far.rebuilds;
@@ -160,6 +161,7 @@ struct Collector {
     s.far_build = stat_of(far_build);
     s.lod_sections = stat_of(lod_sections);
     s.lod_quads = stat_of(lod_quads);
+    s.lod_quads_facing_away = stat_of(lod_quads_facing_away);
     s.lod_bytes_max = lod_bytes_max;
     s.far_hole_frames = far_hole_frames;
     s.far_holes_max = far_holes_max;

@@ -478,12 +478,27 @@ void Renderer::set_lod_section(const lod::LodSectionPos& pos, std::span<const me
     log(lod_name(pos) + ": level outside 0.." + std::to_string(lod::kMaxLevels - 1) + ": not drawn");
     return remove_lod_section(pos);
   }
-  for (size_t q = 0; q < quads.size(); ++q)
-    if (((quads[q].bits >> 15) & 7) > 5) {
-      log(lod_name(pos) + ": quad " + std::to_string(q) + " has face " + std::to_string((quads[q].bits >> 15) & 7) +
-          " (0..5): not drawn");
+  // Group by face direction (a stable counting sort; the mesher's greedy faces come grouped, its skirts and seam
+  // walls after them): a frame then submits each direction as one range, or skips it (build_far).
+  std::array<uint32_t, 6> face_end{};
+  bool grouped = true;
+  for (size_t q = 0; q < quads.size(); ++q) {
+    const auto face = static_cast<uint32_t>((quads[q].bits >> 15) & 7);
+    if (face > 5) {
+      log(lod_name(pos) + ": quad " + std::to_string(q) + " has face " + std::to_string(face) + " (0..5): not drawn");
       return remove_lod_section(pos);
     }
+    grouped = grouped && (q == 0 || face >= ((quads[q - 1].bits >> 15) & 7));
+    ++face_end[face];
+  }
+  for (size_t f = 1; f < 6; ++f) face_end[f] += face_end[f - 1];
+  if (!grouped) {
+    std::array<uint32_t, 6> next{};
+    for (size_t f = 1; f < 6; ++f) next[f] = face_end[f - 1];
+    m_lod_grouped.resize(quads.size());
+    for (const mesh::LodQuad& q : quads) m_lod_grouped[next[(q.bits >> 15) & 7]++] = q;
+    quads = m_lod_grouped;
+  }
   m_platform.make_current();
   auto it = m_lod_index.find(pos);
   size_t i;
@@ -493,6 +508,7 @@ void Renderer::set_lod_section(const lod::LodSectionPos& pos, std::span<const me
     m_lod_pos.push_back(pos);
     m_lod_span.push_back({});
     m_lod_quads.push_back(0);
+    m_lod_face_end.push_back({});
     m_lod_stamp.push_back(0);
   } else {
     i = it->second;
@@ -509,6 +525,7 @@ void Renderer::set_lod_section(const lod::LodSectionPos& pos, std::span<const me
   }
   m_lod_span[i] = *got;
   m_lod_quads[i] = static_cast<uint32_t>(quads.size());
+  m_lod_face_end[i] = face_end;
 }
 
 void Renderer::remove_lod_at(size_t i) {
@@ -519,12 +536,14 @@ void Renderer::remove_lod_at(size_t i) {
     m_lod_pos[i] = m_lod_pos[last];
     m_lod_span[i] = m_lod_span[last];
     m_lod_quads[i] = m_lod_quads[last];
+    m_lod_face_end[i] = m_lod_face_end[last];
     m_lod_stamp[i] = m_lod_stamp[last];
     m_lod_index[m_lod_pos[i]] = static_cast<uint32_t>(i);
   }
   m_lod_pos.pop_back();
   m_lod_span.pop_back();
   m_lod_quads.pop_back();
+  m_lod_face_end.pop_back();
   m_lod_stamp.pop_back();
 }
 
@@ -629,17 +648,47 @@ glm::dmat4 Renderer::build_far(const FrameParams& params, const Camera& cam, Fra
     return m_lod_pos[a] < m_lod_pos[b];
   });
 
-  // Per-draw entries (after the near ones: offset of the section's min corner, cell size) and one command per
-  // section, grouped by LOD arena buffer, one batch each.
+  // Per-draw entries (after the near ones: offset of the section's min corner, cell size) and, per section, one
+  // command per run of face directions that can face the eye, grouped by LOD arena buffer, one batch each.
+  // Back faces: a face of direction +X lies on a plane x = min + k * cell (k = 1..32, the far side of its cell) and
+  // faces the eye (at the origin) only where that plane is below 0; -X on x = min + k * cell (k = 0..31) only
+  // where it is above 0; so a direction whose every plane is on the wrong side is all back faces, which GL would
+  // cull after shading their vertices (on llvmpipe the far pass is bound by its triangles). The margin of one block
+  // covers the float rounding of the vertex positions: a face it keeps is culled by GL as before, so the picture is
+  // the same bytes.
+  constexpr double kFacingMargin = 1.0;
   g.by_buffer.clear();
   for (const uint32_t i : g.far_order) {
     const lod::LodSectionPos& pos = m_lod_pos[i];
     const BlockPos mn = pos.min_block();
     const glm::dvec3 rel = cam.relative(mn);
     const auto base = static_cast<uint32_t>(g.offsets.size());
+    const double cell = static_cast<double>(int64_t{1} << pos.level);
     g.offsets.emplace_back(static_cast<float>(rel.x), static_cast<float>(rel.y), static_cast<float>(rel.z),
-                           static_cast<float>(int64_t{1} << pos.level));
-    g.by_buffer.push_back({{6 * m_lod_quads[i], 1, static_cast<uint32_t>(6 * m_lod_span[i].offset.value), base}, m_lod_span[i].buffer});
+                           static_cast<float>(cell));
+    const std::array<uint32_t, 6>& end = m_lod_face_end[i];
+    uint32_t run_begin = 0, run_end = 0;  // the current run of submitted faces, quads of the section
+    auto flush = [&] {
+      if (run_end > run_begin)
+        g.by_buffer.push_back({{6 * (run_end - run_begin), 1, static_cast<uint32_t>(6 * (m_lod_span[i].offset.value + run_begin)), base},
+                               m_lod_span[i].buffer});
+      run_begin = run_end;
+    };
+    for (int f = 0; f < 6; ++f) {
+      const double lo = rel[f >> 1];
+      const bool facing = far.submit_facing_away ||
+                          ((f & 1) ? lo + static_cast<double>(lod::LodSection::kSize - 1) * cell > -kFacingMargin
+                                   : lo + cell < kFacingMargin);
+      const uint32_t from = f ? end[static_cast<size_t>(f) - 1] : 0, to = end[static_cast<size_t>(f)];
+      if (!facing) {
+        flush();
+        run_begin = run_end = to;
+        st.lod_quads_facing_away += to - from;
+      } else {
+        run_end = to;
+      }
+    }
+    flush();
     ++st.lod_sections_drawn;
     ++st.lod_sections_per_level[static_cast<size_t>(pos.level)];
     st.lod_quads += m_lod_quads[i];

@@ -103,9 +103,10 @@ struct SegmentReport {
   Stat edit_ms;                      // per edit: remesh + upload (main thread)
   EditBurst edit_burst;              // the frame with the most edits
   // The far view (zero when it is off): main-thread ms per frame (FarView::update), its request queue after each
-  // frame, new requests and worker CPU of the nodes integrated per frame, LOD sections and quads drawn, the most
+  // frame, new requests and worker CPU of the nodes integrated per frame, LOD sections and quads drawn, those of
+  // the quads that faced away from the eye (not submitted: render::FrameStats::lod_quads_facing_away), the most
   // LOD bytes (GPU arena + CPU), and frames whose far holes measurement found sky where the terrain has ground.
-  Stat far_ms, far_queue, far_requests, far_build, lod_sections, lod_quads;
+  Stat far_ms, far_queue, far_requests, far_build, lod_sections, lod_quads, lod_quads_facing_away;
   uint64_t lod_bytes_max = 0;
   uint64_t far_hole_frames = 0;
   uint64_t far_holes_max = 0;        // most far-hole pixels in one frame

@@ -95,6 +95,9 @@ struct FarParams {
   /// those within 128 columns of the camera's column count (the mask's reach: 256 x 256 columns); farther ones
   /// are never near. Any order; duplicates allowed.
   std::span<const ColumnPos> near_columns;
+  /// Submit every face direction of every LOD section, also those facing away from the eye (the oracle of that
+  /// skip, FrameStats::lod_quads_facing_away: the picture is the same bytes either way; tests).
+  bool submit_facing_away = false;
 };
 
 /// One frame's inputs.
@@ -142,6 +145,8 @@ struct FrameStats {
   uint32_t lod_sections_drawn = 0;  // LOD sections drawn (in far.draw, set, with quads, in the far frustum and fog)
   uint32_t lod_sections_missing = 0;  // LOD sections in far.draw that are not set (skipped)
   uint64_t lod_quads = 0;           // their quads
+  uint64_t lod_quads_facing_away = 0;  // of those, quads not submitted: their face direction faces away from the eye
+                                       // at every position it takes in its section (back faces, which GL would cull)
   uint32_t lod_draw_calls = 0;      // GL draw calls of the far pass: one per LOD arena buffer with sections drawn
                                     // (also counted in draw_calls)
   uint64_t lod_arena_bytes = 0;     // the LOD arena's GL buffers' capacity, bytes
@@ -175,9 +180,10 @@ class Renderer {
   void clear();
 
   /// Sets (or replaces) a LOD section's quads (mesh::LodQuad, LOD-section-local cells of level pos.level; layout in
-  /// lod_mesher.h): writes only its own span of the LOD arena. Empty removes it. Refused (logged, the section left
-  /// absent) for a level outside 0..lod::kMaxLevels - 1, a quad whose face is over 5, or more quads than one arena
-  /// buffer holds.
+  /// lod_mesher.h): writes only its own span of the LOD arena, the quads grouped by face direction (0..5, each
+  /// group in the given order) so that a frame submits only the directions that can face the eye. Empty removes
+  /// it. Refused (logged, the section left absent) for a level outside 0..lod::kMaxLevels - 1, a quad whose face is
+  /// over 5, or more quads than one arena buffer holds.
   void set_lod_section(const lod::LodSectionPos& pos, std::span<const mesh::LodQuad> quads);
   /// Drops a LOD section's quads (no-op if absent); its span goes back to the LOD arena.
   void remove_lod_section(const lod::LodSectionPos& pos);
@@ -274,6 +280,8 @@ class Renderer {
   std::vector<lod::LodSectionPos> m_lod_pos;
   std::vector<Span> m_lod_span;
   std::vector<uint32_t> m_lod_quads;
+  std::vector<std::array<uint32_t, 6>> m_lod_face_end;  // quads of faces 0..f, cumulative: face f is [end[f-1], end[f])
+  std::vector<mesh::LodQuad> m_lod_grouped;              // scratch: a section's quads grouped by face
   std::vector<uint64_t> m_lod_stamp;  // the last frame that drew it (drops duplicates in far.draw)
   uint64_t m_frame = 0;
   bool m_mask_valid = false;
