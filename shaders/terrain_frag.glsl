@@ -9,8 +9,8 @@
 // a fragment before blending) for blending into a float layer.
 // VOXEN_LOD 1 (the far pass, lod_vert.glsl; opaque, VOXEN_FLUID 0): fragments over a column the near pass draws
 // are discarded (the hand-over mask, u_near_mask: the column of the point half a cell inside the face, v_inward,
-// relative to the camera's column); a cutout texel with alpha < 0.5 takes the layer's mean colour (its 1 x 1 mip)
-// instead of leaving a hole (a far canopy is a solid cube).
+// relative to the camera's column), and so are those wholly fog (at or past the fog end); a cutout texel with
+// alpha < 0.5 takes the layer's mean colour (its 1 x 1 mip) instead of leaving a hole (a far canopy is a solid cube).
 #ifndef VOXEN_LOD
 #define VOXEN_LOD 0
 #endif
@@ -64,6 +64,10 @@ void main() {
   if (all(greaterThanEqual(column, vec2(0.0))) && all(lessThan(column, vec2(256.0))) &&
       texelFetch(u_near_mask, ivec2(column), 0).r > 0.5)
     discard;
+  // Wholly fog (at or past the fog end, horizontally): the sky shows there, so the far pass leaves the sky pass's
+  // pixel and marks no stencil (read_depth: terrain shows only where it is not wholly fog). A LOD section is drawn
+  // whole when its nearest point is within the fog end, the far pass's only cut.
+  if (length(v_rel.xz) >= u_fog.y) discard;
   if (tex.a < 0.5) tex.rgb = textureLod(u_textures, vec3(v_uv, v_layer), 4.0).rgb;
 #elif !VOXEN_FLUID
   if (tex.a < 0.5) discard;

@@ -26,6 +26,7 @@
 #include <string>
 #include <thread>
 
+#include <glm/glm.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli_util.h"
@@ -62,7 +63,7 @@ struct ShotOptions {
   double time_of_day = 10.0;
   double anim_time = 0.0;
   std::string out;
-  std::string terrain_mask;  // --terrain-mask: a PNG, white where terrain (near or far) was drawn, black where sky
+  std::string terrain_mask;  // --terrain-mask: a PNG, white where terrain (near or far) shows, black where sky
   std::string platform = "egl";
   std::string gl_version;
   int threads = 0;
@@ -344,14 +345,28 @@ int run_shot(const ShotOptions& o) {
   const render::Image img = (*renderer)->read_pixels();
   write_png_durably(o.out, img);
   // The terrain mask: from the depth buffer (far-only pixels read as Renderer::kFarDepth), so "terrain here" is the
-  // observable, not a colour guess. Translucent surfaces write no depth: what shows behind them decides.
+  // observable, not a colour guess. Translucent surfaces write no depth: what shows behind them decides. Terrain
+  // wholly fog shows the sky: the far pass draws none; a near pixel is unprojected (camera-relative, the frame's
+  // projection) and left out at or past the fog end, as the shader's fog (horizontal distance).
   uint64_t terrain_pixels = 0;
   if (!o.terrain_mask.empty()) {
     const std::vector<float> depth = (*renderer)->read_depth();
+    render::Camera near_cam = fp.camera;
+    near_cam.aspect = static_cast<double>(img.width) / static_cast<double>(img.height);
+    const glm::dmat4 inverse = glm::inverse(near_cam.view_projection());
+    const double fog_end = (*renderer)->shade_fog_end(fp);
+    auto shows = [&](int x, int y) {  // y: row from the top
+      const float d = depth[static_cast<size_t>(img.height - 1 - y) * static_cast<size_t>(img.width) + static_cast<size_t>(x)];
+      if (d >= 1.0f) return false;
+      if (d == render::Renderer::kFarDepth) return true;
+      const glm::dvec4 p = inverse * glm::dvec4((x + 0.5) / img.width * 2.0 - 1.0, 1.0 - (y + 0.5) / img.height * 2.0,
+                                                2.0 * static_cast<double>(d) - 1.0, 1.0);
+      return std::hypot(p.x / p.w, p.z / p.w) < fog_end;
+    };
     render::Image mask(img.width, img.height, 0xFF000000u);
     for (int y = 0; y < img.height; ++y)
       for (int x = 0; x < img.width; ++x)
-        if (depth[static_cast<size_t>(img.height - 1 - y) * static_cast<size_t>(img.width) + static_cast<size_t>(x)] < 1.0f) {
+        if (shows(x, y)) {
           uint8_t* p = mask.at(x, y);
           p[0] = p[1] = p[2] = 255;
           ++terrain_pixels;
@@ -475,8 +490,8 @@ void add_shot_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--anim-time", o->anim_time, "animation clock in seconds: flowing water scrolls (default 0)");
   cmd->add_option("--out", o->out, "PNG file to write")->required();
   cmd->add_option("--terrain-mask", o->terrain_mask,
-                  "also write a PNG that is white where terrain (near or far view) was drawn and black where the sky shows, from "
-                  "the depth buffer (JSON terrain_pixels)");
+                  "also write a PNG that is white where terrain (near or far view) shows and black where the sky does, from "
+                  "the depth buffer: terrain wholly fog (at or past the fog end) shows the sky (JSON terrain_pixels)");
   cmd->add_option("--platform", o->platform, "egl (headless, default) or glfw (a window: needs a display, e.g. xvfb-run)")
       ->check(CLI::IsMember({"egl", "glfw"}));
   cmd->add_option("--gl-version", o->gl_version,

@@ -5,7 +5,8 @@
 // mesh's pixels, elsewhere the far pass's, and no sky at the seam; at most 4 terrain draw calls with MDI; removing a
 // LOD section frees its span; a level-L cell is 2^L blocks on a side; the hand-over mask is rebuilt only when its
 // inputs change; the per-chunk path draws no far view; bad input is refused with a message; face directions facing
-// away from the eye are not submitted, and the picture is the same bytes as submitting them.
+// away from the eye are not submitted, and the picture is the same bytes as submitting them; terrain wholly fog is
+// not drawn.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -508,6 +509,48 @@ TEST_F(Far, ACellOfLevelLIsTwoToTheLBlocksOnASide) {
 }
 
 // The hand-over mask is rebuilt only when the near columns or the camera's column change.
+// Terrain wholly fog is not drawn: the level-3 stone slab (top at y 64, x and z in [-256, 256)) seen from 16.5
+// blocks above it, looking north-west along its diagonal (fov 20 degrees): where a pixel's ray meets the slab
+// nearer than the fog end (240 blocks, horizontally) the depth read-back says far terrain, where it meets the slab
+// past it the pixel is the sky frame's and reads as sky (seen red: the far pass drew those pixels, the sky's
+// colour within a unit, and marked them terrain).
+TEST_F(Far, TerrainWhollyFogIsNotDrawnAndReadsAsSky) {
+  Camera cam = camera({0, 80, 0}, 315.0, -4.0);
+  cam.fov_y_deg = 20.0;
+  FarParams far;
+  far.fog_end = kFarFog;
+  const Image sky = draw(cam, far);
+  const auto sections = set_stone_slab();
+  far.draw = sections;
+  const Image img = draw(cam, far);
+  const std::vector<float> depth = renderer->read_depth();
+  const glm::dmat4 inv = glm::inverse(cam.view_projection());
+  int nearer = 0, past = 0, nearer_not_far = 0, past_not_sky = 0;
+  for (int y = 0; y < kHeight; ++y)
+    for (int x = 0; x < kWidth; ++x) {
+      const double nx = (x + 0.5) / kWidth * 2.0 - 1.0, ny = 1.0 - (y + 0.5) / kHeight * 2.0;
+      const glm::dvec4 a = inv * glm::dvec4(nx, ny, -1.0, 1.0), b = inv * glm::dvec4(nx, ny, 1.0, 1.0);
+      const glm::dvec3 from = glm::dvec3(a) / a.w, dir = glm::dvec3(b) / b.w - from;  // camera-relative
+      if (dir.y >= 0) continue;
+      const double t = (64.0 - 80.5 - from.y) / dir.y;
+      const double hx = from.x + dir.x * t + 0.5, hz = from.z + dir.z * t + 0.5;  // world x, z of the hit
+      if (std::abs(hx) > 250.0 || std::abs(hz) > 250.0) continue;                 // off the slab (or at its edge)
+      const double d = std::hypot(hx - 0.5, hz - 0.5);
+      const float z = depth[static_cast<size_t>(kHeight - 1 - y) * kWidth + static_cast<size_t>(x)];
+      if (d < kFarFog - 2.0) {
+        ++nearer;
+        nearer_not_far += z != Renderer::kFarDepth;
+      } else if (d > kFarFog + 2.0) {
+        ++past;
+        past_not_sky += z != 1.0f || !same(sky, img, x, y);
+      }
+    }
+  EXPECT_GT(nearer, 1000);
+  EXPECT_GT(past, 1000);
+  EXPECT_EQ(nearer_not_far, 0) << "of " << nearer;
+  EXPECT_EQ(past_not_sky, 0) << "of " << past;
+}
+
 TEST_F(Far, TheMaskIsRebuiltOnlyWhenTheNearColumnsOrTheCameraColumnChange) {
   const auto sections = set_stone_slab();
   const std::vector<ColumnPos> near_a = {{0, -1}, {0, -2}}, near_b = {{0, -1}};

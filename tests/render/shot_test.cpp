@@ -2,6 +2,7 @@
 // PNG it writes, counts from its --json report.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -166,6 +167,40 @@ TEST(Shot, FarViewFillsTheSkyBelowTheHorizonAndIsOffAtTheRenderRadius) {
   ASSERT_EQ(at.run.exit_code, 0) << at.run.err;
   EXPECT_EQ(pixels_differing(at.image, off.image), 0u);
   EXPECT_EQ(at.json["far_distance"].get<double>(), 0.0);
+}
+
+// The terrain mask shows terrain only nearer than the fog end: past it the fog is complete and the sky shows, yet a
+// near section is drawn whole when its footprint is within the render radius. The flat world along x = 10.5 (open
+// ground, top face at y 1) from 16 blocks up at z = -7.5, looking north 20 degrees down, render distance 2 (fog end
+// 32 blocks; the column z -48..-32 is drawn, its near edge 24.5 blocks away), far view off: down the middle column,
+// every row whose ray meets the ground under 30 blocks away (horizontally) is white, every row meeting it past 34
+// blocks, or not at all, black (seen red: the mask from depth alone had the rows out to 40.5 blocks white).
+TEST(Shot, TheTerrainMaskLeavesOutTerrainWhollyFog) {
+  const std::string mask_path = voxen::testing::temp_path("fog_mask");
+  const ShotResult s = run_shot({"--generator", "flat", "--pos", "10.5,17,-7.5", "--look", "0,-20", "--size", "320x180",
+                                 "--render-distance", "2", "--far-distance", "0", "--terrain-mask", mask_path});
+  ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
+  auto mask = voxen::render::load_png(mask_path);
+  ASSERT_TRUE(mask.ok()) << mask.error().to_string();
+  std::remove(mask_path.c_str());
+  const double pi = 3.14159265358979323846, t = std::tan(70.0 / 2 * pi / 180.0), pitch = -20.0 * pi / 180.0;
+  int near_rows = 0, far_rows = 0;
+  for (int y = 0; y < 180; ++y) {
+    const double ndc_y = 1.0 - (y + 0.5) / 180.0 * 2.0;
+    const double dy = std::sin(pitch) + ndc_y * t * std::cos(pitch);         // the ray's rise per unit forward
+    const double dh = std::cos(pitch) - ndc_y * t * std::sin(pitch);         // its horizontal run (north)
+    const double dist = dy < 0 ? 16.0 / -dy * dh : 1e9;                       // horizontal distance to the ground
+    const bool white = mask->at(160, y)[0] == 255;
+    if (dist < 30.0) {
+      ++near_rows;
+      EXPECT_TRUE(white) << "row " << y << ": ground " << dist << " blocks away";
+    } else if (dist > 34.0) {
+      ++far_rows;
+      EXPECT_FALSE(white) << "row " << y << ": ground " << dist << " blocks away, past the fog end (32)";
+    }
+  }
+  EXPECT_GT(near_rows, 40);
+  EXPECT_GT(far_rows, 40);
 }
 
 TEST(Shot, ALoweredArenaLimitDrawsTheSamePictureWithNoLargerBuffer) {

@@ -746,7 +746,7 @@ FrameStats Renderer::render(const FrameParams& params) {
   const double fog_end = params.fog_end;  // culls the near sections
   // The far view (MDI path only): while on, the fog of both passes ends at its fog end.
   const bool far_on = params.far.fog_end > 0 && m_path == RenderPath::kMultiDrawIndirect;
-  const double shade_fog_end = far_on ? params.far.fog_end : fog_end;
+  const double shade_fog_end = this->shade_fog_end(params);
   const double fog_start = params.fog_start >= 0 ? params.fog_start : 0.7 * shade_fog_end;
   m_platform.make_current();
 
@@ -1206,6 +1206,10 @@ std::vector<float> Renderer::read_depth() const {
       if (stencil[i] != 0 && depth[i] >= 1.0f) depth[i] = kFarDepth;
   }
   return depth;
+}
+
+double Renderer::shade_fog_end(const FrameParams& params) const {
+  return params.far.fog_end > 0 && m_path == RenderPath::kMultiDrawIndirect ? params.far.fog_end : params.fog_end;
 }
 
 void Renderer::finish() const { glFinish(); }

@@ -204,7 +204,12 @@ class Renderer {
   /// platform's context must be current (it is after render(); unlike read_pixels, no make_current each frame).
   /// A pixel the last frame's far pass drew and the near passes did not reads kFarDepth (the far pass's own depth is
   /// cleared before the near passes; the stencil keeps where it drew), so "depth < 1" means "terrain shows here".
+  /// The far pass draws nothing wholly fog (past shade_fog_end); the near passes do (a near section is culled by
+  /// its footprint, so its far side may lie past the fog end): such a near pixel reads its depth.
   std::vector<float> read_depth() const;
+  /// The horizontal distance (blocks) where terrain is wholly fog in a frame drawn with `params`: the far fog end
+  /// while the far view is on (FarParams::fog_end > 0, multi-draw-indirect path), else FrameParams::fog_end.
+  double shade_fog_end(const FrameParams& params) const;
   /// The depth read_depth reports where only the far view drew: the float just under 1.0.
   static constexpr float kFarDepth = 0.99999994f;
   /// Waits until the GPU has finished every command issued so far (glFinish), so that what follows (a depth
