@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -140,6 +141,17 @@ std::string hex64(uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
   return buf;
+}
+
+CLI::Validator finite_range(double lo, double hi) {
+  const CLI::Range range(lo, hi);
+  return CLI::Validator(
+      [range](std::string& text) {
+        double v = 0;
+        if (CLI::detail::lexical_cast(text, v) && std::isnan(v)) return std::string("not a number: ") + text;
+        return range(text);
+      },
+      range.get_description());
 }
 
 }  // namespace voxen::app

@@ -65,6 +65,8 @@ CLI::Option* add_block_pos_list_option(CLI::App& cmd, const std::string& name, s
 /// `<name> A,B`: two int64 values (world block X,Z for --center and --spawn; frame numbers for ranges).
 CLI::Option* add_int_pair_option(CLI::App& cmd, const std::string& name, std::array<int64_t, 2>& out,
                                   const std::string& help);
+/// A number in [lo, hi]: CLI::Range lets NaN through (every comparison with it is false); this names it.
+CLI::Validator finite_range(double lo, double hi);
 /// The CLI11 check behind the options above: runs `parse` on the text and reports its Error's message.
 template <class T>
 CLI::Validator parse_check(Result<T> (*parse)(std::string_view), const std::string& what) {

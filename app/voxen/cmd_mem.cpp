@@ -251,7 +251,7 @@ void add_mem_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--far-distance", o->far_distance,
                   "also build the far view (LOD) to this many blocks round the centre, every direction, and print its bytes "
                   "(0..65536; default 0: none)")
-      ->check(CLI::Range(0.0, 65536.0));
+      ->check(finite_range(0.0, 65536.0));
   cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->callback([o, &run] { run = [o] { return run_mem(*o); }; });
 }

@@ -214,7 +214,7 @@ void add_play_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--render-distance", o->render_distance, "columns drawn around the player, 1..64 (default 8)")->check(CLI::Range(1, 64));
   cmd->add_option("--far-distance", o->far_distance,
                   "blocks of far view (LOD) beyond the render distance, 0..65536; 0 or at most the render distance: off (default 4096)")
-      ->check(CLI::Range(0.0, 65536.0));
+      ->check(finite_range(0.0, 65536.0));
   add_frame_size_option(*cmd, o->size, "window size WxH (default 1280x720)");
   cmd->add_option("--fps", o->fps, "frame rate to pace to (default: the monitor's)");
   cmd->add_option("--fov", o->fov, "vertical field of view in degrees (default 70)");

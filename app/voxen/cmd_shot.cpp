@@ -184,6 +184,7 @@ int run_shot(const ShotOptions& o) {
     throw UsageError("--look", "malformed '" + o.look + "' (expected YAW,PITCH in degrees)");
   }
   if (!std::isfinite(yaw)) throw UsageError("--look", "yaw must be a finite number of degrees (got '" + o.look + "')");
+  yaw = std::remainder(yaw, 360.0);  // the same direction in -180..180: a huge yaw (1e308) would lose it in float
   if (!std::isfinite(pitch) || pitch < -90.0 || pitch > 90.0)
     throw UsageError("--look", "pitch must be within -90..90 degrees (got '" + o.look + "')");
   const int width = o.size.width, height = o.size.height;
@@ -482,10 +483,10 @@ void add_shot_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--far-distance", o->far_distance,
                   "blocks of far view (LOD) beyond the render distance, 0..65536; 0 or at most the render distance: off "
                   "(default 4096)")
-      ->check(CLI::Range(0.0, 65536.0));
+      ->check(finite_range(0.0, 65536.0));
   cmd->add_option("--far-pixels", o->far_pixels,
                   "far view detail: LOD cells are refined until they are at most this many pixels tall, 0.5..64 (default 3)")
-      ->check(CLI::Range(0.5, 64.0));
+      ->check(finite_range(0.5, 64.0));
   cmd->add_option("--time-of-day", o->time_of_day, "hours 0..24: sun position and sky (default 10)");
   cmd->add_option("--anim-time", o->anim_time, "animation clock in seconds: flowing water scrolls (default 0)");
   cmd->add_option("--out", o->out, "PNG file to write")->required();

@@ -231,7 +231,7 @@ void add_tour_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--jet-speed", o->jet_speed, "the jet segment's speed, blocks/s (default 112)");
   cmd->add_option("--far-distance", o->far_distance,
                   "blocks of far view (LOD) beyond the render distance, 0..65536 (default 0: off)")
-      ->check(CLI::Range(0.0, 65536.0));
+      ->check(finite_range(0.0, 65536.0));
   cmd->add_option("--far-throttle", o->far_throttle, "on (default: Voxy's request quota by backlog) or off (every missing node requested at once)")
       ->check(CLI::IsMember({"on", "off"}));
   cmd->callback([o, &run] { run = [o] { return run_tour_cmd(*o); }; });

@@ -326,12 +326,27 @@ TEST(Shot, BadArgumentsNameTheArgument) {
       {with(flat_scene(), {"--far-distance", "-1"}), "--far-distance"},
       {with(flat_scene(), {"--far-distance", "70000"}), "--far-distance"},
       {with(flat_scene(), {"--far-pixels", "0"}), "--far-pixels"},
+      {with(flat_scene(), {"--far-distance", "nan"}), "--far-distance"},  // CLI::Range alone let NaN through
+      {with(flat_scene(), {"--far-pixels", "nan"}), "--far-pixels"},
   };
   for (const Case& c : cases) {
     const ShotResult s = run_shot(c.args);
     EXPECT_EQ(s.run.exit_code, 2) << c.names << ": " << s.run.err;
     EXPECT_NE(s.run.err.find(c.names), std::string::npos) << s.run.err;
   }
+}
+
+// A yaw is a direction: 1e308 degrees looks where its remainder modulo 360 does (before, the huge angle reached the
+// float view matrix and nothing was drawn).
+TEST(Shot, AHugeYawLooksWhereItsRemainderDoes) {
+  char turned[64];
+  std::snprintf(turned, sizeof turned, "%.17g,-22", std::remainder(1e308, 360.0));
+  const ShotResult huge = run_shot(flat_scene("46.25,9.5,56.75", "1e308,-22"));
+  const ShotResult rem = run_shot(flat_scene("46.25,9.5,56.75", turned));
+  ASSERT_EQ(huge.run.exit_code, 0) << huge.run.err;
+  ASSERT_EQ(rem.run.exit_code, 0) << rem.run.err;
+  EXPECT_GT(huge.json["quads_drawn"].get<int64_t>(), 0);
+  EXPECT_EQ(pixels_differing(huge.image, rem.image), 0u);
 }
 
 TEST(Shot, LookAndVoxFlagsSayWhatIsWrong) {
