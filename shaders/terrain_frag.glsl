@@ -65,8 +65,9 @@ void main() {
       texelFetch(u_near_mask, ivec2(column), 0).r > 0.5)
     discard;
   // Wholly fog (at or past the fog end, horizontally): the sky shows there, so the far pass leaves the sky pass's
-  // pixel and marks no stencil (read_depth: terrain shows only where it is not wholly fog). A LOD section is drawn
-  // whole when its nearest point is within the fog end, the far pass's only cut.
+  // pixel (with its sun disc, glow and stars, which the fog colour lacks) and marks no stencil (read_depth: terrain
+  // shows only where it is not wholly fog). A LOD section is drawn whole when its nearest point is within the fog
+  // end, the far pass's only cut.
   if (length(v_rel.xz) >= u_fog.y) discard;
   if (tex.a < 0.5) tex.rgb = textureLod(u_textures, vec3(v_uv, v_layer), 4.0).rgb;
 #elif !VOXEN_FLUID

@@ -5,8 +5,8 @@
 // mesh's pixels, elsewhere the far pass's, and no sky at the seam; at most 4 terrain draw calls with MDI; removing a
 // LOD section frees its span; a level-L cell is 2^L blocks on a side; the hand-over mask is rebuilt only when its
 // inputs change; the per-chunk path draws no far view; bad input is refused with a message; face directions facing
-// away from the eye are not submitted, and the picture is the same bytes as submitting them; terrain wholly fog is
-// not drawn.
+// away from the eye are not submitted, and the picture is the same bytes as submitting them (the margin: render.cpp,
+// build_far); terrain wholly fog is not drawn.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -508,12 +508,11 @@ TEST_F(Far, ACellOfLevelLIsTwoToTheLBlocksOnASide) {
   }
 }
 
-// The hand-over mask is rebuilt only when the near columns or the camera's column change.
 // Terrain wholly fog is not drawn: the level-3 stone slab (top at y 64, x and z in [-256, 256)) seen from 16.5
 // blocks above it, looking north-west along its diagonal (fov 20 degrees): where a pixel's ray meets the slab
 // nearer than the fog end (240 blocks, horizontally) the depth read-back says far terrain, where it meets the slab
 // past it the pixel is the sky frame's and reads as sky (seen red: the far pass drew those pixels, the sky's
-// colour within a unit, and marked them terrain).
+// colour within a unit here (no sun toward them), and marked them terrain).
 TEST_F(Far, TerrainWhollyFogIsNotDrawnAndReadsAsSky) {
   Camera cam = camera({0, 80, 0}, 315.0, -4.0);
   cam.fov_y_deg = 20.0;
@@ -551,6 +550,7 @@ TEST_F(Far, TerrainWhollyFogIsNotDrawnAndReadsAsSky) {
   EXPECT_EQ(past_not_sky, 0) << "of " << past;
 }
 
+// The hand-over mask is rebuilt only when the near columns or the camera's column change.
 TEST_F(Far, TheMaskIsRebuiltOnlyWhenTheNearColumnsOrTheCameraColumnChange) {
   const auto sections = set_stone_slab();
   const std::vector<ColumnPos> near_a = {{0, -1}, {0, -2}}, near_b = {{0, -1}};

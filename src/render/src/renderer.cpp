@@ -653,10 +653,11 @@ glm::dmat4 Renderer::build_far(const FrameParams& params, const Camera& cam, Fra
   // Back faces: a face of direction +X lies on a plane x = min + k * cell (k = 1..32, the far side of its cell) and
   // faces the eye (at the origin) only where that plane is below 0; -X on x = min + k * cell (k = 0..31) only
   // where it is above 0; so a direction whose every plane is on the wrong side is all back faces, which GL would
-  // cull after shading their vertices (on llvmpipe the far pass is bound by its triangles). The margin of one block
-  // covers the float rounding of the vertex positions: a face it keeps is culled by GL as before, so the picture is
-  // the same bytes.
-  constexpr double kFacingMargin = 1.0;
+  // cull after shading their vertices (on llvmpipe the far pass is bound by its triangles). The margin is one cell
+  // and a block: with one block only, skipping a level-2 section's -Z faces whose nearest plane was 4 blocks behind
+  // the eye changed one pixel in one of 84 views of seed 1 (the skipped faces alone draw nothing there: a llvmpipe
+  // rasterisation detail, not understood); with this margin all 84 are the bytes of submitting every direction.
+  const auto facing_margin = [](double cell) { return cell + 1.0; };
   g.by_buffer.clear();
   for (const uint32_t i : g.far_order) {
     const lod::LodSectionPos& pos = m_lod_pos[i];
@@ -677,8 +678,8 @@ glm::dmat4 Renderer::build_far(const FrameParams& params, const Camera& cam, Fra
     for (int f = 0; f < 6; ++f) {
       const double lo = rel[f >> 1];
       const bool facing = far.submit_facing_away ||
-                          ((f & 1) ? lo + static_cast<double>(lod::LodSection::kSize - 1) * cell > -kFacingMargin
-                                   : lo + cell < kFacingMargin);
+                          ((f & 1) ? lo + static_cast<double>(lod::LodSection::kSize - 1) * cell > -facing_margin(cell)
+                                   : lo + cell < facing_margin(cell));
       const uint32_t from = f ? end[static_cast<size_t>(f) - 1] : 0, to = end[static_cast<size_t>(f)];
       if (!facing) {
         flush();

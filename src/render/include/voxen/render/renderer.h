@@ -96,7 +96,7 @@ struct FarParams {
   /// are never near. Any order; duplicates allowed.
   std::span<const ColumnPos> near_columns;
   /// Submit every face direction of every LOD section, also those facing away from the eye (the oracle of that
-  /// skip, FrameStats::lod_quads_facing_away: the picture is the same bytes either way; tests).
+  /// skip, FrameStats::lod_quads_facing_away: the tests ask for the same picture bytes either way).
   bool submit_facing_away = false;
 };
 
