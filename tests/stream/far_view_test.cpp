@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -151,6 +152,30 @@ TEST_F(FarViewTest, CompleteTilesTheDiscOnceOutsideTheNearField) {
       ++inside;
     }
   EXPECT_GT(inside, 300);
+}
+
+// The far view stops at kFarLimit (2^62 blocks): an eye 600 blocks short of it draws nodes on its side only (their
+// blocks all below the limit), and eyes at int64's ends (where the disc's arithmetic would overflow) draw nothing
+// and do not crash (seen red: without the clip the first eye drew nodes past the limit).
+TEST_F(FarViewTest, TheDiscStopsAtTheFarLimit) {
+  JobPool pool(2);
+  RecordingSink sink;
+  FarConfig fc;
+  fc.far_distance = 1500;
+  FarView far(*gen, registry(), pool, sink, fc);
+  const FarFrameStats st = far.complete(camera_at(kFarLimit - 600, 120, 0, 90, -5), 180, {}, /*frustum=*/false);
+  EXPECT_EQ(st.nodes_missing, 0u);
+  EXPECT_GT(st.sections_drawn, 0u);
+  for (const auto& [level, nx, nz] : nodes_of(far.draw())) {
+    const int64_t size = int64_t{32} << level;
+    EXPECT_LE(nx, (kFarLimit - 1) / size) << "a level-" << level << " node past the limit";
+    EXPECT_GE(nx, (kFarLimit - 600 - 1501) / size);
+  }
+  for (const int64_t edge : {std::numeric_limits<int64_t>::max() - 10, std::numeric_limits<int64_t>::min() + 10}) {
+    const FarFrameStats at_edge = far.complete(camera_at(edge, 120, edge, 0, -5), 180, {}, /*frustum=*/false);
+    EXPECT_EQ(at_edge.sections_drawn, 0u);
+    EXPECT_TRUE(far.draw().empty());
+  }
 }
 
 // Live mode with the throttle: no frame requests more than the quota, and after enough frames the view converges

@@ -185,10 +185,15 @@ void FarView::run_selection(const render::Camera& camera, int viewport_height, s
   const int64_t s = int64_t{32} << top;
   const int64_t ex = camera.block.x, ez = camera.block.z;
   const auto reach = static_cast<int64_t>(std::ceil(m_config.far_distance)) + 1;
+  // The disc's blocks, clipped to [-kFarLimit, kFarLimit) without overflowing near int64's ends (the eye may be
+  // anywhere; reach is at most 65,537).
+  auto lo = [&](int64_t e) { return e < -kFarLimit + reach ? -kFarLimit : e - reach; };
+  auto hi = [&](int64_t e) { return e > kFarLimit - 1 - reach ? kFarLimit - 1 : e + reach; };
   std::vector<NodeKey> keys;
-  for (int64_t z = floor_div(ez - reach, s); z <= floor_div(ez + reach, s); ++z)
-    for (int64_t x = floor_div(ex - reach, s); x <= floor_div(ex + reach, s); ++x)
-      select(NodeKey{top, x, z}, camera, use_frustum ? &frustum : nullptr, batch, keys, wants, st);
+  if (lo(ex) <= hi(ex) && lo(ez) <= hi(ez))
+    for (int64_t z = floor_div(lo(ez), s); z <= floor_div(hi(ez), s); ++z)
+      for (int64_t x = floor_div(lo(ex), s); x <= floor_div(hi(ex), s); ++x)
+        select(NodeKey{top, x, z}, camera, use_frustum ? &frustum : nullptr, batch, keys, wants, st);
 
   m_draw.clear();
   st.sections_per_level.fill(0);
