@@ -20,6 +20,7 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
+#include "voxen/core/hash.h"
 #include "voxen/gen/generator.h"
 #include "voxen/mesh/lod_mesher.h"
 #include "voxen/render/renderer.h"
@@ -316,17 +317,13 @@ TEST_F(Far, FacesAwayFromTheEyeAreNotSubmittedAndThePictureIsTheSame) {
   ASSERT_NE(stone.id, kAirId);
   ASSERT_NE(grass.id, kAirId);
   ASSERT_NE(water.id, kAirId);
-  auto hash = [](uint64_t v) {
-    v ^= v >> 33, v *= 0xff51afd7ed558ccdULL, v ^= v >> 33, v *= 0xc4ceb9fe1a85ec53ULL;
-    return v ^ (v >> 33);
-  };
   std::vector<lod::LodSectionPos> sections;
   auto add = [&](const lod::LodSectionPos& pos) {
     lod::PaddedLodSection padded;
     padded.pos = pos;
     for (int z = 0; z < 32; ++z)
       for (int x = 0; x < 32; ++x) {
-        const uint64_t h = hash(static_cast<uint64_t>((pos.level * 64 + pos.x * 32 + x) * 4096 + (pos.z * 32 + z) + 7777));
+        const uint64_t h = hash3(7777, pos.level, pos.x * 32 + x, pos.z * 32 + z);
         const int top = 4 + static_cast<int>(h % 21);  // ground 4..24 cells
         for (int y = 0; y <= top; ++y) padded.set(x, y, z, lod::LodCell::make(y == top ? grass : stone, 0));
         for (int y = top + 1; y <= 12; ++y) padded.set(x, y, z, lod::LodCell::make(water, 0xF000));  // pools up to 12
