@@ -154,22 +154,22 @@ TEST_F(FarViewTest, CompleteTilesTheDiscOnceOutsideTheNearField) {
   EXPECT_GT(inside, 300);
 }
 
-// The far view stops at kFarLimit (2^62 blocks): an eye 600 blocks short of it draws nodes on its side only (their
+// The far view stops at kWorldReach (2^62 blocks): an eye 600 blocks short of it draws nodes on its side only (their
 // blocks all below the limit), and eyes at int64's ends (where the disc's arithmetic would overflow) draw nothing
 // and do not crash (seen red: without the clip the first eye drew nodes past the limit).
-TEST_F(FarViewTest, TheDiscStopsAtTheFarLimit) {
+TEST_F(FarViewTest, TheDiscStopsAtTheWorldsReach) {
   JobPool pool(2);
   RecordingSink sink;
   FarConfig fc;
   fc.far_distance = 1500;
   FarView far(*gen, registry(), pool, sink, fc);
-  const FarFrameStats st = far.complete(camera_at(kFarLimit - 600, 120, 0, 90, -5), 180, {}, /*frustum=*/false);
+  const FarFrameStats st = far.complete(camera_at(kWorldReach - 600, 120, 0, 90, -5), 180, {}, /*frustum=*/false);
   EXPECT_EQ(st.nodes_missing, 0u);
   EXPECT_GT(st.sections_drawn, 0u);
   for (const auto& [level, nx, nz] : nodes_of(far.draw())) {
     const int64_t size = int64_t{32} << level;
-    EXPECT_LE(nx, (kFarLimit - 1) / size) << "a level-" << level << " node past the limit";
-    EXPECT_GE(nx, (kFarLimit - 600 - 1501) / size);
+    EXPECT_LE(nx, (kWorldReach - 1) / size) << "a level-" << level << " node past the limit";
+    EXPECT_GE(nx, (kWorldReach - 600 - 1501) / size);
   }
   for (const int64_t edge : {std::numeric_limits<int64_t>::max() - 10, std::numeric_limits<int64_t>::min() + 10}) {
     const FarFrameStats at_edge = far.complete(camera_at(edge, 120, edge, 0, -5), 180, {}, /*frustum=*/false);

@@ -236,8 +236,9 @@ class Parser {
       int fly = 0;
       if (!parse_int(w[1], h.start_block.x) || !parse_int(w[2], h.start_block.y) || !parse_int(w[3], h.start_block.z))
         return fail("start: block coordinates must be int64");
-      constexpr int64_t kLimit = int64_t{1} << 62;  // kMaxTeleportCoord: the same room to move as a teleport
-      if (h.start_block.x < -kLimit || h.start_block.x > kLimit || h.start_block.z < -kLimit || h.start_block.z > kLimit)
+      // The same room to move as a teleport (kMaxTeleportCoord).
+      if (h.start_block.x < -kWorldReach || h.start_block.x > kWorldReach || h.start_block.z < -kWorldReach ||
+          h.start_block.z > kWorldReach)
         return fail("start: x and z must be within -2^62..2^62 blocks (the int64 world with room to move)");
       if (!parse_double(w[4], h.start_frac.x) || !parse_double(w[5], h.start_frac.y) || !parse_double(w[6], h.start_frac.z) ||
           h.start_frac.x < 0 || h.start_frac.x >= 1 || h.start_frac.y < 0 || h.start_frac.y >= 1 || h.start_frac.z < 0 ||

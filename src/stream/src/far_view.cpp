@@ -185,10 +185,10 @@ void FarView::run_selection(const render::Camera& camera, int viewport_height, s
   const int64_t s = int64_t{32} << top;
   const int64_t ex = camera.block.x, ez = camera.block.z;
   const auto reach = static_cast<int64_t>(std::ceil(m_config.far_distance)) + 1;
-  // The disc's blocks, clipped to [-kFarLimit, kFarLimit) without overflowing near int64's ends (the eye may be
+  // The disc's blocks, clipped to [-kWorldReach, kWorldReach) without overflowing near int64's ends (the eye may be
   // anywhere; reach is at most 65,537).
-  auto lo = [&](int64_t e) { return e < -kFarLimit + reach ? -kFarLimit : e - reach; };
-  auto hi = [&](int64_t e) { return e > kFarLimit - 1 - reach ? kFarLimit - 1 : e + reach; };
+  auto lo = [&](int64_t e) { return e < -kWorldReach + reach ? -kWorldReach : e - reach; };
+  auto hi = [&](int64_t e) { return e > kWorldReach - 1 - reach ? kWorldReach - 1 : e + reach; };
   std::vector<NodeKey> keys;
   if (lo(ex) <= hi(ex) && lo(ez) <= hi(ez))
     for (int64_t z = floor_div(lo(ez), s); z <= floor_div(hi(ez), s); ++z)

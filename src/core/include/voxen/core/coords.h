@@ -21,6 +21,10 @@ inline constexpr int kMaxY = 255;              // highest world y
 inline constexpr int kColumnHeight = kMaxY - kMinY + 1;  // 384
 inline constexpr int kSectionsPerColumn = kColumnHeight / kSectionSize;  // 24
 inline constexpr int kSeaLevel = 62;           // water fills oceans and lakes up to this y
+/// The world's reach in x and z, blocks: 2^62, half of int64, so that block arithmetic near its edge (the few
+/// blocks a player moves per frame, a far view's disc and padded borders) cannot overflow. A teleport may name
+/// |x|, |z| up to it (play/recording.h); the far view builds nodes in [-kWorldReach, kWorldReach) (stream/far_view.h).
+inline constexpr int64_t kWorldReach = int64_t{1} << 62;
 
 /// Floor division (rounds toward negative infinity), b > 0. floor_div(-1, 16) == -1.
 constexpr int64_t floor_div(int64_t a, int64_t b) {

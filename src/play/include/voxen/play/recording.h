@@ -70,10 +70,10 @@ inline constexpr int kRecordingVersion = 4;
 /// Most frames a recording may cover: `end N` and every event's frame are below this (an event on frame
 /// kMaxRecordingFrames - 1 at the latest). `voxen fuzz-play --frames` has the same cap.
 inline constexpr uint64_t kMaxRecordingFrames = 10'000'000;
-/// Largest |x| and |z| a `teleport` may name, in blocks: 2^62, half the int64 world, so the feet's int64 block
-/// (and the few blocks physics moves it per frame) cannot overflow. y keeps its own, narrower bound (the world's
-/// height, kMinY - 64 .. kMaxY + 256).
-inline constexpr double kMaxTeleportCoord = 4611686018427387904.0;
+/// Largest |x| and |z| a `teleport` may name, in blocks: the world's reach (kWorldReach, 2^62), so the feet's
+/// int64 block (and the few blocks physics moves it per frame) cannot overflow. y keeps its own, narrower bound
+/// (the world's height, kMinY - 64 .. kMaxY + 256).
+inline constexpr double kMaxTeleportCoord = static_cast<double>(kWorldReach);
 /// Largest recording file read_recording reads, in bytes (1 GiB: ten million frames of ordinary play stay far
 /// below); larger files, and anything that is not a regular file (a directory, /dev/zero, a FIFO), are refused
 /// before reading.

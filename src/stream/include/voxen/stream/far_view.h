@@ -15,8 +15,9 @@
 // built, or covered by its own children), else itself when it is built, so levels never overlap and a missing
 // child never leaves sky: the level above covers it until the children are built (hand-over to the near field:
 // the renderer's column mask, renderer.h). Draw lists hold only nodes whose box meets the frustum and the far disc.
-// The far view covers blocks with x and z in [-kFarLimit, kFarLimit) (2^62): its node arithmetic (a padded
-// section's border, the disc around the eye) keeps headroom below int64's ends; past them nothing far is drawn.
+// The far view covers blocks with x and z in [-kWorldReach, kWorldReach) (2^62, core/coords.h): its node
+// arithmetic (a padded section's border, the disc around the eye) keeps headroom below int64's ends; past them
+// nothing far is drawn.
 //
 // Requests: every leaf not built and, in live mode, every inner node on the way to it not built (its cover), in
 // order of priority (coarse levels first, then nearest; out of the frustum last), submitted in that order and run
@@ -142,9 +143,6 @@ class RendererLodSink final : public LodSink {
  private:
   render::Renderer& m_renderer;
 };
-
-/// The far view's reach in world blocks: nodes lie within x, z in [-kFarLimit, kFarLimit).
-inline constexpr int64_t kFarLimit = int64_t{1} << 62;
 
 /// The far-view quota: ceil(((4000 - queued) / 4000)^2 * 50), clamped to 0..50 (Voxy's request throttle).
 uint32_t far_request_quota(uint64_t queued);
