@@ -746,7 +746,7 @@ FrameStats Renderer::render(const FrameParams& params) {
   const glm::dmat4 view_proj = cam.view_projection();
   const double fog_end = params.fog_end;  // culls the near sections
   // The far view (MDI path only): while on, the fog of both passes ends at its fog end.
-  const bool far_on = params.far.fog_end > 0 && m_path == RenderPath::kMultiDrawIndirect;
+  const bool far_on = this->far_on(params);
   const double shade_fog_end = this->shade_fog_end(params);
   const double fog_start = params.fog_start >= 0 ? params.fog_start : 0.7 * shade_fog_end;
   m_platform.make_current();
@@ -1209,9 +1209,11 @@ std::vector<float> Renderer::read_depth() const {
   return depth;
 }
 
-double Renderer::shade_fog_end(const FrameParams& params) const {
-  return params.far.fog_end > 0 && m_path == RenderPath::kMultiDrawIndirect ? params.far.fog_end : params.fog_end;
+bool Renderer::far_on(const FrameParams& params) const {
+  return params.far.fog_end > 0 && m_path == RenderPath::kMultiDrawIndirect;
 }
+
+double Renderer::shade_fog_end(const FrameParams& params) const { return far_on(params) ? params.far.fog_end : params.fog_end; }
 
 void Renderer::finish() const { glFinish(); }
 

@@ -207,8 +207,10 @@ class Renderer {
   /// The far pass draws nothing wholly fog (past shade_fog_end); the near passes do (a near section is culled by
   /// its footprint, so its far side may lie past the fog end): such a near pixel reads its depth.
   std::vector<float> read_depth() const;
+  /// Whether a frame drawn with `params` has the far pass: FarParams::fog_end > 0 on the multi-draw-indirect path.
+  bool far_on(const FrameParams& params) const;
   /// The horizontal distance (blocks) where terrain is wholly fog in a frame drawn with `params`: the far fog end
-  /// while the far view is on (FarParams::fog_end > 0, multi-draw-indirect path), else FrameParams::fog_end.
+  /// while the far view is on (far_on), else FrameParams::fog_end.
   double shade_fog_end(const FrameParams& params) const;
   /// The depth read_depth reports where only the far view drew: the float just under 1.0.
   static constexpr float kFarDepth = 0.99999994f;
