@@ -315,11 +315,12 @@ TEST(LodMesher, FacesAgainstTheBorderFollowTheNeighboursCells) {
 }
 
 // Skirts (append_lod_skirts): ground of stone up to cell y 9 with lit air above (sky 15 at y 10, 14 at y 11, ...), the
-// border the same ground. The greedy mesh has only the top; the skirts are the side faces of the top two cells
-// (y 9 and 8) on the four outer x/z faces, both lit by the first air cell above them, y 10 (sky 15).
-// Where the border is air the face rule already draws the face, so no skirt doubles it; water at the border of a
-// water surface gets water skirts; the stone under a water surface gets none (air is not within 2 above it).
-TEST(LodMesher, SkirtsCloseTheTopTwoCellsOfTheSectionsOuterSidesOnly) {
+// border the same ground. The greedy mesh has only the top; the skirts are the side faces of every cell under the
+// air (y 0..9) on the four outer x/z faces, lit by the nearest air cell above them, y 10 (sky 15), merged greedily:
+// two 16 x 10 quads a face. Where the border is air the face rule already draws the face, so no skirt doubles it;
+// water at the border of a water surface gets a skirt on its top cell, and nothing under it (the neighbour's own
+// water covers that); a cave's air lights the cells under it; a section without air gets none.
+TEST(LodMesher, SkirtsCloseEveryHiddenCellUnderTheAirOnTheSectionsOuterSidesOnly) {
   auto ground = [](int, int y, int) {
     return y <= 9 ? cell("stone") : LodCell::make(kAir, make_light(static_cast<uint8_t>(std::max(0, 25 - y)), 0, 0, 0));
   };
@@ -335,7 +336,7 @@ TEST(LodMesher, SkirtsCloseTheTopTwoCellsOfTheSectionsOuterSidesOnly) {
   std::vector<LodQuad> want;
   const uint16_t stone = id_of("stone");
   for (const int face : {0, 1, 4, 5})
-    for (int y = 8; y <= 9; ++y)
+    for (int y = 0; y <= 9; ++y)
       for (int u = 0; u < 32; ++u) {
         LodQuadFields f;
         const int fixed = (face == 0 || face == 4) ? 31 : 0;
@@ -346,31 +347,49 @@ TEST(LodMesher, SkirtsCloseTheTopTwoCellsOfTheSectionsOuterSidesOnly) {
       }
   std::sort(want.begin(), want.end());
   EXPECT_EQ(faces, want);
-  EXPECT_EQ(skirts.quads.size(), 4u * 2u * 2u);  // runs of 16 along U
-  for (const LodQuad q : skirts.quads) EXPECT_EQ(unpack_lod_quad(q).h, 1);
+  EXPECT_EQ(skirts.quads.size(), 4u * 2u);  // 16 x 10 each
+  for (const LodQuad q : skirts.quads) EXPECT_EQ(unpack_lod_quad(q).h, 10);
 
   // Border air on +X: the face rule draws those faces; the skirts add none there.
   const PaddedLodSection open_x = make_section([&](int x, int y, int z) { return x == 32 ? LodCell::make(kAir, 0) : ground(x, y, z); });
   LodMesh a;
   append_lod_skirts(open_x, tables(), a);
   for (const LodQuad q : a.quads) EXPECT_NE(unpack_lod_quad(q).face, 0) << describe(q);
-  EXPECT_EQ(a.quads.size(), 3u * 2u * 2u);
+  EXPECT_EQ(a.quads.size(), 3u * 2u);
 
-  // A sea: stone to y 5, water 6..9, air above. Water skirts at y 8 and 9, none on the stone.
+  // A sea: stone to y 5, water 6..9, air above. A water skirt at y 9, none under it.
   const PaddedLodSection sea = make_section([](int, int y, int) {
     return y <= 5 ? cell("stone") : y <= 9 ? cell("water") : LodCell::make(kAir, make_light(15, 0, 0, 0));
   });
   LodMesh w;
   append_lod_skirts(sea, tables(), w);
-  EXPECT_EQ(w.quads.size(), 4u * 2u * 2u);
+  EXPECT_EQ(w.quads.size(), 4u * 2u);
   for (const LodQuad q : w.quads) {
     const LodQuadFields f = unpack_lod_quad(q);
-    EXPECT_TRUE(f.y == 8 || f.y == 9) << describe(q);
+    EXPECT_EQ(f.y, 9) << describe(q);
+    EXPECT_EQ(f.h, 1) << describe(q);
     EXPECT_EQ(f.texture, tables().texture(id_of("water"), 0, f.face)) << describe(q);
   }
 
-  // Uniform sections: nothing (all air: no cell; all stone: no air above within the section's own cells... the
-  // padding above is stone too).
+  // Stone to y 20 with a cave (dark air, block light 9 red) at y 5..6: skirts at y 7..20 lit by the sky above,
+  // at y 0..4 by the cave's air.
+  const Light cave_light = make_light(0, 9, 0, 0);
+  const PaddedLodSection cave = make_section([&](int, int y, int) {
+    return y == 5 || y == 6 ? LodCell::make(kAir, cave_light) : y <= 20 ? cell("stone") : LodCell::make(kAir, make_light(15, 0, 0, 0));
+  });
+  LodMesh c;
+  append_lod_skirts(cave, tables(), c);
+  size_t sky_lit = 0, cave_lit = 0;
+  for (const LodQuad q : expand(c)) {
+    const LodQuadFields f = unpack_lod_quad(q);
+    ASSERT_TRUE(f.y <= 4 || (f.y >= 7 && f.y <= 20)) << describe(q);
+    EXPECT_EQ(f.light, f.y <= 4 ? cave_light : make_light(15, 0, 0, 0)) << describe(q);
+    (f.y <= 4 ? cave_lit : sky_lit) += 1;
+  }
+  EXPECT_EQ(sky_lit, 4u * 32u * 14u);
+  EXPECT_EQ(cave_lit, 4u * 32u * 5u);
+
+  // Uniform sections: nothing (all air: no cell; all stone: no air in its column, the padding above is stone too).
   LodMesh u;
   append_lod_skirts(PaddedLodSection{}, tables(), u);
   append_lod_skirts(make_section([](int, int, int) { return cell("stone"); }), tables(), u);

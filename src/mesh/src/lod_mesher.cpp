@@ -156,6 +156,33 @@ inline uint64_t quad_bits(int x, int y, int z, int face, int w, int h, uint32_t 
          static_cast<uint64_t>(key) << 26;  // key = texture | light << 10: bits 26-35 and 36-51
 }
 
+// Greedy merge of one slice's visible faces (0fps's greedy meshing): vis[v] holds the visible faces of row v as bits
+// over U, keys[v][u] the merge key of each (texture | light << 10). From the lowest V row and U bit, grows along U
+// while the key agrees, then along V while the whole run of the next row is visible with the same key, at most
+// kMaxRun cells a side; clears the rectangle's bits and appends its quad. Order: V, then U ascending.
+void merge_slice(int face, int s, uint32_t (&vis)[kN], const uint32_t (&keys)[kN][kN], std::vector<LodQuad>& out) {
+  for (int v = 0; v < kN; ++v) {
+    while (vis[v]) {
+      const int u = std::countr_zero(vis[v]);
+      const uint32_t key = keys[v][u];
+      int w = 1;
+      while (w < kMaxRun && u + w < kN && ((vis[v] >> (u + w)) & 1u) && keys[v][u + w] == key) ++w;
+      const uint32_t mask = ((uint32_t{1} << w) - 1) << u;
+      int h = 1;
+      while (h < kMaxRun && v + h < kN && (vis[v + h] & mask) == mask) {
+        bool same = true;
+        for (int k = 0; k < w && same; ++k) same = keys[v + h][u + k] == key;
+        if (!same) break;
+        ++h;
+      }
+      for (int k = 0; k < h; ++k) vis[v + k] &= ~mask;
+      int x, y, z;
+      cell_of(face, s, v, u, x, y, z);
+      out.push_back(LodQuad{quad_bits(x, y, z, face, w, h, key)});
+    }
+  }
+}
+
 }  // namespace
 
 LodMeshTables::LodMeshTables(const BlockRegistry& registry) {
@@ -200,26 +227,7 @@ void mesh_lod_section(const lod::PaddedLodSection& in, const LodMeshTables& tabl
           keys[v][u] = texture | light << 10;
         }
       }
-      for (int v = 0; v < kN; ++v) {
-        while (vis[v]) {
-          const int u = std::countr_zero(vis[v]);
-          const uint32_t key = keys[v][u];
-          int w = 1;
-          while (w < kMaxRun && u + w < kN && ((vis[v] >> (u + w)) & 1u) && keys[v][u + w] == key) ++w;
-          const uint32_t mask = ((uint32_t{1} << w) - 1) << u;
-          int h = 1;
-          while (h < kMaxRun && v + h < kN && (vis[v + h] & mask) == mask) {
-            bool same = true;
-            for (int k = 0; k < w && same; ++k) same = keys[v + h][u + k] == key;
-            if (!same) break;
-            ++h;
-          }
-          for (int k = 0; k < h; ++k) vis[v + k] &= ~mask;
-          int x, y, z;
-          cell_of(face, s, v, u, x, y, z);
-          out.quads.push_back(LodQuad{quad_bits(x, y, z, face, w, h, key)});
-        }
-      }
+      merge_slice(face, s, vis, keys, out.quads);
     }
   }
 }
@@ -231,43 +239,36 @@ void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tab
   for (const int face : kFaces) {
     const bool x_face = face < 2;
     const int fixed = (face == 0 || face == 4) ? kN - 1 : 0;
-    for (int y = 0; y < kN; ++y) {
-      uint32_t keys[kN];
-      bool skirt[kN];
-      for (int u = 0; u < kN; ++u) {
-        const int x = x_face ? fixed : u, z = x_face ? u : fixed;
-        skirt[u] = false;
+    uint32_t vis[kN] = {};  // rows y, bits u
+    uint32_t keys[kN][kN];
+    for (int u = 0; u < kN; ++u) {
+      const int x = x_face ? fixed : u, z = x_face ? u : fixed;
+      // Down the column from the padded top (y = 32): the light of the nearest air cell above, while one has been
+      // met and no fluid cell lies between it and y.
+      bool open = false;
+      uint16_t open_light = 0;
+      for (int y = kN; y >= 0; --y) {
         const lod::LodCell c = in.get(x, y, z);
         const LodMeshTables::Class cc = tables.cls(c.id());
-        if (cc == LodMeshTables::kAirClass) continue;
-        const lod::LodCell n = in.get(x + kFaceStep[face][0], y, z + kFaceStep[face][2]);
-        const LodMeshTables::Class nc = tables.cls(n.id());
-        const bool drawn =
-            cc == LodMeshTables::kSolidClass ? nc != LodMeshTables::kSolidClass : nc == LodMeshTables::kAirClass;
-        if (drawn) continue;  // the face rule has it
-        for (int k = 1; k <= kLodSkirtCells && y + k <= kN; ++k) {
-          const lod::LodCell a = in.get(x, y + k, z);
-          if (tables.cls(a.id()) != LodMeshTables::kAirClass) continue;
-          skirt[u] = true;
-          keys[u] = static_cast<uint32_t>(tables.texture(c.id(), c.state(), face)) | static_cast<uint32_t>(a.light()) << 10;
-          break;
-        }
-      }
-      for (int u = 0; u < kN;) {
-        if (!skirt[u]) {
-          ++u;
+        if (cc == LodMeshTables::kAirClass) {
+          open = true;
+          open_light = c.light();
           continue;
         }
-        int w = 1;
-        while (w < kMaxRun && u + w < kN && skirt[u + w] && keys[u + w] == keys[u]) ++w;
-        LodQuadFields f;
-        f.x = x_face ? fixed : u, f.y = y, f.z = x_face ? u : fixed, f.face = face, f.w = w, f.h = 1;
-        f.texture = static_cast<int>(keys[u] & 1023u);
-        f.light = static_cast<uint16_t>(keys[u] >> 10);
-        out.quads.push_back(pack_lod_quad(f));
-        u += w;
+        if (y < kN && open) {
+          const lod::LodCell n = in.get(x + kFaceStep[face][0], y, z + kFaceStep[face][2]);
+          const LodMeshTables::Class nc = tables.cls(n.id());
+          const bool drawn =
+              cc == LodMeshTables::kSolidClass ? nc != LodMeshTables::kSolidClass : nc == LodMeshTables::kAirClass;
+          if (!drawn) {  // the face rule left it hidden: a skirt
+            vis[y] |= uint32_t{1} << u;
+            keys[y][u] = static_cast<uint32_t>(tables.texture(c.id(), c.state(), face)) | uint32_t{open_light} << 10;
+          }
+        }
+        if (cc == LodMeshTables::kFluidClass) open = false;  // under a fluid: the neighbour's fluid covers it
       }
     }
+    merge_slice(face, fixed, vis, keys, out.quads);
   }
 }
 

@@ -111,17 +111,20 @@ class LodMeshTables {
 /// The 12 edges and 8 corners of the border are never read.
 void mesh_lod_section(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out);
 
-/// Skirts (appended to `out`, nothing cleared): the far view draws neighbouring nodes at different levels (a coarser
-/// cell's surface lies up to one cell of its level above the finer one's), and the same-level border hides the side
-/// faces that would close the step, so the eye would look into the coarser node's solid volume and through to the
-/// sky. On the section's four outer x/z faces (x = 0, x = 31, z = 0, z = 31: a node's boundary), a face is added
-/// for each non-air cell that the face rule left hidden (the border cell across it is solid, or both are fluid)
-/// and that is one of the top kLodSkirtCells of its column (the cell 1 or 2 above it, within the padded section,
-/// is air). Its light is that air cell's (the face would otherwise look into a dark solid cell); its texture the
-/// cell's face texture. Merged along U (runs of equal texture and light, at most 16), one cell tall. Deterministic
-/// order (face +X, -X, +Z, -Z; y; u). Between nodes of one level a skirt lies against the neighbour's solid cells,
-/// behind its surface; where the neighbour is drawn lower it closes the step.
-inline constexpr int kLodSkirtCells = 2;
+/// Skirts (appended to `out`, nothing cleared): the far view draws neighbouring nodes at different levels, and the
+/// same-level border hides the side faces a coarser node shows the finer neighbour: where the finer ground beside
+/// the boundary lies lower (a cell's surface is its highest block, up to one cell of its level above the finer
+/// one's; a cliff or ravine wall within the neighbouring cell's footprint, many cells lower) the eye would look
+/// into the coarser node's solid volume and through it to the sky. On the section's four outer x/z faces (x = 0,
+/// x = 31, z = 0, z = 31: a node's boundary), a face is added for each non-air cell that the face rule left hidden
+/// (the border cell across it is solid, or both are fluid) and that lies below an air cell of its column (within
+/// the section or the padded cell above it) with no fluid cell between them (under a fluid surface the neighbour's
+/// own fluid covers the step). Its light is the nearest such air cell's (the face would otherwise look into a dark
+/// solid cell); its texture the cell's face texture. Merged greedily per face as mesh_lod_section merges a slice
+/// (16 x 16 cells at most). Deterministic order (face +X, -X, +Z, -Z; y; u). Between nodes of one level a skirt lies
+/// against the neighbour's solid cells, behind its surface; where the neighbour is drawn lower it closes the step.
+/// (Only the top 2 cells of a column before 2026-12: a ravine or cliff beside a boundary showed the sky; the
+/// comparison against full columns in docs/PERFORMANCE.md found 42 such pixels.)
 void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out);
 
 /// Greedy LOD meshing across a seam between two sources of cells (the far view: real columns beside the coarse
