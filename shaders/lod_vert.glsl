@@ -1,7 +1,8 @@
 // LOD vertex shader (the far pass): vertex pulling of LOD sections' 8-byte quads (mesh::LodQuad,
-// src/mesh/include/voxen/mesh/lod_mesher.h). No vertex buffer: vertex gl_VertexID belongs to quad gl_VertexID / 6
-// of the LOD arena (the draw's `first` is 6 * the section's span offset) and is corner slot gl_VertexID % 6 of its
-// two triangles. A quad is two little-endian uint words:
+// src/mesh/include/voxen/mesh/lod_mesher.h). No vertex buffer: indexed draws, 4 vertices a quad (each shaded once,
+// where 6 unindexed ones were shaded six times): the renderer's index pattern is 0, 1, 2, 0, 2, 3 + 4q and the
+// draw's base vertex 4 * the quads' first arena position, so vertex gl_VertexID is corner gl_VertexID % 4 of quad
+// gl_VertexID / 4 of the LOD arena. A quad is two little-endian uint words:
 //   word 0: bits 0-4 x, 5-9 y, 10-14 z (first cell, LOD-section-local 0..31), 15-17 face (0 +X, 1 -X, 2 +Y, 3 -Y,
 //           4 +Z, 5 -Z), 18-21 w-1, 22-25 h-1 (cells along the face's U, V), 26-31 texture layer bits 0-5;
 //   word 1: bits 0-3 texture layer bits 6-9, 4-19 light (sky << 12 | r << 8 | g << 4 | b), 20-31 reserved.
@@ -28,8 +29,6 @@ out vec4 v_light;          // sky, red, green, blue light, 0..1
 out float v_ao;            // ambient occlusion level 0..3 (always 3: open)
 out vec3 v_inward;         // v_rel moved half a cell inward (against the normal): inside the face's own cell
 
-const int kSplit02[6] = int[6](0, 1, 2, 0, 2, 3);
-const int kSplit02R[6] = int[6](0, 2, 1, 0, 3, 2);
 const vec3 kNormals[6] = vec3[6](vec3(1, 0, 0), vec3(-1, 0, 0), vec3(0, 1, 0), vec3(0, -1, 0), vec3(0, 0, 1), vec3(0, 0, -1));
 
 // Texture coordinates (blocks) of a point on an axis face: as terrain_vert's axis_uv.
@@ -43,8 +42,8 @@ vec2 axis_uv(int face, vec3 p) {
 }
 
 void main() {
-  int quad = gl_VertexID / 6;
-  int slot = gl_VertexID - quad * 6;
+  int quad = gl_VertexID >> 2;
+  int slot = gl_VertexID & 3;
   uint w0 = arena_words[quad * 2];
   uint w1 = arena_words[quad * 2 + 1];
   vec3 cell = vec3(float(w0 & 31u), float((w0 >> 5) & 31u), float((w0 >> 10) & 31u));
@@ -55,9 +54,11 @@ void main() {
   uint light = (w1 >> 4) & 0xFFFFu;
 
   vec3 normal = kNormals[face];
-  // Axis faces: U x V is -X, -Y, +Z for the X, Y, Z pairs, so +X, +Y and -Z faces wind the other way.
+  // Axis faces: U x V is -X, -Y, +Z for the X, Y, Z pairs, so +X, +Y and -Z faces wind the other way: corners 1
+  // and 3 trade places, and the pattern's triangles (0, 1, 2), (0, 2, 3) become (0, 3, 2), (0, 2, 1): the same two
+  // triangles as the unindexed (0, 2, 1), (0, 3, 2), in the other order (they share only their diagonal).
   bool reversed = face == 0 || face == 2 || face == 5;
-  int corner = reversed ? kSplit02R[slot] : kSplit02[slot];
+  int corner = (reversed && (slot & 1) == 1) ? 4 - slot : slot;
   float cu = (corner == 1 || corner == 2) ? 1.0 : 0.0;
   float cv = (corner >= 2) ? 1.0 : 0.0;
   // The face plane: the positive faces lie on the far side of their cells.

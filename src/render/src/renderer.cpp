@@ -37,6 +37,17 @@ struct DrawArraysIndirectCommand {
 };
 static_assert(sizeof(DrawArraysIndirectCommand) == 16);
 
+// GL's indirect command for glMultiDrawElementsIndirect (OpenGL 4.6 spec, 10.4): the far pass's quads, 4 vertices
+// each through a shared index pattern (quad_indices).
+struct DrawElementsIndirectCommand {
+  uint32_t count;
+  uint32_t instance_count;
+  uint32_t first_index;
+  int32_t base_vertex;
+  uint32_t base_instance;
+};
+static_assert(sizeof(DrawElementsIndirectCommand) == 20);
+
 // Consecutive indirect commands drawn by one call: their spans are all in arena buffer `buffer`.
 struct Batch {
   uint32_t buffer;
@@ -128,6 +139,12 @@ struct Renderer::Gpu {
   std::vector<uint32_t> order;
   std::vector<double> distance;
   std::vector<std::pair<DrawArraysIndirectCommand, uint32_t>> by_buffer;
+  // The far pass: indexed quads. quad_indices holds 0, 1, 2, 0, 2, 3 + 4q for quads q < quad_index_quads (bound as
+  // mdi_vao's element buffer; the near passes draw arrays and ignore it), far_commands go to far_indirect.
+  gl::Buffer quad_indices, far_indirect;
+  uint32_t quad_index_quads = 0;
+  std::vector<DrawElementsIndirectCommand> far_commands;
+  std::vector<std::pair<DrawElementsIndirectCommand, uint32_t>> far_by_buffer;
   // The programs need GLSL 4.30 (MDI) or 3.30 (per-chunk); the builder is kept for the peel variants.
   std::function<Status(TerrainProgram&, bool mdi, bool fluid, bool peel)> build_terrain;
 };
@@ -282,7 +299,12 @@ Status Renderer::init(const BlockRegistry& registry) {
     // The per-draw offsets as a per-instance attribute: instance 0 of a command with baseInstance k reads entry k.
     glGenVertexArrays(1, &vao);
     g.mdi_vao.reset(vao);
+    GLuint far_ids[2] = {0, 0};
+    glGenBuffers(2, far_ids);
+    g.quad_indices.reset(far_ids[0]);
+    g.far_indirect.reset(far_ids[1]);
     glBindVertexArray(vao);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g.quad_indices.get());
     glBindBuffer(GL_ARRAY_BUFFER, g.per_draw.get());
     glBufferData(GL_ARRAY_BUFFER, 16, nullptr, GL_STREAM_DRAW);
     glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, sizeof(glm::vec4), nullptr);
@@ -658,7 +680,8 @@ glm::dmat4 Renderer::build_far(const FrameParams& params, const Camera& cam, Fra
   // the eye changed one pixel in one of 84 views of seed 1 (the skipped faces alone draw nothing there: a llvmpipe
   // rasterisation detail, not understood); with this margin all 84 are the bytes of submitting every direction.
   const auto facing_margin = [](double cell) { return cell + 1.0; };
-  g.by_buffer.clear();
+  g.far_by_buffer.clear();
+  uint32_t most_quads = 0;  // in one command
   for (const uint32_t i : g.far_order) {
     const lod::LodSectionPos& pos = m_lod_pos[i];
     const BlockPos mn = pos.min_block();
@@ -670,9 +693,11 @@ glm::dmat4 Renderer::build_far(const FrameParams& params, const Camera& cam, Fra
     const std::array<uint32_t, 6>& end = m_lod_face_end[i];
     uint32_t run_begin = 0, run_end = 0;  // the current run of submitted faces, quads of the section
     auto flush = [&] {
-      if (run_end > run_begin)
-        g.by_buffer.push_back({{6 * (run_end - run_begin), 1, static_cast<uint32_t>(6 * (m_lod_span[i].offset.value + run_begin)), base},
-                               m_lod_span[i].buffer});
+      if (run_end > run_begin) {
+        most_quads = std::max(most_quads, run_end - run_begin);
+        g.far_by_buffer.push_back({{6 * (run_end - run_begin), 1, 0, static_cast<int32_t>(4 * (m_lod_span[i].offset.value + run_begin)), base},
+                                   m_lod_span[i].buffer});
+      }
       run_begin = run_end;
     };
     for (int f = 0; f < 6; ++f) {
@@ -694,14 +719,25 @@ glm::dmat4 Renderer::build_far(const FrameParams& params, const Camera& cam, Fra
     ++st.lod_sections_per_level[static_cast<size_t>(pos.level)];
     st.lod_quads += m_lod_quads[i];
   }
-  std::stable_sort(g.by_buffer.begin(), g.by_buffer.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::stable_sort(g.far_by_buffer.begin(), g.far_by_buffer.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   g.far_batches.clear();
-  for (const auto& [cmd, buffer] : g.by_buffer) {
+  g.far_commands.clear();
+  for (const auto& [cmd, buffer] : g.far_by_buffer) {
     if (g.far_batches.empty() || g.far_batches.back().buffer != buffer)
-      g.far_batches.push_back({buffer, static_cast<uint32_t>(g.commands.size()), 0});
+      g.far_batches.push_back({buffer, static_cast<uint32_t>(g.far_commands.size()), 0});
     ++g.far_batches.back().count;
-    g.commands.push_back(cmd);
-    g.command_buffer.push_back(buffer);
+    g.far_commands.push_back(cmd);
+  }
+  if (most_quads > g.quad_index_quads) {  // grow the index pattern (powers of two)
+    constexpr uint32_t kQuadPattern[6] = {0, 1, 2, 0, 2, 3};  // two triangles over corners 0..3 (lod_vert.glsl)
+    g.quad_index_quads = std::max(g.quad_index_quads, 1024u);
+    while (g.quad_index_quads < most_quads) g.quad_index_quads *= 2;
+    std::vector<uint32_t> idx(size_t{6} * g.quad_index_quads);
+    for (uint32_t q = 0; q < g.quad_index_quads; ++q)
+      for (uint32_t k = 0; k < 6; ++k) idx[size_t{6} * q + k] = 4 * q + kQuadPattern[k];
+    glBindVertexArray(g.mdi_vao.get());
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(idx.size() * sizeof(uint32_t)), idx.data(), GL_STATIC_DRAW);
+    glBindVertexArray(g.vao.get());
   }
 
   // The hand-over mask: rebuilt when the near columns or the camera's column changed.
@@ -1014,7 +1050,18 @@ FrameStats Renderer::render(const FrameParams& params) {
     glStencilFunc(GL_ALWAYS, 1, 0xFF);
     glStencilOp(GL_KEEP, GL_KEEP, GL_REPLACE);
     const uint32_t before = st.draw_calls;
-    draw(tp, g.far_batches, *m_lod, g.opaque_views);  // MDI only: the views are not touched
+    stream(GL_DRAW_INDIRECT_BUFFER, g.far_indirect.get(), g.far_commands.data(),
+           g.far_commands.size() * sizeof(DrawElementsIndirectCommand));
+    glBindVertexArray(g.mdi_vao.get());
+    for (const Batch& b : g.far_batches) {
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, m_lod->buffer(b.buffer));
+      glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT,
+                                  reinterpret_cast<const void*>(static_cast<uintptr_t>(b.first) * sizeof(DrawElementsIndirectCommand)),
+                                  static_cast<GLsizei>(b.count), 0);
+      ++st.draw_calls;
+    }
+    glBindVertexArray(g.vao.get());
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, g.indirect.get());
     st.lod_draw_calls = st.draw_calls - before;
     glDisable(GL_STENCIL_TEST);
     glClear(GL_DEPTH_BUFFER_BIT);

@@ -19,9 +19,9 @@
 //   4. submit: sky (a full-screen triangle), the far pass (below), the opaque pass (depth test and write, back faces
 //      culled, alpha test in the shader), the translucent pass (blended, no depth write, both sides).
 // The far pass (FrameParams::far, docs/ARCHITECTURE.md "Rendering", after Voxy's far view): LOD sections' 8-byte
-// quads (mesh::LodQuad) live in a third arena and are drawn with one glMultiDrawArraysIndirect per LOD arena
-// buffer, with their own projection (near plane <= 8 blocks, far plane beyond the far fog end), after the sky and
-// before the near passes; the depth buffer is then cleared, so near terrain is always in front of far terrain.
+// quads (mesh::LodQuad) live in a third arena and are drawn with one glMultiDrawElementsIndirect per LOD arena
+// buffer (indexed: 4 vertices a quad), with their own projection (near plane <= 8 blocks, far plane beyond the far
+// fog end), after the sky and before the near passes; the depth buffer is then cleared, so near terrain is always in front of far terrain.
 // Where a near column is drawn (FrameParams::far.near_columns) a hand-over mask (256 x 256 columns around the
 // camera's column) makes the far pass discard its fragments, so the two never overlap and leave no gap.
 // The per-chunk path (RenderPath::kPerChunk, `--render-path per-chunk`, and the fallback where GL 4.3 is
