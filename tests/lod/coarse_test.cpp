@@ -236,9 +236,13 @@ TEST(CoarseTerrain, WaterFillsToSeaLevel) {
   // The section spanning y = 62 (32..63) holds the sea surface.
   for (int y = std::max(h + 1, 32); y <= 63; ++y) {
     const lod::LodCell c = s.get(lx, y - 32, lz);
-    if (y < kSeaLevel) EXPECT_EQ(c.id(), water) << "y " << y;
-    if (y == kSeaLevel) EXPECT_EQ(c.id(), frozen ? ice : water);
-    if (y > kSeaLevel) EXPECT_TRUE(c.is_air()) << "y " << y;
+    if (y < kSeaLevel) {
+      EXPECT_EQ(c.id(), water) << "y " << y;
+    } else if (y == kSeaLevel) {
+      EXPECT_EQ(c.id(), frozen ? ice : water);
+    } else {
+      EXPECT_TRUE(c.is_air()) << "y " << y;
+    }
   }
   // At level 3 the 8-block cell holding the surface (y 56..63) is water or ice, as the full columns' is.
   const FullArea full(*g, floor_div(ox, 16) - 1, floor_div(oz, 16) - 1, 3);
@@ -343,7 +347,7 @@ TEST(CoarseTerrain, BuildStackEqualsBuild) {
   size_t visited = 0, skipped = 0;
   for (const lod::CoarseTerrain* ct : {&coarse, &flat_coarse})
     for (int level = 0; level <= 5; ++level)
-      for (const auto [bx, bz] : {std::pair<int64_t, int64_t>{0, 0}, std::pair<int64_t, int64_t>{1700, -300},
+      for (const auto& [bx, bz] : {std::pair<int64_t, int64_t>{0, 0}, std::pair<int64_t, int64_t>{1700, -300},
                                   std::pair<int64_t, int64_t>{-200, 5000}, std::pair<int64_t, int64_t>{big, -big}}) {
         const int64_t x = floor_div(bx, int64_t{32} << level), z = floor_div(bz, int64_t{32} << level);
         std::vector<int64_t> ys;
@@ -482,7 +486,7 @@ Sites find_sites() {
   for (int64_t z = 0; z < 16384 && !(forest && coast); z += 128)
     for (int64_t x = 0; x < 16384 && !(forest && coast); x += 128) {
       bool all_forest = true, land = false;
-      for (const auto [dx, dz] : {std::pair{0, 0}, std::pair{127, 0}, std::pair{0, 127}, std::pair{127, 127}, std::pair{64, 64}}) {
+      for (const auto& [dx, dz] : {std::pair{0, 0}, std::pair{127, 0}, std::pair{0, 127}, std::pair{127, 127}, std::pair{64, 64}}) {
         const gen::TerrainSample t = model.sample(x + dx, z + dz);
         all_forest = all_forest && t.biome == gen::Biome::kForest;
         land = land || t.height > kSeaLevel + 1;
@@ -546,12 +550,16 @@ TEST(CoarseTerrain, AgreesWithMippedFullColumns) {
       EXPECT_GE(f.equal_share(), level <= 4 ? 0.99 : 0.95) << "level " << level;
       // Levels 0..2 sample every block column: there the coarse cells are the mipped ones but for at most 0.05%
       // (ravines sealed under the ground beside water, trees the generator leaves out over a cave mouth).
-      if (level <= 2) EXPECT_LE((f.cells - f.equal) * 2000, f.cells) << "level " << level;
+      if (level <= 2) {
+        EXPECT_LE((f.cells - f.equal) * 2000, f.cells) << "level " << level;
+      }
       EXPECT_EQ(f.terrain_over_one, 0u) << "level " << level;
     } else {
       // Caves, lava lakes and ores are not modelled: about 6% of the cells at level 0, under the ground.
       EXPECT_GE(f.equal_share(), 0.90) << "level " << level;
-      if (level >= 3) EXPECT_EQ(f.terrain_over_one, 0u) << "level " << level;
+      if (level >= 3) {
+        EXPECT_EQ(f.terrain_over_one, 0u) << "level " << level;
+      }
     }
   }
   }
