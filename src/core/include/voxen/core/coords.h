@@ -86,6 +86,12 @@ struct SectionPosHash {
   }
 };
 
+/// a - b for int64 world coordinates, well defined even where the subtraction would overflow (it wraps; for
+/// coordinates of one world the true difference always fits).
+constexpr int64_t coord_delta(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+
 /// The section holding a world block position (y must be in range).
 constexpr SectionPos section_pos_of(const BlockPos& p) { return {column_of(p.x), section_of_y(p.y), column_of(p.z)}; }
 

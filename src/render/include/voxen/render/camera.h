@@ -22,11 +22,7 @@
 
 namespace voxen::render {
 
-/// a - b for int64 world coordinates, well defined even where the subtraction would overflow (it wraps; for
-/// coordinates of one world the true difference always fits).
-constexpr int64_t coord_delta(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
-}
+using voxen::coord_delta;  // core/coords.h
 
 struct Camera {
   BlockPos block;                      // integer part of the eye position (world blocks)
