@@ -83,7 +83,7 @@ void SectionGraph::reset(ColumnPos centre, int radius) {
   m_centre = centre;
   m_radius = std::max(radius, 0);
   m_side = 2 * m_radius + 1;
-  m_cells.assign(static_cast<size_t>(m_side) * static_cast<size_t>(m_side) * kSectionsPerColumn, 0);
+  m_cells.assign(static_cast<size_t>(m_side) * static_cast<size_t>(m_side) * kSectionsPerColumn, FaceLinks::kAll);
 }
 
 bool SectionGraph::contains(const SectionPos& pos) const {
@@ -95,7 +95,7 @@ bool SectionGraph::contains(const SectionPos& pos) const {
 bool SectionGraph::set(const SectionPos& pos, FaceLinks links) {
   if (!contains(pos)) return false;
   m_cells[index(coord_delta(pos.x, m_centre.x), pos.y, coord_delta(pos.z, m_centre.z))] =
-      static_cast<uint16_t>(0x8000u | (links.bits & FaceLinks::kAll));
+      static_cast<uint16_t>(links.bits & FaceLinks::kAll);
   return true;
 }
 
@@ -132,13 +132,13 @@ size_t find_visible(const SectionGraph& graph, const BlockPos& eye, const std::f
   };
   constexpr uint8_t kAnyFace = 0x3F;
   if (ey >= 0 && ey < kSectionsPerColumn) {
-    if (graph.m_cells[graph.index(ex, static_cast<int>(ey), ez)] & 0x8000u) push(ex, static_cast<int>(ey), ez, kAnyFace);
+    push(ex, static_cast<int>(ey), ez, kAnyFace);
   } else {
     const int y = ey < 0 ? 0 : kSectionsPerColumn - 1;
     const uint8_t face = static_cast<uint8_t>(1u << (ey < 0 ? kFaceNegY : kFacePosY));
     for (int64_t dz = -r; dz <= r; ++dz)
       for (int64_t dx = -r; dx <= r; ++dx)
-        if ((graph.m_cells[graph.index(dx, y, dz)] & 0x8000u) && in_view(pos_of(dx, y, dz))) push(dx, y, dz, face);
+        if (in_view(pos_of(dx, y, dz))) push(dx, y, dz, face);
   }
   const int64_t side = graph.m_side;
   for (size_t d = 0; d < buckets.size(); ++d) {
@@ -164,7 +164,6 @@ size_t find_visible(const SectionGraph& graph, const BlockPos& eye, const std::f
         const int ny = y + kFaceStep[f][1];
         if (nx < -r || nx > r || nz < -r || nz > r || ny < 0 || ny >= kSectionsPerColumn) continue;
         const size_t j = graph.index(nx, ny, nz);
-        if (!(graph.m_cells[j] & 0x8000u)) continue;
         if (!(entered[j] & 0x40) && !in_view(pos_of(nx, ny, nz))) continue;
         push(nx, ny, nz, static_cast<uint8_t>(1u << (f ^ 1)));
       }

@@ -6,8 +6,9 @@
 //      sections, entering a neighbour across face d only (a) away from the eye (never toward the eye's section
 //      along d's axis; a straight ray from the eye moves away from it along every axis, so every move adds one to
 //      the distance and a section's every predecessor comes before it), (b) where the section links d to a face it
-//      was entered by (the eye's own section: any face), (c) into a present section (loaded) the caller's view test
-//      accepts (frustum, render radius). A section's entry faces are the union over all its predecessors.
+//      was entered by (the eye's own section: any face), (c) into a section the caller's view test accepts
+//      (frustum, render radius). A section's entry faces are the union over all its predecessors. Sections of
+//      columns not loaded are open (all faces linked): nothing is drawn there and sight passes through.
 // Why it hides nothing the eye can see: a ray from the eye passes sections in a path that moves away from the eye
 // along every axis, entering and leaving each through faces its see-through cells join (the ray's own cells), so
 // the path is one the search takes. (A ray through a cell edge exactly passes two cells that share only that edge:
@@ -60,13 +61,14 @@ struct FaceLinks {
 FaceLinks face_links(const Section& section, const SightTable& sight);
 
 /// The sections around the eye one search reads: columns centre.x - radius .. centre.x + radius (z likewise), by
-/// the 24 sections of a column (y 0..23), each absent (never entered: not loaded) or present with its FaceLinks.
-/// Dense (one uint16_t per section), so a search reads no hash map.
+/// the 24 sections of a column (y 0..23), each with its FaceLinks: open (all linked) until set, as the sections of
+/// a column not loaded are (sight passes through where nothing is drawn). Dense (one uint16_t per section), so a
+/// search reads no hash map.
 class SectionGraph {
  public:
-  /// Makes every section of the box around `centre` (radius >= 0 columns) absent.
+  /// Makes every section of the box around `centre` (radius >= 0 columns) open.
   void reset(ColumnPos centre, int radius);
-  /// Section `pos` is present with `links`; outside the box: ignored (returns false).
+  /// Section `pos` has `links`; outside the box: ignored (returns false).
   bool set(const SectionPos& pos, FaceLinks links);
   /// Whether `pos` lies in the box.
   bool contains(const SectionPos& pos) const;
@@ -82,16 +84,17 @@ class SectionGraph {
   }
   ColumnPos m_centre{};
   int m_radius = -1, m_side = 0;
-  std::vector<uint16_t> m_cells;  // bit 15: present; bits 0..14: FaceLinks
+  std::vector<uint16_t> m_cells;  // FaceLinks bits
 };
 
 /// The search (see the top of this file): appends to `out` every section the eye at `eye` (world block) may see
 /// through see-through cells, in the order found (nearest first by Manhattan distance in sections), and returns
-/// how many. `in_view(pos)` says whether a present section may be entered (the caller's frustum and radius test);
-/// the eye's own section is entered whatever it says. An eye above the world (y > kMaxY) starts at every present
-/// section of the top layer in view, entered by its top face; one below it (y < kMinY) at the bottom layer by the
-/// bottom face. An eye whose column is outside the graph's box finds nothing. Coordinates are relative to the
-/// graph's centre in int64, so any position within the world's reach works.
+/// how many. The eye's own cell must let sight through (an eye inside an opaque cube sees past it: the caller then
+/// draws without this search). `in_view(pos)` says whether a section may be entered (the caller's frustum and
+/// radius test); the eye's own section is entered whatever it says. An eye above the world (y > kMaxY) starts at
+/// every section of the top layer in view, entered by its top face; one below it (y < kMinY) at the bottom layer
+/// by the bottom face. An eye whose column is outside the graph's box finds nothing. Coordinates are relative to
+/// the graph's centre in int64, so any position within the world's reach works.
 size_t find_visible(const SectionGraph& graph, const BlockPos& eye, const std::function<bool(const SectionPos&)>& in_view,
                     std::vector<SectionPos>& out);
 
