@@ -318,8 +318,8 @@ TEST(LodMesher, FacesAgainstTheBorderFollowTheNeighboursCells) {
 // border the same ground. The greedy mesh has only the top; the skirts are the side faces of every cell under the
 // air (y 0..9) on the four outer x/z faces, lit by the nearest air cell above them, y 10 (sky 15), merged greedily:
 // two 16 x 10 quads a face. Where the border is air the face rule already draws the face, so no skirt doubles it;
-// water at the border of a water surface gets a skirt on its top cell, and nothing under it (the neighbour's own
-// water covers that); a cave's air lights the cells under it; a section without air gets none.
+// water and the ground under it get skirts too; a cave's air lights the cells under it; a section without air gets
+// none, unless the sections above it in its stack leave its columns open.
 TEST(LodMesher, SkirtsCloseEveryHiddenCellUnderTheAirOnTheSectionsOuterSidesOnly) {
   auto ground = [](int, int y, int) {
     return y <= 9 ? cell("stone") : LodCell::make(kAir, make_light(static_cast<uint8_t>(std::max(0, 25 - y)), 0, 0, 0));
@@ -357,19 +357,48 @@ TEST(LodMesher, SkirtsCloseEveryHiddenCellUnderTheAirOnTheSectionsOuterSidesOnly
   for (const LodQuad q : a.quads) EXPECT_NE(unpack_lod_quad(q).face, 0) << describe(q);
   EXPECT_EQ(a.quads.size(), 3u * 2u);
 
-  // A sea: stone to y 5, water 6..9, air above. A water skirt at y 9, none under it.
+  // A sea: stone to y 5, water 6..9, air above. Skirts on every cell under the air, water and stone (a finer
+  // neighbour's water may lie lower or end at a cliff): per face a 16 x 4 water quad and a 16 x 6 stone quad twice.
   const PaddedLodSection sea = make_section([](int, int y, int) {
     return y <= 5 ? cell("stone") : y <= 9 ? cell("water") : LodCell::make(kAir, make_light(15, 0, 0, 0));
   });
   LodMesh w;
   append_lod_skirts(sea, tables(), w);
-  EXPECT_EQ(w.quads.size(), 4u * 2u);
+  EXPECT_EQ(w.quads.size(), 4u * 4u);
   for (const LodQuad q : w.quads) {
     const LodQuadFields f = unpack_lod_quad(q);
-    EXPECT_EQ(f.y, 9) << describe(q);
-    EXPECT_EQ(f.h, 1) << describe(q);
-    EXPECT_EQ(f.texture, tables().texture(id_of("water"), 0, f.face)) << describe(q);
+    const bool water = f.y >= 6;
+    EXPECT_EQ(f.y, water ? 6 : 0) << describe(q);
+    EXPECT_EQ(f.h, water ? 4 : 6) << describe(q);
+    EXPECT_EQ(f.texture, tables().texture(id_of(water ? "water" : "stone"), 0, f.face)) << describe(q);
+    EXPECT_EQ(f.light, make_light(15, 0, 0, 0)) << describe(q);
   }
+
+  // A stack meshed from the top down (LodSkirtColumns): a section of stone throughout, no air in it, gets no
+  // skirts alone; under the ground section above (stone to y 9: its columns leave 10 cells below their air) its top
+  // 6 rows get skirts (cells 10..15 below the air: kLodSkirtDepth 16), lit by that air, and the next section of
+  // rock under it none (42 cells down); under a closed state none.
+  const PaddedLodSection rock = make_section([](int, int, int) { return cell("stone"); });
+  LodSkirtColumns state;
+  LodMesh upper;
+  append_lod_skirts(p, tables(), upper, &state);
+  for (const auto& face : state.depth)
+    for (const uint8_t d : face) EXPECT_EQ(d, 10);
+  LodMesh lower;
+  append_lod_skirts(rock, tables(), lower, &state);
+  const std::vector<LodQuad> lower_faces = expand(lower);
+  EXPECT_EQ(lower_faces.size(), 4u * 32u * 6u);
+  for (const LodQuad q : lower_faces) {
+    EXPECT_GE(unpack_lod_quad(q).y, 26) << describe(q);
+    EXPECT_EQ(unpack_lod_quad(q).light, make_light(15, 0, 0, 0)) << describe(q);
+  }
+  LodMesh lowest;
+  append_lod_skirts(rock, tables(), lowest, &state);
+  EXPECT_TRUE(lowest.quads.empty());
+  LodSkirtColumns closed;
+  LodMesh none;
+  append_lod_skirts(rock, tables(), none, &closed);
+  EXPECT_TRUE(none.quads.empty());
 
   // Stone to y 20 with a cave (dark air, block light 9 red) at y 5..6: skirts at y 7..20 lit by the sky above,
   // at y 0..4 by the cave's air.

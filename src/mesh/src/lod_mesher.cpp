@@ -232,30 +232,32 @@ void mesh_lod_section(const lod::PaddedLodSection& in, const LodMeshTables& tabl
   }
 }
 
-void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out) {
+void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out, LodSkirtColumns* above) {
   VOXEN_ASSERT(in.cells.size() == static_cast<size_t>(kSide) * kSide * kSide);
   // The four outer x/z faces: face, and the cell of (u, y) on it (U = +Z on the x faces, +X on the z faces).
   constexpr int kFaces[4] = {0, 1, 4, 5};
-  for (const int face : kFaces) {
+  for (int fi = 0; fi < 4; ++fi) {
+    const int face = kFaces[fi];
     const bool x_face = face < 2;
     const int fixed = (face == 0 || face == 4) ? kN - 1 : 0;
     uint32_t vis[kN] = {};  // rows y, bits u
     uint32_t keys[kN][kN];
     for (int u = 0; u < kN; ++u) {
       const int x = x_face ? fixed : u, z = x_face ? u : fixed;
-      // Down the column from the padded top (y = 32): the light of the nearest air cell above, while one has been
-      // met and no fluid cell lies between it and y.
-      bool open = false;
-      uint16_t open_light = 0;
-      for (int y = kN; y >= 0; --y) {
+      // Down the column from the padded top (y = 32; with `above` past the first section of a stack, from y = 31 on
+      // the state the section above left): the cells since the nearest air cell (kClosed: none) and its light.
+      const bool carried = above != nullptr && above->carried;
+      int depth = carried ? above->depth[static_cast<size_t>(fi)][static_cast<size_t>(u)] : LodSkirtColumns::kClosed;
+      uint16_t open_light = carried ? above->light[static_cast<size_t>(fi)][static_cast<size_t>(u)] : uint16_t{0};
+      for (int y = carried ? kN - 1 : kN; y >= 0; --y) {
         const lod::LodCell c = in.get(x, y, z);
         const LodMeshTables::Class cc = tables.cls(c.id());
         if (cc == LodMeshTables::kAirClass) {
-          open = true;
+          depth = 0;
           open_light = c.light();
           continue;
         }
-        if (y < kN && open) {
+        if (y < kN && depth < kLodSkirtDepth) {
           const lod::LodCell n = in.get(x + kFaceStep[face][0], y, z + kFaceStep[face][2]);
           const LodMeshTables::Class nc = tables.cls(n.id());
           const bool drawn =
@@ -265,11 +267,16 @@ void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tab
             keys[y][u] = static_cast<uint32_t>(tables.texture(c.id(), c.state(), face)) | uint32_t{open_light} << 10;
           }
         }
-        if (cc == LodMeshTables::kFluidClass) open = false;  // under a fluid: the neighbour's fluid covers it
+        if (depth < LodSkirtColumns::kClosed) ++depth;
+      }
+      if (above != nullptr) {
+        above->depth[static_cast<size_t>(fi)][static_cast<size_t>(u)] = static_cast<uint8_t>(depth);
+        above->light[static_cast<size_t>(fi)][static_cast<size_t>(u)] = open_light;
       }
     }
     merge_slice(face, fixed, vis, keys, out.quads);
   }
+  if (above != nullptr) above->carried = true;
 }
 
 uint64_t LodMeshTables::signature() const {

@@ -293,8 +293,7 @@ void FarView::add_real_column(std::shared_ptr<const Column> column, bool keep) {
 void FarView::build_node(const NodeKey& key, const RealMap& real,
                          std::vector<std::pair<lod::LodSectionPos, std::vector<mesh::LodQuad>>>& meshes) const {
   mesh::LodMesh m;
-  lod::PaddedLodSection overlaid, scratch;
-  std::vector<uint8_t> real_xz;
+  lod::PaddedLodSection scratch;
   const auto find = [&real](ColumnPos p) -> const lod::ColumnMips* {
     const auto it = real.find(p);
     return it == real.end() ? nullptr : it->second.get();
@@ -302,27 +301,40 @@ void FarView::build_node(const NodeKey& key, const RealMap& real,
   // Over real columns every section is built (a skipped one may hold what they add) and their cells win; where
   // real and coarse columns meet, the seam gets its faces (mesh_lod_section_seams: the hand-over to the near field,
   // whose columns are real, shows the far ground's side wherever the near ground is lower).
+  // The stack's sections are meshed from the top down, so that a section's skirts know the air above it in the
+  // sections above (mesh::LodSkirtColumns: a cliff beside the node reaches down past a section's top).
   constexpr size_t kColumns = static_cast<size_t>(lod::PaddedLodSection::kSide) * lod::PaddedLodSection::kSide - 4;
-  m_coarse->build_stack(key.level, key.x, key.z, [&](const lod::PaddedLodSection& padded) {
-    const lod::PaddedLodSection* src = &padded;
+  struct Built {
+    lod::PaddedLodSection cells;
+    std::vector<uint8_t> real_xz;
     size_t real_columns = 0;
+  };
+  std::vector<Built> stack;
+  m_coarse->build_stack(key.level, key.x, key.z, [&](const lod::PaddedLodSection& padded) {
+    Built& b = stack.emplace_back();
+    b.cells.pos = padded.pos;
+    b.cells.cells = padded.cells;
     if (!real.empty()) {
-      overlaid.pos = padded.pos;
-      overlaid.cells = padded.cells;
-      lod::overlay_columns(overlaid, find, m_mipper, &real_xz);
-      real_columns = static_cast<size_t>(std::count(real_xz.begin(), real_xz.end(), uint8_t{1}));
-      src = &overlaid;
+      lod::overlay_columns(b.cells, find, m_mipper, &b.real_xz);
+      b.real_columns = static_cast<size_t>(std::count(b.real_xz.begin(), b.real_xz.end(), uint8_t{1}));
     }
-    // Skirts close the steps to neighbours drawn at other levels (with seams, each source's own).
-    if (real_columns > 0 && real_columns < kColumns) {
-      mesh::mesh_lod_section_seams(*src, real_xz, m_tables, m, scratch, /*skirts=*/true);
-    } else {
-      mesh::mesh_lod_section(*src, m_tables, m);
-      mesh::append_lod_skirts(*src, m_tables, m);
-    }
-    if (!m.quads.empty()) meshes.emplace_back(src->pos, std::move(m.quads));
-    m.quads = {};
   }, real.empty());
+  mesh::LodSkirtColumns above;
+  const size_t first = meshes.size();
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+    // Skirts close the steps to neighbours drawn at other levels (with seams, each source's own, from the section's
+    // own air only).
+    if (it->real_columns > 0 && it->real_columns < kColumns) {
+      mesh::mesh_lod_section_seams(it->cells, it->real_xz, m_tables, m, scratch, /*skirts=*/true);
+      above = {};
+    } else {
+      mesh::mesh_lod_section(it->cells, m_tables, m);
+      mesh::append_lod_skirts(it->cells, m_tables, m, &above);
+    }
+    if (!m.quads.empty()) meshes.emplace_back(it->cells.pos, std::move(m.quads));
+    m.quads = {};
+  }
+  std::reverse(meshes.begin() + static_cast<ptrdiff_t>(first), meshes.end());  // bottom to top, as built
 }
 
 std::optional<std::string> FarView::sealed_record(

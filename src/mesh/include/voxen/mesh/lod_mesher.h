@@ -16,6 +16,7 @@
 //   bits 52-63  reserved (0)
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -70,6 +71,8 @@ struct LodMesh {
   std::vector<LodQuad> quads;
 };
 
+struct LodSkirtColumns;  // below, with append_lod_skirts
+
 /// Per block id, what the LOD mesher needs (baked once from the registry; immutable, share between workers).
 ///   - class: air (shape none, and ids past the registry or unused); fluid (shape fluid: water, lava); solid (every
 ///     other block, whatever its shape or transparency: cubes, slabs, stairs, slopes, crosses, leaves, glass), drawn
@@ -98,7 +101,7 @@ class LodMeshTables {
  private:
   friend void mesh_lod_section(const lod::PaddedLodSection&, const LodMeshTables&, LodMesh&);
   friend void mesh_lod_section_reference(const lod::PaddedLodSection&, const LodMeshTables&, LodMesh&);
-  friend void append_lod_skirts(const lod::PaddedLodSection&, const LodMeshTables&, LodMesh&);
+  friend void append_lod_skirts(const lod::PaddedLodSection&, const LodMeshTables&, LodMesh&, LodSkirtColumns*);
   std::vector<uint8_t> m_class;     // 65,536 entries (every id), Class
   std::vector<uint16_t> m_texture;  // registry.size() * 24: id * 24 + axis bits * 6 + face (BakedBlocks layout)
 };
@@ -117,15 +120,34 @@ void mesh_lod_section(const lod::PaddedLodSection& in, const LodMeshTables& tabl
 /// one's; a cliff or ravine wall within the neighbouring cell's footprint, many cells lower) the eye would look
 /// into the coarser node's solid volume and through it to the sky. On the section's four outer x/z faces (x = 0,
 /// x = 31, z = 0, z = 31: a node's boundary), a face is added for each non-air cell that the face rule left hidden
-/// (the border cell across it is solid, or both are fluid) and that lies below an air cell of its column (within
-/// the section or the padded cell above it) with no fluid cell between them (under a fluid surface the neighbour's
-/// own fluid covers the step). Its light is the nearest such air cell's (the face would otherwise look into a dark
-/// solid cell); its texture the cell's face texture. Merged greedily per face as mesh_lod_section merges a slice
-/// (16 x 16 cells at most). Deterministic order (face +X, -X, +Z, -Z; y; u). Between nodes of one level a skirt lies
-/// against the neighbour's solid cells, behind its surface; where the neighbour is drawn lower it closes the step.
-/// (Only the top 2 cells of a column before 2026-12: a ravine or cliff beside a boundary showed the sky; the
-/// comparison against full columns in docs/PERFORMANCE.md found 42 such pixels.)
-void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out);
+/// (the border cell across it is solid, or both are fluid) and that lies less than kLodSkirtDepth cells below the
+/// nearest air cell of its column: within the section or the padded cell above it, or, with `above`, in the
+/// sections above it in its stack (fluid cells between included: a finer neighbour's water may lie lower, or end
+/// at a cliff). Its light is the nearest such air cell's (the face would otherwise look into a dark solid cell); its texture the cell's face texture. Merged
+/// greedily per face as mesh_lod_section merges a slice (16 x 16 cells at most). Deterministic order (face +X, -X,
+/// +Z, -Z; y; u). Between nodes of one level a skirt lies against the neighbour's solid cells, behind its surface;
+/// where the neighbour is drawn lower it closes the step. (Only the top 2 cells of a column before 2026-12: a
+/// ravine or cliff beside a boundary showed the sky; the comparison against full columns in docs/PERFORMANCE.md
+/// found 42 such pixels.)
+/// `above`: the state of a stack meshed from the top down (LodSkirtColumns); read as the columns' state above this
+/// section's padded top cell, and left as the state below its bottom row for the next section down.
+struct LodSkirtColumns {
+  static constexpr uint8_t kClosed = 255;
+  /// Per outer face (+X, -X, +Z, -Z in that order) and cell u along it (+Z on the x faces, +X on the z faces): the
+  /// cells from the nearest air cell above down to the bottom row (kClosed: no air above), and that air's light.
+  std::array<std::array<uint8_t, 32>, 4> depth = [] {
+    std::array<std::array<uint8_t, 32>, 4> d;
+    for (auto& f : d) f.fill(kClosed);
+    return d;
+  }();
+  std::array<std::array<uint16_t, 32>, 4> light{};
+  bool carried = false;  // set by append_lod_skirts: the next section down starts from this state
+};
+/// How far below the nearest air cell of its column a hidden cell gets a skirt (cells of its level): 16 cells, a
+/// cliff of 16 * 2^L blocks beside the node (a level-0 ravine 16 blocks deep, 512 blocks at level 5).
+inline constexpr int kLodSkirtDepth = 16;
+void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out,
+                       LodSkirtColumns* above = nullptr);
 
 /// Greedy LOD meshing across a seam between two sources of cells (the far view: real columns beside the coarse
 /// terrain, stream/far_view.h): as mesh_lod_section, except that an x or z face between cells of different sources
