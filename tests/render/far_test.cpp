@@ -126,11 +126,16 @@ class Far : public ::testing::Test {
   // Whether pixel (x, y) looks at least `degrees` below the horizon (so a ground plane 16 blocks down is closer
   // than 16 / tan(degrees) blocks there).
   static bool below_horizon(const Camera& cam, int x, int y, double degrees) {
-    const glm::dmat4 inv = glm::inverse(cam.view_projection());
-    const double nx = (x + 0.5) / kWidth * 2.0 - 1.0, ny = 1.0 - (y + 0.5) / kHeight * 2.0;
-    const glm::dvec4 a = inv * glm::dvec4(nx, ny, -1.0, 1.0), b = inv * glm::dvec4(nx, ny, 1.0, 1.0);
-    const glm::dvec3 dir = glm::normalize(glm::dvec3(b) / b.w - glm::dvec3(a) / a.w);
+    const glm::dvec3 dir = glm::normalize(pixel_ray(glm::inverse(cam.view_projection()), x, y).second);
     return -dir.y >= std::sin(degrees * 3.14159265358979323846 / 180.0);
+  }
+  // The ray through pixel (x, y)'s centre (row 0 at the top) of a frame drawn with `inverse_view_proj`'s camera:
+  // its point on the near plane and its direction to the far plane's, camera-relative blocks.
+  static std::pair<glm::dvec3, glm::dvec3> pixel_ray(const glm::dmat4& inverse_view_proj, int x, int y) {
+    const double nx = (x + 0.5) / kWidth * 2.0 - 1.0, ny = 1.0 - (y + 0.5) / kHeight * 2.0;
+    const glm::dvec4 a = inverse_view_proj * glm::dvec4(nx, ny, -1.0, 1.0), b = inverse_view_proj * glm::dvec4(nx, ny, 1.0, 1.0);
+    const glm::dvec3 from = glm::dvec3(a) / a.w;
+    return {from, glm::dvec3(b) / b.w - from};
   }
   static bool same(const Image& a, const Image& b, int x, int y) { return std::memcmp(a.at(x, y), b.at(x, y), 4) == 0; }
 
@@ -524,9 +529,7 @@ TEST_F(Far, TerrainWhollyFogIsNotDrawnAndReadsAsSky) {
   int nearer = 0, past = 0, nearer_not_far = 0, past_not_sky = 0;
   for (int y = 0; y < kHeight; ++y)
     for (int x = 0; x < kWidth; ++x) {
-      const double nx = (x + 0.5) / kWidth * 2.0 - 1.0, ny = 1.0 - (y + 0.5) / kHeight * 2.0;
-      const glm::dvec4 a = inv * glm::dvec4(nx, ny, -1.0, 1.0), b = inv * glm::dvec4(nx, ny, 1.0, 1.0);
-      const glm::dvec3 from = glm::dvec3(a) / a.w, dir = glm::dvec3(b) / b.w - from;  // camera-relative
+      const auto [from, dir] = pixel_ray(inv, x, y);
       if (dir.y >= 0) continue;
       const double t = (64.0 - 80.5 - from.y) / dir.y;
       const double hx = from.x + dir.x * t + 0.5, hz = from.z + dir.z * t + 0.5;  // world x, z of the hit
@@ -602,9 +605,7 @@ TEST_F(Far, SkirtsCloseACliffBesideACoarserNode) {
     const glm::dmat4 inv = glm::inverse(cam.view_projection());
     for (int y = 0; y < kHeight; ++y)
       for (int x = 0; x < kWidth; ++x) {
-        const double nx = (x + 0.5) / kWidth * 2.0 - 1.0, ny = 1.0 - (y + 0.5) / kHeight * 2.0;
-        const glm::dvec4 a = inv * glm::dvec4(nx, ny, -1.0, 1.0), b = inv * glm::dvec4(nx, ny, 1.0, 1.0);
-        const glm::dvec3 from = glm::dvec3(a) / a.w, dir = glm::dvec3(b) / b.w - from;  // camera-relative
+        const auto [from, dir] = pixel_ray(inv, x, y);
         if (dir.y >= 0) continue;
         const double t = (40.0 - 76.5 - from.y) / dir.y;
         const double hx = -11.5 + from.x + dir.x * t, hz = 31.5 + from.z + dir.z * t;  // world x, z at y 40
