@@ -27,6 +27,7 @@
 #include <thread>
 
 #include <glm/glm.hpp>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "cli_util.h"
@@ -41,6 +42,7 @@
 #include "voxen/render/renderer.h"
 #include "voxen/stream/far_view.h"
 #include "voxen/stream/streamer.h"
+#include "voxen/cull/visibility.h"
 #include "voxen/stream/view.h"
 #include "vox_overlay.h"
 #include "world_open.h"
@@ -76,6 +78,7 @@ struct ShotOptions {
   bool json = false;
   double far_distance = 4096;         // --far-distance: blocks; at or inside the render distance: off
   double far_pixels = 3.0;            // --far-pixels: the selection threshold (FarConfig::cell_pixels)
+  std::string culling = "all";        // --culling: none, frustum, caves, all (ARCHITECTURE, "Visibility")
 };
 
 // One coordinate: an integer or a decimal ("-12", "7.25"), split exactly into an int64 floor and a fraction in
@@ -327,8 +330,39 @@ int run_shot(const ShotOptions& o) {
     far_ms = far_sw.ms();
   }
 
+  // Culling (ARCHITECTURE, "Visibility"): the frustum unless none; cave culling's search over the drawn sections
+  // for caves and all, unless an opaque cell lies within the near plane's reach of the eye (a face clipped there
+  // lets the eye see past it: cull::clear_around_eye).
+  const cull::SightTable sight(reg);
+  const double tan_y = std::tan(cam.fov_y_deg * 3.14159265358979323846 / 360.0);
+  const double near_reach = 2.0 * cam.near_plane * std::sqrt(1.0 + tan_y * tan_y * (1.0 + cam.aspect * cam.aspect));
+  const double eye_frac[3] = {cam.frac.x, cam.frac.y, cam.frac.z};
+  const bool eye_blocked = !cull::clear_around_eye(world, sight, cam.block, eye_frac, near_reach);
+  const bool caves = (o.culling == "caves" || o.culling == "all") && !eye_blocked;
+  std::unordered_set<SectionPos, SectionPosHash> cave_visible;
+  double links_ms = 0, search_ms = 0;
+  if (caves) {
+    Stopwatch links_sw;
+    cull::SectionGraph graph;
+    cull::build_section_graph(world, near_columns, sight, ColumnPos{cam.block.x >> 4, cam.block.z >> 4},
+                              o.render_distance + 1, graph);
+    links_ms = links_sw.ms();
+    Stopwatch search_sw;
+    std::vector<SectionPos> found;
+    cull::find_visible(graph, cam.block, [&](const SectionPos& p) {
+      const glm::dvec3 min(static_cast<double>(render::coord_delta(p.x * 16, cam.block.x)) - cam.frac.x,
+                           static_cast<double>(render::coord_delta(section_base_y(p.y), cam.block.y)) - cam.frac.y,
+                           static_cast<double>(render::coord_delta(p.z * 16, cam.block.z)) - cam.frac.z);
+      return frustum.intersects_box(min, glm::dvec3(16.0));
+    }, found);
+    cave_visible.insert(found.begin(), found.end());
+    search_ms = search_sw.ms();
+  }
+
   render::FrameParams fp;
   fp.camera = cam;
+  fp.frustum_cull = o.culling != "none";
+  fp.only_sections = caves ? &cave_visible : nullptr;
   fp.time_of_day = o.time_of_day;
   fp.fog_end = radius;
   if (far_on) {
@@ -338,6 +372,28 @@ int run_shot(const ShotOptions& o) {
   }
   fp.anim_seconds = o.anim_time;
   fp.eye_sky_light = light_sky(world.light(eye.block));
+  if (std::getenv("CULL_DEBUG") && caves) {
+    for (const ColumnPos& c : world.positions())
+      for (int y = 0; y < kSectionsPerColumn; ++y) {
+        const SectionPos p{c.x, y, c.z};
+        if (cave_visible.count(p)) continue;
+        auto with = cave_visible;
+        with.insert(p);
+        render::FrameParams one = fp;
+        one.only_sections = &with;
+        (void)(*renderer)->render(one);
+        const render::Image img1 = (*renderer)->read_pixels();
+        fp.only_sections = &cave_visible;
+        (void)(*renderer)->render(fp);
+        const render::Image img0 = (*renderer)->read_pixels();
+        if (!(img1 == img0)) {
+          int n = 0, px = -1, py = -1;
+          for (int yy = 0; yy < img0.height; ++yy) for (int xx = 0; xx < img0.width; ++xx) if (std::memcmp(img0.at(xx, yy), img1.at(xx, yy), 4)) { ++n; px = xx; py = yy; }
+          std::fprintf(stderr, "CULPRIT %lld %d %lld pixels %d e.g. %d,%d drawn-col %d\n", (long long)p.x, p.y, (long long)p.z, n, px, py,
+                       (int)std::binary_search(near_columns.begin(), near_columns.end(), p.column()));
+        }
+      }
+  }
   const render::FrameStats fs = (*renderer)->render(fp);
   Stopwatch finish;
   (*platform)->present();
@@ -397,6 +453,13 @@ int run_shot(const ShotOptions& o) {
     j["columns_drawn"] = ss.columns_drawn;
     j["sections_meshed"] = ss.sections_meshed;
     j["sections_drawn"] = fs.sections_visible;
+    j["culling"] = {{"mode", o.culling},
+                    {"eye_near_opaque", eye_blocked},
+                    {"sections_loaded", fs.sections_loaded},
+                    {"sections_in_frustum", fs.sections_in_frustum},
+                    {"sections_hidden_by_caves", fs.sections_hidden_by_caves},
+                    {"caves_links_ms", links_ms},
+                    {"caves_search_ms", search_ms}};
     j["quads_drawn"] = fs.quads_drawn;
     j["draw_calls"] = fs.draw_calls;
     j["arena_bytes"] = (*renderer)->arena_capacity_bytes();
@@ -507,6 +570,10 @@ void add_shot_command(CLI::App& app, RunFn& run) {
                   "(one draw call each) hold the rest (default: the GL limits)");
   cmd->add_flag("--load-all", o->load_all, "load and mesh every column within the render distance, not only those in view");
   cmd->add_flag("--json", o->json, "print one JSON object with counts and timings");
+  cmd->add_option("--culling", o->culling,
+                  "none (every loaded section drawn), frustum, caves (frustum, then cave culling's search through the "
+                  "sections' see-through cells), all (every stage built: frustum and caves; default)")
+      ->check(CLI::IsMember({"none", "frustum", "caves", "all"}));
   cmd->callback([o, arena_limit, &run] {
     o->arena_limit_given = arena_limit->count() > 0;
     run = [o] { return run_shot(*o); };

@@ -818,13 +818,21 @@ FrameStats Renderer::render(const FrameParams& params) {
     m_rel_z[i] = static_cast<double>(coord_delta(m_origin_z[i], cam.block.z)) - cam.frac.z;
   }
   const Frustum frustum = Frustum::from_matrix(view_proj);
-  cull_boxes(frustum, m_rel_x.data(), m_rel_y.data(), m_rel_z.data(), n, glm::dvec3(kSectionExtent), m_visible.data());
+  if (params.frustum_cull)
+    cull_boxes(frustum, m_rel_x.data(), m_rel_y.data(), m_rel_z.data(), n, glm::dvec3(kSectionExtent), m_visible.data());
+  else
+    std::fill(m_visible.begin(), m_visible.end(), uint8_t{1});
   g.order.clear();
   g.distance.resize(n);
   for (size_t i = 0; i < n; ++i) {
     if (!m_visible[i]) continue;
     // Horizontal distance from the eye to the nearest point of the box: beyond fog_end it is all fog.
     if (footprint_distance(m_rel_x[i], m_rel_z[i]) > fog_end) continue;
+    ++st.sections_in_frustum;
+    if (params.only_sections != nullptr && params.only_sections->count(m_pos[i]) == 0) {
+      ++st.sections_hidden_by_caves;
+      continue;
+    }
     const double cx = m_rel_x[i] + kSectionExtent / 2, cy = m_rel_y[i] + kSectionExtent / 2, cz = m_rel_z[i] + kSectionExtent / 2;
     g.distance[i] = cx * cx + cy * cy + cz * cz;
     g.order.push_back(static_cast<uint32_t>(i));

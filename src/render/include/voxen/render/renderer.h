@@ -42,6 +42,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "voxen/core/coords.h"
@@ -120,12 +121,20 @@ struct FrameParams {
   bool reference_translucency = false;
   /// The far view (off by default).
   FarParams far;
+  /// Culling (`--culling`, docs/ARCHITECTURE.md "Visibility"). `frustum_cull` false: every loaded section nearer
+  /// than the fog end is drawn, in view or not (the oracle the culling tests compare with; the picture is the
+  /// same). `only_sections` non-null: of the sections left, only those it holds are drawn (cave culling's result,
+  /// cull::find_visible); the others are counted in FrameStats::sections_hidden_by_caves. Near sections only.
+  bool frustum_cull = true;
+  const std::unordered_set<SectionPos, SectionPosHash>* only_sections = nullptr;
 };
 
 /// What a frame drew and what it cost on the CPU.
 struct FrameStats {
   uint32_t sections_loaded = 0;    // sections holding a mesh
-  uint32_t sections_visible = 0;   // sections left after frustum and fog culling
+  uint32_t sections_in_frustum = 0;  // sections left after frustum and fog culling
+  uint32_t sections_hidden_by_caves = 0;  // of those, left out as not in FrameParams::only_sections
+  uint32_t sections_visible = 0;   // sections drawn: in the frustum, within the fog end, and not hidden
   uint32_t opaque_meshes = 0;      // opaque meshes drawn
   uint32_t translucent_meshes = 0; // translucent meshes drawn
   uint64_t quads_drawn = 0;
