@@ -376,7 +376,7 @@ TEST(LodMesher, SkirtsCloseEveryHiddenCellUnderTheAirOnTheSectionsOuterSidesOnly
 
   // A stack meshed from the top down (LodSkirtColumns): a section of stone throughout, no air in it, gets no
   // skirts alone; under the ground section above (stone to y 9: its columns leave 10 cells below their air) its top
-  // 6 rows get skirts (cells 10..15 below the air: kLodSkirtDepth 16), lit by that air, and the next section of
+  // 6 rows get skirts (cells 10..15 below the air: lod_skirt_depth(0) = 16), lit by that air, and the next section of
   // rock under it none (42 cells down); under a closed state none.
   const PaddedLodSection rock = make_section([](int, int, int) { return cell("stone"); });
   LodSkirtColumns state;
@@ -417,6 +417,18 @@ TEST(LodMesher, SkirtsCloseEveryHiddenCellUnderTheAirOnTheSectionsOuterSidesOnly
   }
   EXPECT_EQ(sky_lit, 4u * 32u * 14u);
   EXPECT_EQ(cave_lit, 4u * 32u * 5u);
+
+  // At level 5 (cells of 32 blocks) skirts reach 2 cells down (lod_skirt_depth: at most 64 blocks), at level 3 8.
+  PaddedLodSection coarse = p;
+  coarse.pos.level = 5;
+  LodMesh c5;
+  append_lod_skirts(coarse, tables(), c5);
+  for (const LodQuad q : expand(c5)) EXPECT_GE(unpack_lod_quad(q).y, 8) << describe(q);
+  EXPECT_EQ(expand(c5).size(), 4u * 32u * 2u);
+  coarse.pos.level = 3;
+  LodMesh c3;
+  append_lod_skirts(coarse, tables(), c3);
+  EXPECT_EQ(expand(c3).size(), 4u * 32u * 8u);
 
   // Uniform sections: nothing (all air: no cell; all stone: no air in its column, the padding above is stone too).
   LodMesh u;

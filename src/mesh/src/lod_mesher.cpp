@@ -236,6 +236,7 @@ void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tab
   VOXEN_ASSERT(in.cells.size() == static_cast<size_t>(kSide) * kSide * kSide);
   // The four outer x/z faces: face, and the cell of (u, y) on it (U = +Z on the x faces, +X on the z faces).
   constexpr int kFaces[4] = {0, 1, 4, 5};
+  const int max_depth = lod_skirt_depth(in.pos.level);
   for (int fi = 0; fi < 4; ++fi) {
     const int face = kFaces[fi];
     const bool x_face = face < 2;
@@ -257,7 +258,7 @@ void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tab
           open_light = c.light();
           continue;
         }
-        if (y < kN && depth < kLodSkirtDepth) {
+        if (y < kN && depth < max_depth) {
           const lod::LodCell n = in.get(x + kFaceStep[face][0], y, z + kFaceStep[face][2]);
           const LodMeshTables::Class nc = tables.cls(n.id());
           const bool drawn =

@@ -16,6 +16,7 @@
 //   bits 52-63  reserved (0)
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -120,7 +121,7 @@ void mesh_lod_section(const lod::PaddedLodSection& in, const LodMeshTables& tabl
 /// one's; a cliff or ravine wall within the neighbouring cell's footprint, many cells lower) the eye would look
 /// into the coarser node's solid volume and through it to the sky. On the section's four outer x/z faces (x = 0,
 /// x = 31, z = 0, z = 31: a node's boundary), a face is added for each non-air cell that the face rule left hidden
-/// (the border cell across it is solid, or both are fluid) and that lies less than kLodSkirtDepth cells below the
+/// (the border cell across it is solid, or both are fluid) and that lies less than lod_skirt_depth cells below the
 /// nearest air cell of its column: within the section or the padded cell above it, or, with `above`, in the
 /// sections above it in its stack (fluid cells between included: a finer neighbour's water may lie lower, or end
 /// at a cliff). Its light is the nearest such air cell's (the face would otherwise look into a dark solid cell); its texture the cell's face texture. Merged
@@ -143,9 +144,11 @@ struct LodSkirtColumns {
   std::array<std::array<uint16_t, 32>, 4> light{};
   bool carried = false;  // set by append_lod_skirts: the next section down starts from this state
 };
-/// How far below the nearest air cell of its column a hidden cell gets a skirt (cells of its level): 16 cells, a
-/// cliff of 16 * 2^L blocks beside the node (a level-0 ravine 16 blocks deep, 512 blocks at level 5).
-inline constexpr int kLodSkirtDepth = 16;
+/// How far below the nearest air cell of its column a hidden cell gets a skirt, in cells of level `level`: 16
+/// cells, at most 64 blocks, at least 2 cells (levels 0..2: 16, 32, 64 blocks; 3: 8 cells; 4: 4; 5 and up: 2, the
+/// step one level makes). A cliff beside a node is rarely deeper than 64 blocks, and deeper skirts at the coarse
+/// levels are tall walls behind the terrain that llvmpipe shades before the depth test (the far pass discards).
+constexpr int lod_skirt_depth(int level) { return level >= 6 ? 2 : std::max(2, std::min(16, 64 >> level)); }
 void append_lod_skirts(const lod::PaddedLodSection& in, const LodMeshTables& tables, LodMesh& out,
                        LodSkirtColumns* above = nullptr);
 
