@@ -35,6 +35,7 @@ vec3 draw_offset() { return u_draw_offset; }
 
 uniform mat4 u_view_proj;  // projection * rotation-only view (camera at the origin)
 uniform float u_time;      // seconds, scrolls flowing fluids
+uniform float u_seam;      // opaque axis quads grow by this many blocks per block of distance (T-junction cracks)
 
 out vec3 v_rel;            // camera-relative world position, blocks
 out vec2 v_uv;             // texture coordinates in blocks (the texture repeats every block)
@@ -170,6 +171,15 @@ void main() {
     uv = vec2(p.x, p.z) * 0.5;
   } else {
     p = axis_corner(face, origin, w, h, cu, cv);
+#if !VOXEN_FLUID
+    // T-junctions: greedy quads meet the middle of a longer quad's edge, and the rasteriser's rounding may leave a
+    // crack a sample falls through (pinholes showing what lies behind the ground). Each opaque axis quad grows by
+    // u_seam (a small fraction of a pixel at its distance) along U and V, so neighbours overlap instead; the
+    // texture coordinates follow the grown position, so the texture does not stretch.
+    vec3 du = face < 2 ? vec3(0, 0, 1) : vec3(1, 0, 0);
+    vec3 dv = face < 2 ? vec3(0, 1, 0) : (face < 4 ? vec3(0, 0, 1) : vec3(0, 1, 0));
+    p += ((cu * 2.0 - 1.0) * du + (cv * 2.0 - 1.0) * dv) * (2.0 * u_seam * length(offset + p * 0.5));
+#endif
 #if VOXEN_FLUID
     if (w4 != 0u) p = fluid_corner(face, p, origin, w, w4, geo);
 #endif

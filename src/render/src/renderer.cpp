@@ -26,7 +26,9 @@ constexpr double kFarNearPlane = 8.0;                        // the far projecti
 constexpr GLint kMaskUnit = 5;                               // texture unit of the hand-over mask
 constexpr double kSectionExtent = kSectionSize;              // a section's box is 16 blocks on each side
 constexpr uint64_t kMinArenaBufferBytes = 64 * 1024;         // the least arena buffer limit an override may set
-constexpr uint32_t kMaxPeelLayers = 64;                      // the depth-peeling reference stops here
+constexpr uint32_t kMaxPeelLayers = 64;
+// How far (in pixels) opaque axis quads grow along their plane to close T-junction cracks (terrain_vert.glsl).
+constexpr double kSeamPixels = 1.0 / 512.0;                      // the depth-peeling reference stops here
 
 // GL's indirect command for glMultiDrawArraysIndirect (OpenGL 4.6 spec, 10.4).
 struct DrawArraysIndirectCommand {
@@ -92,7 +94,7 @@ struct Renderer::Gpu {
   struct TerrainProgram {
     gl::Program program;
     GLint view_proj = -1, time = -1, fog = -1, sun_dir = -1, day = -1, sky_seen = -1, textures = -1, arena = -1, draw_offset = -1,
-          emissive = -1;
+          emissive = -1, seam = -1;
   };
   TerrainProgram mdi_opaque, mdi_translucent, chunk_opaque, chunk_translucent;
   TerrainProgram mdi_peel, chunk_peel;  // the depth-peeling reference (built on first use)
@@ -211,6 +213,7 @@ Status Renderer::init(const BlockRegistry& registry) {
     tp.program.reset(*p);
     const GLuint id = *p;
     tp.view_proj = glGetUniformLocation(id, "u_view_proj");
+    tp.seam = glGetUniformLocation(id, "u_seam");
     tp.time = glGetUniformLocation(id, "u_time");
     tp.fog = glGetUniformLocation(id, "u_fog");
     tp.sun_dir = glGetUniformLocation(id, "u_sun_dir");
@@ -963,9 +966,13 @@ FrameStats Renderer::render(const FrameParams& params) {
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D_ARRAY, g.textures.get());
 
+  // Seams: opaque axis quads grow by kSeamPixels of a pixel along their plane (terrain_vert.glsl), in blocks per
+  // block of distance from the eye.
+  const double seam = kSeamPixels * 2.0 * std::tan(cam.fov_y_deg * 3.14159265358979323846 / 360.0) / std::max(height, 1);
   auto use = [&](const Gpu::TerrainProgram& tp) {
     glUseProgram(tp.program.get());
     glUniformMatrix4fv(tp.view_proj, 1, GL_FALSE, &vp[0][0]);
+    glUniform1f(tp.seam, static_cast<float>(seam));
     glUniform1f(tp.time, static_cast<float>(params.anim_seconds));
     glUniform2f(tp.fog, static_cast<float>(fog_start), static_cast<float>(shade_fog_end));
     glUniform3f(tp.sun_dir, static_cast<float>(sun.x), static_cast<float>(sun.y), static_cast<float>(sun.z));
