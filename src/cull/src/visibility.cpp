@@ -8,6 +8,11 @@
 
 namespace voxen::cull {
 
+SightTable::SightTable(const mesh::BakedBlocks& blocks) {
+  m_blocks.assign(blocks.size(), 0);
+  for (size_t id = 0; id < blocks.size(); ++id) m_blocks[id] = (blocks.cls(static_cast<uint16_t>(id)) & mesh::kClassOccluder) != 0;
+}
+
 SightTable::SightTable(const BlockRegistry& registry) {
   m_blocks.assign(registry.size(), 0);
   for (size_t id = 0; id < registry.size(); ++id) {
@@ -42,15 +47,23 @@ FaceLinks face_links(const Section& section, const SightTable& sight) {
   }
   std::array<uint32_t, kSectionVolume> cells;
   section.unpack(cells.data());
+  std::array<uint8_t, kSectionVolume> opaque;
+  for (int i = 0; i < kSectionVolume; ++i)
+    opaque[static_cast<size_t>(i)] = sight.blocks(static_cast<uint16_t>(cells[static_cast<size_t>(i)] & 0xFFFFu));
+  return face_links(opaque.data());
+}
+
+FaceLinks face_links(const uint8_t* opaque_cells) {
   // 1: open (see-through, not yet reached), 0: opaque or reached.
   std::array<uint8_t, kSectionVolume> open;
   int opaque = 0;
   for (int i = 0; i < kSectionVolume; ++i) {
-    const bool blocks = sight.blocks(static_cast<uint16_t>(cells[static_cast<size_t>(i)] & 0xFFFFu));
+    const bool blocks = opaque_cells[i] != 0;
     open[static_cast<size_t>(i)] = !blocks;
     opaque += blocks;
   }
   if (opaque < 256) return FaceLinks{FaceLinks::kAll};
+  if (opaque == kSectionVolume) return FaceLinks{0};
   uint16_t bits = 0;
   std::array<uint16_t, kSectionVolume> stack;
   for (int start = 0; start < kSectionVolume && bits != FaceLinks::kAll; ++start) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "voxen/core/coords.h"
+#include "voxen/mesh/baked.h"
 #include "voxen/world/block_registry.h"
 #include "voxen/world/section.h"
 #include "voxen/world/world.h"
@@ -34,6 +35,9 @@ namespace voxen::cull {
 class SightTable {
  public:
   explicit SightTable(const BlockRegistry& registry);
+  /// The same from the mesher's table (the occluder class: the cells that hide the faces against them, so a face the
+  /// mesher keeps is exactly one whose neighbour lets sight through).
+  explicit SightTable(const mesh::BakedBlocks& blocks);
   bool blocks(uint16_t id) const { return id < m_blocks.size() && m_blocks[id] != 0; }
 
  private:
@@ -61,6 +65,8 @@ struct FaceLinks {
 /// Otherwise a 6-connected flood fill over the see-through cells; each region joins every pair of the faces it
 /// touches. Cost: one unpack and one pass over the 4,096 cells. Any thread.
 FaceLinks face_links(const Section& section, const SightTable& sight);
+/// The same from the section's opacity (4,096 cells, section-local index y * 256 + z * 16 + x, nonzero: blocks sight).
+FaceLinks face_links(const uint8_t* opaque);
 
 /// The sections around the eye one search reads: columns centre.x - radius .. centre.x + radius (z likewise), by
 /// the 24 sections of a column (y 0..23), each with its FaceLinks: open (all linked) until set, as the sections of
