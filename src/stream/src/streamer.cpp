@@ -66,8 +66,24 @@ struct ColumnStreamer::Job {
   std::vector<int> sections;
   std::vector<std::unique_ptr<mesh::SectionInput>> inputs;
   std::vector<mesh::SectionMesh> meshes;
+  std::vector<cull::SectionVisibility> visibility;  // per entry of `sections`, from the same input as its mesh
+  uint32_t air = 0, buried = 0;  // bit s: section s of [from, to) was left out as uniform air, as buried
   double mesh_ms = 0;
 };
+
+namespace {
+
+// The culling data of section `sp` after mesh_world_section (which built `input` only for a section that is
+// neither skippable nor buried): uniform air lets sight through and hides nothing; a buried section blocks sight
+// and shows no face, so it has no occluders either.
+cull::SectionVisibility world_section_visibility(const mesh::BakedBlocks& blocks, const cull::SightTable& sight,
+                                                 const World& world, SectionPos sp, const mesh::SectionInput& input) {
+  if (mesh::section_is_skippable(world, sp)) return {};
+  if (mesh::section_is_buried(blocks, world, sp)) return cull::buried_section();
+  return cull::section_visibility(input, sight);
+}
+
+}  // namespace
 
 ColumnStreamer::ColumnStreamer(World& world, MeshSink& sink, ColumnSource& source, const light::LightTable& light_table,
                                const mesh::BakedBlocks& blocks, JobPool& pool, StreamConfig config)
@@ -90,6 +106,7 @@ ColumnStreamer::ColumnStreamer(World& world, std::unique_ptr<MeshSink> owned, Me
       m_blocks(blocks),
       m_pool(pool),
       m_config(config),
+      m_sight(blocks),
       m_input(std::make_unique<mesh::SectionInput>()) {
   m_config.lag_frames = std::max(0, m_config.lag_frames);
   m_config.gen_jobs_per_frame = std::max(1, m_config.gen_jobs_per_frame);
@@ -160,6 +177,7 @@ bool ColumnStreamer::neighbours_loaded(ColumnPos pos) const {
 void ColumnStreamer::drop_meshes(ColumnPos pos, Entry& e) {
   for (int s = 0; s < kSectionsPerColumn; ++s)
     if (e.uploaded & (1u << s)) m_sink.remove_section({pos.x, s, pos.z});
+  m_visibility.erase_column(pos);
   e.uploaded = 0;
   e.meshed_from = kSectionsPerColumn;
 }
@@ -167,6 +185,7 @@ void ColumnStreamer::drop_meshes(ColumnPos pos, Entry& e) {
 void ColumnStreamer::remesh_now(const SectionPos& sp, Entry& e) {
   mesh::mesh_world_section(m_blocks, m_world, sp, mesh::MeshOptions{}, *m_input, m_scratch, m_mesh_out);
   m_sink.set_section(sp, m_mesh_out);
+  m_visibility.set(sp, world_section_visibility(m_blocks, m_sight, m_world, sp, *m_input));
   if (m_mesh_out.empty()) e.uploaded &= ~(1u << sp.y);
   else e.uploaded |= 1u << sp.y;
 }
@@ -196,7 +215,12 @@ ColumnStreamer::Entry& ColumnStreamer::adopt_loaded(ColumnPos pos) {
 
 int ColumnStreamer::upload_meshes(Job& job, Entry& e, bool all, uint64_t* quads) {
   int uploaded = 0;
+  for (int s = job.from; s < job.to; ++s) {
+    if (job.air & (1u << s)) m_visibility.set({job.pos.x, s, job.pos.z}, cull::SectionVisibility{});
+    if (job.buried & (1u << s)) m_visibility.set({job.pos.x, s, job.pos.z}, cull::buried_section());
+  }
   for (size_t k = 0; k < job.sections.size(); ++k) {
+    m_visibility.set({job.pos.x, job.sections[k], job.pos.z}, std::move(job.visibility[k]));
     mesh::SectionMesh& m = job.meshes[k];
     const bool empty = m.empty();
     if (!all && empty) continue;
@@ -212,18 +236,22 @@ int ColumnStreamer::upload_meshes(Job& job, Entry& e, bool all, uint64_t* quads)
   return uploaded;
 }
 
-void ColumnStreamer::run_mesh_job(Job& job, const mesh::BakedBlocks& blocks, const World* world) {
+void ColumnStreamer::run_mesh_job(Job& job, const mesh::BakedBlocks& blocks, const cull::SightTable& sight,
+                                  const World* world) {
   thread_local mesh::MeshScratch scratch;
   thread_local std::unique_ptr<mesh::SectionInput> input = std::make_unique<mesh::SectionInput>();
   const double t0 = thread_cpu_ms();
+  job.visibility.resize(job.sections.size());
   for (size_t k = 0; k < job.sections.size(); ++k) {
     if (k < job.inputs.size()) {
       mesh::mesh_section(blocks, *job.inputs[k], mesh::MeshOptions{}, scratch, job.meshes[k]);
+      job.visibility[k] = cull::section_visibility(*job.inputs[k], sight);
       job.inputs[k].reset();
     } else {
       VOXEN_ASSERT(world);
-      mesh::mesh_world_section(blocks, *world, {job.pos.x, job.sections[k], job.pos.z}, mesh::MeshOptions{}, *input,
-                               scratch, job.meshes[k]);
+      const SectionPos sp{job.pos.x, job.sections[k], job.pos.z};
+      mesh::mesh_world_section(blocks, *world, sp, mesh::MeshOptions{}, *input, scratch, job.meshes[k]);
+      job.visibility[k] = world_section_visibility(blocks, sight, *world, sp, *input);
     }
     if (job.trim) {
       job.meshes[k].opaque.shrink_to_fit();
@@ -287,7 +315,10 @@ Result<StreamStats> ColumnStreamer::load_view(const std::vector<ColumnPos>& draw
         const glm::dvec3 mn = camera->relative({sp.x * kSectionSize, section_base_y(s), sp.z * kSectionSize});
         if (!frustum->intersects_box(mn, kSectionBox)) continue;
       }
-      if (mesh::section_is_skippable(m_world, sp)) continue;
+      if (mesh::section_is_skippable(m_world, sp)) {
+        job.air |= 1u << s;
+        continue;
+      }
       job.sections.push_back(s);
     }
     job.meshes.resize(job.sections.size());
@@ -296,7 +327,7 @@ Result<StreamStats> ColumnStreamer::load_view(const std::vector<ColumnPos>& draw
   }
   for (size_t i = 0; i < jobs.size(); ++i) {
     Job* job = &jobs[i];
-    m_pool.submit(static_cast<double>(i), [this, job] { run_mesh_job(*job, m_blocks, &m_world); });
+    m_pool.submit(static_cast<double>(i), [this, job] { run_mesh_job(*job, m_blocks, m_sight, &m_world); });
   }
   m_pool.wait_idle();
   st.mesh_ms = wall_ms() - t;
@@ -607,7 +638,14 @@ void ColumnStreamer::submit_mesh(uint64_t frame, ColumnPos pos, double prio, int
   VOXEN_ASSERT(col);
   for (int s = from; s < to; ++s) {
     const SectionPos sp{pos.x, s, pos.z};
-    if (col->section(s).is_empty() || mesh::section_is_buried(m_blocks, m_world, sp)) continue;
+    if (col->section(s).is_empty()) {
+      job->air |= 1u << s;
+      continue;
+    }
+    if (mesh::section_is_buried(m_blocks, m_world, sp)) {
+      job->buried |= 1u << s;
+      continue;
+    }
     job->sections.push_back(s);
     job->inputs.push_back(std::make_unique<mesh::SectionInput>());
     mesh::build_section_input(m_world, sp, *job->inputs.back());
@@ -620,7 +658,7 @@ void ColumnStreamer::submit_mesh(uint64_t frame, ColumnPos pos, double prio, int
   m_jobs.push_back(std::move(job));
   ++m_mesh_in_flight;
   m_pool.submit(prio, [this, j] {
-    run_mesh_job(*j, m_blocks, nullptr);
+    run_mesh_job(*j, m_blocks, m_sight, nullptr);
     std::lock_guard lock(m_done_mutex);
     j->done = true;
     m_done_cv.notify_all();
@@ -781,6 +819,7 @@ EditReport ColumnStreamer::apply_edits(std::span<const Edit> edits) {
   const auto remesh = [&](const SectionPos& sp, Entry& e) {
     t = wall_ms();
     mesh::mesh_world_section(m_blocks, m_world, sp, mesh::MeshOptions{}, *m_input, m_scratch, m_mesh_out);
+    m_visibility.set(sp, world_section_visibility(m_blocks, m_sight, m_world, sp, *m_input));
     const double t1 = wall_ms();
     m_sink.set_section(sp, m_mesh_out);
     if (m_mesh_out.empty()) e.uploaded &= ~(1u << sp.y);

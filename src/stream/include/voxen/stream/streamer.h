@@ -89,6 +89,7 @@
 
 #include "voxen/core/coords.h"
 #include "voxen/core/job_pool.h"
+#include "voxen/cull/store.h"
 #include "voxen/light/rules.h"
 #include "voxen/mesh/baked.h"
 #include "voxen/mesh/input.h"
@@ -241,6 +242,11 @@ class ColumnStreamer {
   const StreamConfig& config() const { return m_config; }
   /// Blocks until every job in flight has finished and been integrated (tests, shutdown).
   void finish_jobs();
+  /// The culling data of every section meshed and not dropped since (cull/store.h): set with each mesh given to the
+  /// sink (the empty ones too, and the sections of a meshed range left out as uniform air or buried), its column's
+  /// entries erased when its meshes are dropped. So a renderer culls with exactly the meshes it holds
+  /// (render::CullingParams::store).
+  const cull::VisibilityStore& visibility() const { return m_visibility; }
   /// The first source error (loading or saving columns), if any; streaming stops loading after one.
   const std::optional<Error>& error() const { return m_error; }
 
@@ -285,7 +291,7 @@ class ColumnStreamer {
   /// meshes to take (MeshSink::take_section: the job is done with them); returns the count uploaded.
   int upload_meshes(Job& job, Entry& e, bool all, uint64_t* quads);
   /// The mesh job (on a worker): meshes job.sections from their snapshots, or from `world` (batch mode) when none.
-  static void run_mesh_job(Job& job, const mesh::BakedBlocks& blocks, const World* world);
+  static void run_mesh_job(Job& job, const mesh::BakedBlocks& blocks, const cull::SightTable& sight, const World* world);
 
   /// The one constructor: `owned` (a RendererSink made for a Renderer) or `sink` is the upload target.
   ColumnStreamer(World& world, std::unique_ptr<MeshSink> owned, MeshSink* sink, ColumnSource& source,
@@ -299,6 +305,8 @@ class ColumnStreamer {
   const mesh::BakedBlocks& m_blocks;
   JobPool& m_pool;
   StreamConfig m_config;
+  cull::SightTable m_sight;            // the mesher's occluders: what blocks sight
+  cull::VisibilityStore m_visibility;  // beside every mesh the sink holds (see visibility())
   std::optional<Error> m_error;
 
   std::map<ColumnPos, Entry> m_cols;  // every column with a state other than absent (sorted: fixed order)
