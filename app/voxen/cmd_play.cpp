@@ -26,6 +26,7 @@
 #include <string>
 
 #include "cli_util.h"
+#include "culling_cli.h"
 #include "commands.h"
 #include "play_cli.h"
 #include "voxen/play/recording.h"
@@ -53,6 +54,7 @@ struct PlayOptions {
   std::string minimised_frames;  // "A,B": frames A..B-1 run as if minimised (a test hook)
   std::string stream = "live";   // live | deterministic
   double far_distance = 4096;    // the far view, blocks (0 or at most the render distance: off)
+  std::string culling = "all";   // --culling
 };
 
 int run_play(const PlayOptions& o) {
@@ -112,6 +114,7 @@ int run_play(const PlayOptions& o) {
     };
   }
   so.game.overlay_wall_times = true;
+  so.game.culling = *render::parse_cull_mode(o.culling);
   auto session = play::PlaySession::open(h, so, reg);
   if (!session) throw RunError(session.error().to_string());
   play::Game& game = (*session)->game();
@@ -212,6 +215,7 @@ void add_play_command(CLI::App& app, RunFn& run) {
   o->world.add_to(*cmd);
   o->world_dir.add_to(*cmd);
   cmd->add_option("--render-distance", o->render_distance, "columns drawn around the player, 1..64 (default 8)")->check(CLI::Range(1, 64));
+  add_culling_option(*cmd, o->culling);
   cmd->add_option("--far-distance", o->far_distance,
                   "blocks of far view (LOD) beyond the render distance, 0..65536; 0 or at most the render distance: off (default 4096)")
       ->check(finite_range(0.0, 65536.0));

@@ -31,8 +31,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_util.h"
+#include "culling_cli.h"
 #include "commands.h"
 #include "voxen/core/job_pool.h"
+#include "voxen/cull/occlusion.h"
 #include "voxen/light/light.h"
 #include "voxen/light/oracle.h"
 #include "voxen/light/rules.h"
@@ -42,7 +44,6 @@
 #include "voxen/render/renderer.h"
 #include "voxen/stream/far_view.h"
 #include "voxen/stream/streamer.h"
-#include "voxen/cull/visibility.h"
 #include "voxen/stream/view.h"
 #include "vox_overlay.h"
 #include "world_open.h"
@@ -65,6 +66,7 @@ struct ShotOptions {
   double time_of_day = 10.0;
   double anim_time = 0.0;
   std::string out;
+  std::string occlusion_png;  // --occlusion-buffer: the occlusion pass's depth buffer as a PNG
   std::string terrain_mask;  // --terrain-mask: a PNG, white where terrain (near or far) shows, black where sky
   std::string platform = "egl";
   std::string gl_version;
@@ -162,6 +164,23 @@ int64_t world_surface_y(const World& world, const BlockRegistry& reg, int64_t x,
 }
 
 /// Writes `img` as a PNG to `path` through a temporary file, fsynced and renamed into place (write_file_durably).
+// The occlusion buffer as a picture (--occlusion-buffer): black uncovered, red covered in part, grey covered wholly
+// (255 / (1 + depth / 32): lighter nearer). Row 0 of the buffer is the frame's bottom (GL): flipped to top first.
+render::Image occlusion_picture(const cull::OcclusionBuffer& ob) {
+  render::Image img(ob.width(), ob.height(), 0xFF000000u);
+  for (int y = 0; y < ob.height(); ++y)
+    for (int x = 0; x < ob.width(); ++x) {
+      uint8_t* p = img.at(x, ob.height() - 1 - y);
+      if (ob.pixel_full(x, y)) {
+        const auto v = static_cast<uint8_t>(255.0 / (1.0 + static_cast<double>(ob.pixel_depth(x, y)) / 32.0));
+        p[0] = p[1] = p[2] = v;
+      } else if (ob.pixel_touched(x, y)) {
+        p[0] = 160;
+      }
+    }
+  return img;
+}
+
 void write_png_durably(const std::string& path, const render::Image& img) {
   write_file_durably(path, [&img](const std::string& temp) {
     const Status s = render::save_png(img, temp);
@@ -330,39 +349,12 @@ int run_shot(const ShotOptions& o) {
     far_ms = far_sw.ms();
   }
 
-  // Culling (ARCHITECTURE, "Visibility"): the frustum unless none; cave culling's search over the drawn sections
-  // for caves and all, unless an opaque cell lies within the near plane's reach of the eye (a face clipped there
-  // lets the eye see past it: cull::clear_around_eye).
-  const cull::SightTable sight(reg);
-  const double tan_y = std::tan(cam.fov_y_deg * 3.14159265358979323846 / 360.0);
-  const double near_reach = 2.0 * cam.near_plane * std::sqrt(1.0 + tan_y * tan_y * (1.0 + cam.aspect * cam.aspect));
-  const double eye_frac[3] = {cam.frac.x, cam.frac.y, cam.frac.z};
-  const bool eye_blocked = !cull::clear_around_eye(world, sight, cam.block, eye_frac, near_reach);
-  const bool caves = (o.culling == "caves" || o.culling == "all") && !eye_blocked;
-  std::unordered_set<SectionPos, SectionPosHash> cave_visible;
-  double links_ms = 0, search_ms = 0;
-  if (caves) {
-    Stopwatch links_sw;
-    cull::SectionGraph graph;
-    cull::build_section_graph(world, near_columns, sight, ColumnPos{cam.block.x >> 4, cam.block.z >> 4},
-                              o.render_distance + 1, graph);
-    links_ms = links_sw.ms();
-    Stopwatch search_sw;
-    std::vector<SectionPos> found;
-    cull::find_visible(graph, cam.block, [&](const SectionPos& p) {
-      const glm::dvec3 min(static_cast<double>(render::coord_delta(p.x * 16, cam.block.x)) - cam.frac.x,
-                           static_cast<double>(render::coord_delta(section_base_y(p.y), cam.block.y)) - cam.frac.y,
-                           static_cast<double>(render::coord_delta(p.z * 16, cam.block.z)) - cam.frac.z);
-      return frustum.intersects_box(min, glm::dvec3(16.0));
-    }, found);
-    cave_visible.insert(found.begin(), found.end());
-    search_ms = search_sw.ms();
-  }
-
   render::FrameParams fp;
   fp.camera = cam;
-  fp.frustum_cull = o.culling != "none";
-  fp.only_sections = caves ? &cave_visible : nullptr;
+  // Culling (ARCHITECTURE, "Visibility"): the stages --culling names, with the face links and occluders the
+  // streamer computed beside each mesh.
+  fp.culling.mode = *render::parse_cull_mode(o.culling);
+  fp.culling.store = &streamer.visibility();
   fp.time_of_day = o.time_of_day;
   fp.fog_end = radius;
   if (far_on) {
@@ -372,28 +364,6 @@ int run_shot(const ShotOptions& o) {
   }
   fp.anim_seconds = o.anim_time;
   fp.eye_sky_light = light_sky(world.light(eye.block));
-  if (std::getenv("CULL_DEBUG") && caves) {
-    for (const ColumnPos& c : world.positions())
-      for (int y = 0; y < kSectionsPerColumn; ++y) {
-        const SectionPos p{c.x, y, c.z};
-        if (cave_visible.count(p)) continue;
-        auto with = cave_visible;
-        with.insert(p);
-        render::FrameParams one = fp;
-        one.only_sections = &with;
-        (void)(*renderer)->render(one);
-        const render::Image img1 = (*renderer)->read_pixels();
-        fp.only_sections = &cave_visible;
-        (void)(*renderer)->render(fp);
-        const render::Image img0 = (*renderer)->read_pixels();
-        if (!(img1 == img0)) {
-          int n = 0, px = -1, py = -1;
-          for (int yy = 0; yy < img0.height; ++yy) for (int xx = 0; xx < img0.width; ++xx) if (std::memcmp(img0.at(xx, yy), img1.at(xx, yy), 4)) { ++n; px = xx; py = yy; }
-          std::fprintf(stderr, "CULPRIT %lld %d %lld pixels %d e.g. %d,%d drawn-col %d\n", (long long)p.x, p.y, (long long)p.z, n, px, py,
-                       (int)std::binary_search(near_columns.begin(), near_columns.end(), p.column()));
-        }
-      }
-  }
   const render::FrameStats fs = (*renderer)->render(fp);
   Stopwatch finish;
   (*platform)->present();
@@ -430,6 +400,11 @@ int run_shot(const ShotOptions& o) {
         }
     write_png_durably(o.terrain_mask, mask);
   }
+  if (!o.occlusion_png.empty()) {
+    const cull::OcclusionBuffer* ob = (*renderer)->occlusion_buffer();
+    if (ob == nullptr) throw RunError("--occlusion-buffer: the frame ran no occlusion pass (--culling, or a cell near the eye blocks sight)");
+    write_png_durably(o.occlusion_png, occlusion_picture(*ob));
+  }
   const double write_ms = write.ms();
   cw->close();  // with --world: every edit (also those outside the view) is committed before anything is printed
   const double total_ms = total.ms();
@@ -453,13 +428,7 @@ int run_shot(const ShotOptions& o) {
     j["columns_drawn"] = ss.columns_drawn;
     j["sections_meshed"] = ss.sections_meshed;
     j["sections_drawn"] = fs.sections_visible;
-    j["culling"] = {{"mode", o.culling},
-                    {"eye_near_opaque", eye_blocked},
-                    {"sections_loaded", fs.sections_loaded},
-                    {"sections_in_frustum", fs.sections_in_frustum},
-                    {"sections_hidden_by_caves", fs.sections_hidden_by_caves},
-                    {"caves_links_ms", links_ms},
-                    {"caves_search_ms", search_ms}};
+    j["culling"] = culling_json(o.culling, fs);
     j["quads_drawn"] = fs.quads_drawn;
     j["draw_calls"] = fs.draw_calls;
     j["arena_bytes"] = (*renderer)->arena_capacity_bytes();
@@ -556,6 +525,10 @@ void add_shot_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--terrain-mask", o->terrain_mask,
                   "also write a PNG that is white where terrain (near or far view) shows and black where the sky does, from "
                   "the depth buffer: terrain wholly fog (at or past the fog end) shows the sky (JSON terrain_pixels)");
+  cmd->add_option("--occlusion-buffer", o->occlusion_png,
+                  "also write the occlusion pass's depth buffer as a PNG, one pixel per buffer pixel, top row first: "
+                  "black where no occluder covers it, red where occluders cover part of it, grey where they cover all of "
+                  "it (lighter nearer: 255 / (1 + depth / 32))");
   cmd->add_option("--platform", o->platform, "egl (headless, default) or glfw (a window: needs a display, e.g. xvfb-run)")
       ->check(CLI::IsMember({"egl", "glfw"}));
   cmd->add_option("--gl-version", o->gl_version,
@@ -570,10 +543,7 @@ void add_shot_command(CLI::App& app, RunFn& run) {
                   "(one draw call each) hold the rest (default: the GL limits)");
   cmd->add_flag("--load-all", o->load_all, "load and mesh every column within the render distance, not only those in view");
   cmd->add_flag("--json", o->json, "print one JSON object with counts and timings");
-  cmd->add_option("--culling", o->culling,
-                  "none (every loaded section drawn), frustum, caves (frustum, then cave culling's search through the "
-                  "sections' see-through cells), all (every stage built: frustum and caves; default)")
-      ->check(CLI::IsMember({"none", "frustum", "caves", "all"}));
+  add_culling_option(*cmd, o->culling);
   cmd->callback([o, arena_limit, &run] {
     o->arena_limit_given = arena_limit->count() > 0;
     run = [o] { return run_shot(*o); };

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_util.h"
+#include "culling_cli.h"
 #include "commands.h"
 #include "play_cli.h"
 #include "voxen/play/session.h"
@@ -41,6 +42,7 @@ struct TourCliOptions {
   double jet_speed = 112.0;
   double far_distance = 0;        // the far view, blocks (0: off)
   std::string far_throttle = "on";
+  std::string culling = "all";
 };
 
 nlohmann::json stat_json(const playtest::Stat& s) {
@@ -91,6 +93,7 @@ int run_tour_cmd(const TourCliOptions& o) {
   so.window = !o.headless;
   so.threads = o.threads;
   so.game.status = "PERF TOUR";
+  so.game.culling = *render::parse_cull_mode(o.culling);
   so.game.far.throttle = o.far_throttle == "on";
   so.deterministic = o.stream == "deterministic";
   to.paced = !so.deterministic;  // live streaming runs in real time, as in play
@@ -119,6 +122,7 @@ int run_tour_cmd(const TourCliOptions& o) {
   j["far_distance"] = game.far_view() ? h.far_distance : 0.0;
   j["far_throttle"] = o.far_throttle == "on";
   j["stream"] = stream;
+  j["culling"] = o.culling;
   j["worker_threads"] = (*session)->threads();
   j["gl_renderer"] = info.renderer;
   j["gl_version"] = std::to_string(info.major) + "." + std::to_string(info.minor);
@@ -159,6 +163,20 @@ int run_tour_cmd(const TourCliOptions& o) {
                  {"far_holes_max_pixels", s.far_holes_max},
                  {"real_columns_max", s.far_real_columns_max},
                  {"rebuilds", s.far_rebuilds}};
+    const playtest::SegmentReport::Culling& cu = s.culling;
+    js["culling"] = {{"sections_in_frustum", stat_json(cu.in_frustum)},
+                     {"sections_hidden_by_caves", stat_json(cu.hidden_by_caves)},
+                     {"sections_hidden_by_occlusion", stat_json(cu.hidden_by_occlusion)},
+                     {"sections_drawn", stat_json(cu.drawn)},
+                     {"caves_ms", stat_json(cu.caves_ms)},
+                     {"occlusion_ms", stat_json(cu.occlusion_ms)},
+                     {"lod_sections_hidden_by_occlusion", stat_json(cu.lod_hidden_by_occlusion)}};
+    if (cu.in_frustum.mean > 0)
+      std::printf("  %s: culling: %.0f sections in the frustum, %.0f%% hidden by caves (%.2f ms), %.0f%% by occlusion (%.2f ms), "
+                  "%.0f drawn; %.0f LOD sections hidden\n",
+                  s.name.c_str(), cu.in_frustum.mean, 100.0 * cu.hidden_by_caves.total / cu.in_frustum.total, cu.caves_ms.mean,
+                  100.0 * cu.hidden_by_occlusion.total / cu.in_frustum.total, cu.occlusion_ms.mean, cu.drawn.mean,
+                  cu.lod_hidden_by_occlusion.mean);
     js["columns_loaded"] = s.columns_loaded;
     js["columns_drawn"] = s.columns_drawn;
     js["edits"] = s.edits;
@@ -228,6 +246,7 @@ void add_tour_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--stream", o->stream,
                   "deterministic (default: fixed jobs per frame, the replays' mode) or live (what the workers finish; frames paced to the 1/60 s step, as in play)")
       ->check(CLI::IsMember({"deterministic", "live"}));
+  add_culling_option(*cmd, o->culling);
   cmd->add_option("--jet-speed", o->jet_speed, "the jet segment's speed, blocks/s (default 112)");
   cmd->add_option("--far-distance", o->far_distance,
                   "blocks of far view (LOD) beyond the render distance, 0..65536 (default 0: off)")

@@ -420,6 +420,8 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
     // At most 32,768 translucent quads re-sorted a frame (about 3 ms on llvmpipe; docs/PERFORMANCE.md, Rendering):
     // sections beyond that keep their order a few frames longer, nearest first.
     fp.sort_budget_quads = 32768;
+    fp.culling.mode = m_config.culling;
+    fp.culling.store = &m_streamer->visibility();
     rep.render = m_renderer->render(fp);
     rep.render_ms = wall_ms() - t;
     if (!m_observers.empty()) {

@@ -2,6 +2,8 @@
 
 #include "voxen/render/renderer.h"
 
+#include "voxen/render/frame_culler.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -138,7 +140,8 @@ struct Renderer::Gpu {
   std::vector<double> far_x, far_y, far_z;  // scratch: camera-relative box minima of one level's candidates
   std::vector<uint32_t> far_slot;           // scratch: their LOD slots
   std::vector<uint8_t> far_visible;
-  std::vector<uint32_t> order;
+  std::vector<uint32_t> order;       // sections drawn this frame, near first
+  std::vector<uint32_t> in_frustum;  // sections in the frustum and the fog, near first (translucent sorting)
   std::vector<double> distance;
   std::vector<std::pair<DrawArraysIndirectCommand, uint32_t>> by_buffer;
   // The far pass: indexed quads. quad_indices holds 0, 1, 2, 0, 2, 3 + 4q for quads q < quad_index_quads (bound as
@@ -151,7 +154,8 @@ struct Renderer::Gpu {
   std::function<Status(TerrainProgram&, bool mdi, bool fluid, bool peel)> build_terrain;
 };
 
-Renderer::Renderer(Platform& platform, const RendererOptions& options) : m_platform(platform), m_options(options) {}
+Renderer::Renderer(Platform& platform, const RendererOptions& options)
+    : m_platform(platform), m_options(options), m_culler(std::make_unique<FrameCuller>()) {}
 
 Renderer::~Renderer() {
   // GL objects need the context current while they are deleted.
@@ -663,6 +667,11 @@ glm::dmat4 Renderer::build_far(const FrameParams& params, const Camera& cam, Fra
     const double nx = std::max({g.far_x[k], 0.0, -(g.far_x[k] + size)});
     const double nz = std::max({g.far_z[k], 0.0, -(g.far_z[k] + size)});
     if (std::sqrt(nx * nx + nz * nz) > far.fog_end) continue;
+    // Wholly behind near occluders: the near passes draw over it wherever it could show.
+    if (m_culler->lod_covered(glm::dvec3(g.far_x[k], g.far_y[k], g.far_z[k]), glm::dvec3(size))) {
+      ++st.lod_sections_hidden_by_occlusion;
+      continue;
+    }
     const double cx = g.far_x[k] + size / 2, cy = g.far_y[k] + size / 2, cz = g.far_z[k] + size / 2;
     g.far_distance[i] = cx * cx + cy * cy + cz * cz;
     g.far_order.push_back(i);
@@ -776,6 +785,8 @@ glm::dmat4 Renderer::build_far(const FrameParams& params, const Camera& cam, Fra
   return view_proj;
 }
 
+const cull::OcclusionBuffer* Renderer::occlusion_buffer() const { return m_culler->buffer(); }
+
 FrameStats Renderer::render(const FrameParams& params) {
   FrameStats st;
   Gpu& g = *m_gpu;
@@ -821,41 +832,53 @@ FrameStats Renderer::render(const FrameParams& params) {
     m_rel_z[i] = static_cast<double>(coord_delta(m_origin_z[i], cam.block.z)) - cam.frac.z;
   }
   const Frustum frustum = Frustum::from_matrix(view_proj);
-  if (params.frustum_cull)
-    cull_boxes(frustum, m_rel_x.data(), m_rel_y.data(), m_rel_z.data(), n, glm::dvec3(kSectionExtent), m_visible.data());
-  else
-    std::fill(m_visible.begin(), m_visible.end(), uint8_t{1});
+  cull_boxes(frustum, m_rel_x.data(), m_rel_y.data(), m_rel_z.data(), n, glm::dvec3(kSectionExtent), m_visible.data());
+  // g.in_frustum: the sections in the frustum and nearer than the fog end (beyond it all is fog), near first, ties
+  // by position so the order depends only on the scene, never on upload history. Translucent sorting works through
+  // this list whatever the culling mode, so the sort state (with a budget, which sections are re-sorted when) is the
+  // same in every mode and so is the picture.
+  g.in_frustum.clear();
   g.order.clear();
   g.distance.resize(n);
+  const bool draw_all = params.culling.mode == CullMode::kNone;
   for (size_t i = 0; i < n; ++i) {
-    if (!m_visible[i]) continue;
-    // Horizontal distance from the eye to the nearest point of the box: beyond fog_end it is all fog.
     if (footprint_distance(m_rel_x[i], m_rel_z[i]) > fog_end) continue;
-    ++st.sections_in_frustum;
-    if (params.only_sections != nullptr && params.only_sections->count(m_pos[i]) == 0) {
-      ++st.sections_hidden_by_caves;
-      continue;
-    }
+    if (!m_visible[i] && !draw_all) continue;
     const double cx = m_rel_x[i] + kSectionExtent / 2, cy = m_rel_y[i] + kSectionExtent / 2, cz = m_rel_z[i] + kSectionExtent / 2;
     g.distance[i] = cx * cx + cy * cy + cz * cz;
-    g.order.push_back(static_cast<uint32_t>(i));
+    if (m_visible[i]) g.in_frustum.push_back(static_cast<uint32_t>(i));
+    if (draw_all) g.order.push_back(static_cast<uint32_t>(i));
   }
-  // Near first; ties by position so the order depends only on the scene, never on upload history.
-  std::sort(g.order.begin(), g.order.end(), [&](uint32_t a, uint32_t b) {
+  st.sections_in_frustum = static_cast<uint32_t>(g.in_frustum.size());
+  const auto near_first = [&](uint32_t a, uint32_t b) {
     if (g.distance[a] != g.distance[b]) return g.distance[a] < g.distance[b];
     return m_pos[a] < m_pos[b];
-  });
+  };
+  std::sort(g.in_frustum.begin(), g.in_frustum.end(), near_first);
+  if (draw_all) {
+    std::sort(g.order.begin(), g.order.end(), near_first);
+    m_culler->cull(CullingParams{}, cam, width, height, frustum, fog_end, {}, m_keep, st);  // occlusion off for LOD
+  } else {
+    // Cave culling and occlusion (frame_culler.h) on the sections in the frustum, nearest first.
+    auto& cands = m_culler->candidates;
+    cands.clear();
+    for (const uint32_t i : g.in_frustum) cands.push_back({m_pos[i], glm::dvec3(m_rel_x[i], m_rel_y[i], m_rel_z[i])});
+    m_keep.assign(cands.size(), 1);
+    m_culler->cull(params.culling, cam, width, height, frustum, fog_end, cands, m_keep, st);
+    for (size_t k = 0; k < g.in_frustum.size(); ++k)
+      if (m_keep[k]) g.order.push_back(g.in_frustum[k]);
+  }
   st.sections_visible = static_cast<uint32_t>(g.order.size());
   double t1 = wall_ms();
   st.cull_ms = t1 - t0;
 
-  // 2. Sort: visible sections whose translucent quads were ordered for another side of one of their planes (or
+  // 2. Sort: sections in the frustum whose translucent quads were ordered for another side of one of their planes (or
   //    for no eye yet) get them rewritten back to front, nearest first, within the budget (always one at least).
   m_has_eye = true;
   m_eye_block = cam.block;
   m_eye_frac = cam.frac;
   if (params.translucent)
-    for (const uint32_t i : g.order) {
+    for (const uint32_t i : g.in_frustum) {
       if (!m_translucent_quads[i]) continue;
       const glm::dvec3 eye(-m_rel_x[i] * 64.0, -m_rel_y[i] * 64.0, -m_rel_z[i] * 64.0);
       const TranslucentSortKey key = m_order[i].key(eye);

@@ -80,6 +80,7 @@ struct GameConfig {
   std::string status;             // the HUD's status line (e.g. whether edits are saved)
   std::function<std::string()> status_source;  // when set, asked for the status line each time the HUD is drawn
                                                // (after the frame's edits): a live save indicator
+  render::CullMode culling = render::CullMode::kAll;  // the culling stages (`--culling`; the picture is the same)
   bool hud = true;                // draw the HUD
   bool overlay_wall_times = false;  // F3 shows wall-clock frame times (live play only; see the file comment)
 };

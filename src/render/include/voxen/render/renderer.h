@@ -59,7 +59,14 @@
 #include "voxen/render/translucent_order.h"
 #include "voxen/world/block_registry.h"
 
+namespace voxen::cull {
+class OcclusionBuffer;
+class VisibilityStore;
+}
+
 namespace voxen::render {
+
+class FrameCuller;  // voxen/render/frame_culler.h
 
 enum class RenderPath : uint8_t { kMultiDrawIndirect, kPerChunk };
 /// "mdi" or "per-chunk".
@@ -101,6 +108,29 @@ struct FarParams {
   bool submit_facing_away = false;
 };
 
+/// The culling stages a frame runs (`--culling`), each on what the one before left:
+///   none       every loaded section nearer than the fog end is drawn, in view or not (the oracle the culling
+///              tests compare with: the picture is the same whatever the mode);
+///   frustum    sections outside the view frustum are left out (the far pass's LOD sections: always);
+///   caves      then cave culling: sections no path of see-through cells from the eye reaches (cull/visibility.h);
+///   occlusion  frustum, then software occlusion: sections, and LOD sections, that occluders near the eye hide
+///              wherever they could show (cull/occlusion.h);
+///   all        frustum, caves, occlusion.
+/// Caves and occlusion need CullingParams::store and run only while every cell within the near plane's reach of the
+/// eye is known to let sight through (FrameStats::culling_eye_near_opaque).
+enum class CullMode : uint8_t { kNone, kFrustum, kCaves, kOcclusion, kAll };
+/// "none", "frustum", "caves", "occlusion", "all".
+std::string_view cull_mode_name(CullMode mode);
+/// The mode of a name of cull_mode_name; nullopt for anything else.
+std::optional<CullMode> parse_cull_mode(std::string_view name);
+
+struct CullingParams {
+  CullMode mode = CullMode::kFrustum;
+  /// The face links and occluders of the sections the renderer holds (stream::ColumnStreamer::visibility(), kept
+  /// with the meshes it uploads). Null: the frustum only.
+  const cull::VisibilityStore* store = nullptr;
+};
+
 /// One frame's inputs.
 struct FrameParams {
   Camera camera;              // aspect is taken from the framebuffer
@@ -121,19 +151,21 @@ struct FrameParams {
   bool reference_translucency = false;
   /// The far view (off by default).
   FarParams far;
-  /// Culling (`--culling`, docs/ARCHITECTURE.md "Visibility"). `frustum_cull` false: every loaded section nearer
-  /// than the fog end is drawn, in view or not (the oracle the culling tests compare with; the picture is the
-  /// same). `only_sections` non-null: of the sections left, only those it holds are drawn (cave culling's result,
-  /// cull::find_visible); the others are counted in FrameStats::sections_hidden_by_caves. Near sections only.
-  bool frustum_cull = true;
-  const std::unordered_set<SectionPos, SectionPosHash>* only_sections = nullptr;
+  /// Which sections are left out before drawing (docs/ARCHITECTURE.md, "Visibility").
+  CullingParams culling;
 };
 
 /// What a frame drew and what it cost on the CPU.
 struct FrameStats {
   uint32_t sections_loaded = 0;    // sections holding a mesh
   uint32_t sections_in_frustum = 0;  // sections left after frustum and fog culling
-  uint32_t sections_hidden_by_caves = 0;  // of those, left out as not in FrameParams::only_sections
+  uint32_t sections_hidden_by_caves = 0;      // of those, hidden by cave culling
+  uint32_t sections_hidden_by_occlusion = 0;  // of those left, hidden by the occlusion pass
+  uint32_t lod_sections_hidden_by_occlusion = 0;  // LOD sections in the far frustum and fog the occlusion pass hid
+  uint32_t occluder_boxes = 0;      // occluder boxes rasterised
+  bool culling_eye_near_opaque = false;  // caves and occlusion skipped: a cell near the eye may block sight
+  double caves_ms = 0;              // cave culling: the section graph (rebuilt when the store changed) and search
+  double occlusion_ms = 0;          // the occlusion pass: occluders rasterised, sections tested
   uint32_t sections_visible = 0;   // sections drawn: in the frustum, within the fog end, and not hidden
   uint32_t opaque_meshes = 0;      // opaque meshes drawn
   uint32_t translucent_meshes = 0; // translucent meshes drawn
@@ -206,6 +238,8 @@ class Renderer {
 
   /// Draws one frame into the platform's framebuffer (does not present).
   FrameStats render(const FrameParams& params);
+  /// The last frame's occlusion buffer (cull/occlusion.h); null when that frame ran no occlusion pass.
+  const cull::OcclusionBuffer* occlusion_buffer() const;
   /// Reads the platform framebuffer's pixels (RGBA8, top row first). Waits for the GPU.
   Image read_pixels() const;
   /// Reads the platform framebuffer's depth buffer: width() x height() values in [0, 1] (window depth; 1.0 where
@@ -308,6 +342,8 @@ class Renderer {
   // Per-frame scratch (kept to avoid reallocating every frame).
   std::vector<double> m_rel_x, m_rel_y, m_rel_z;
   std::vector<uint8_t> m_visible;
+  std::vector<uint8_t> m_keep;
+  std::unique_ptr<FrameCuller> m_culler;
   std::vector<mesh::Quad> m_concat;
   std::vector<mesh::FluidQuad> m_sorted;
 };

@@ -1,0 +1,30 @@
+// `--culling` and the culling figures in JSON (culling_cli.h).
+#include "culling_cli.h"
+
+namespace voxen::app {
+
+CLI::Option* add_culling_option(CLI::App& cmd, std::string& mode) {
+  return cmd
+      .add_option("--culling", mode,
+                  "none (every loaded section drawn), frustum, caves (frustum, then cave culling's search through the "
+                  "sections' see-through cells), occlusion (frustum, then the software occlusion pass, which also hides "
+                  "far-view LOD sections), all (frustum, caves, occlusion; default). The picture is the same in every "
+                  "mode (docs/ARCHITECTURE.md, Visibility)")
+      ->check(CLI::IsMember({"none", "frustum", "caves", "occlusion", "all"}));
+}
+
+nlohmann::json culling_json(std::string_view mode, const render::FrameStats& fs) {
+  return {{"mode", mode},
+          {"eye_near_opaque", fs.culling_eye_near_opaque},
+          {"sections_loaded", fs.sections_loaded},
+          {"sections_in_frustum", fs.sections_in_frustum},
+          {"sections_hidden_by_caves", fs.sections_hidden_by_caves},
+          {"sections_hidden_by_occlusion", fs.sections_hidden_by_occlusion},
+          {"sections_drawn", fs.sections_visible},
+          {"lod_sections_hidden_by_occlusion", fs.lod_sections_hidden_by_occlusion},
+          {"occluder_boxes", fs.occluder_boxes},
+          {"caves_ms", fs.caves_ms},
+          {"occlusion_ms", fs.occlusion_ms}};
+}
+
+}  // namespace voxen::app

@@ -1,0 +1,22 @@
+// `--culling` for the commands that draw (shot, play, tour) and the culling figures of a frame in JSON.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "voxen/render/renderer.h"
+
+namespace voxen::app {
+
+/// `--culling none|frustum|caves|occlusion|all` into `mode` (checked while parsing; render::CullMode).
+CLI::Option* add_culling_option(CLI::App& cmd, std::string& mode);
+
+/// A frame's culling: {mode, eye_near_opaque, sections_loaded, sections_in_frustum, sections_hidden_by_caves,
+/// sections_hidden_by_occlusion, sections_drawn, lod_sections_hidden_by_occlusion, occluder_boxes, caves_ms,
+/// occlusion_ms}.
+nlohmann::json culling_json(std::string_view mode, const render::FrameStats& fs);
+
+}  // namespace voxen::app

@@ -1,0 +1,60 @@
+// The culling stages after the frustum (docs/ARCHITECTURE.md, "Visibility"): cave culling's search over the
+// section graph of a cull::VisibilityStore, then software occlusion of the sections left and of the far pass's LOD
+// sections. One per Renderer (and one per benchmark); the main thread.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "voxen/cull/occlusion.h"
+#include "voxen/cull/store.h"
+#include "voxen/cull/visibility.h"
+#include "voxen/render/camera.h"
+#include "voxen/render/renderer.h"
+
+namespace voxen::render {
+
+class FrameCuller {
+ public:
+  /// A section drawn unless culled: its position and min corner (camera-relative blocks).
+  struct Candidate {
+    SectionPos pos;
+    glm::dvec3 min;
+  };
+  /// Culls `candidates` (the sections with meshes left after the frustum and the fog, nearest first) by the stages
+  /// `mode` asks for, writing keep[i] = 0 for those hidden, and fills the stage counts and times of `st`.
+  /// `cam` has the frame's aspect; `frustum` is its frustum; the fog ends `fog_end` blocks away (horizontally).
+  void cull(const CullingParams& params, const Camera& cam, int width, int height, const Frustum& frustum,
+            double fog_end, std::span<const Candidate> candidates, std::vector<uint8_t>& keep, FrameStats& st);
+  /// After cull() with occlusion on: whether the box [min, min + size] (camera-relative) is covered by near occluders
+  /// wherever it could show (a far-pass LOD section, which the near passes draw over). False when occlusion was off.
+  bool lod_covered(const glm::dvec3& min, const glm::dvec3& size) const {
+    return m_occlusion_on && m_buffer.covered(min, size);
+  }
+  /// The last cull()'s occlusion buffer; null when occlusion did not run.
+  const cull::OcclusionBuffer* buffer() const { return m_occlusion_on ? &m_buffer : nullptr; }
+  /// The renderer's scratch for the candidates of a frame.
+  std::vector<Candidate> candidates;
+
+ private:
+  // The horizontal distance from the eye within which every column in view (its full-height box in the frustum)
+  // is meshed (in the store).
+  double complete_radius(const cull::VisibilityStore& store, const Camera& cam, const Frustum& frustum,
+                         double fog_end) const;
+
+  cull::SectionGraph m_graph;
+  uint64_t m_graph_version = ~0ull;
+  std::vector<SectionPos> m_found;
+  struct Occluder {
+    double distance;  // from the eye to its nearest point
+    glm::dvec3 min, size;
+  };
+  std::vector<Occluder> m_occluders;
+  cull::OcclusionBuffer m_buffer;
+  bool m_occlusion_on = false;
+};
+
+}  // namespace voxen::render

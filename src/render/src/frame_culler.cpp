@@ -1,0 +1,182 @@
+// The culling stages after the frustum (frame_culler.h).
+#include "voxen/render/frame_culler.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "voxen/core/clock.h"
+
+namespace voxen::render {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr glm::dvec3 kSectionBox{kSectionSize, kSectionSize, kSectionSize};
+
+// The least edge of an occluder cube worth rasterising at a distance from the eye (blocks): single blocks only
+// within 24 blocks, as the seed's "level 4 within a 20-block radius"; coarser cubes farther, where a small one
+// covers no whole pixel.
+int least_cube(double distance) {
+  if (distance < 24.0) return 1;
+  if (distance < 48.0) return 2;
+  if (distance < 96.0) return 4;
+  return 8;
+}
+
+// Column slabs thinner than this many layers are left out (a thin slab hides little and costs a box).
+constexpr int kMinSlabLayers = 2;
+
+}  // namespace
+
+std::string_view cull_mode_name(CullMode m) {
+  switch (m) {
+    case CullMode::kNone: return "none";
+    case CullMode::kFrustum: return "frustum";
+    case CullMode::kCaves: return "caves";
+    case CullMode::kOcclusion: return "occlusion";
+    case CullMode::kAll: return "all";
+  }
+  return "?";
+}
+
+std::optional<CullMode> parse_cull_mode(std::string_view s) {
+  for (CullMode m : {CullMode::kNone, CullMode::kFrustum, CullMode::kCaves, CullMode::kOcclusion, CullMode::kAll})
+    if (s == cull_mode_name(m)) return m;
+  return std::nullopt;
+}
+
+double FrameCuller::complete_radius(const cull::VisibilityStore& store, const Camera& cam, const Frustum& frustum,
+                                    double fog_end) const {
+  const ColumnPos eye{column_of(cam.block.x), column_of(cam.block.z)};
+  const int reach = static_cast<int>(std::ceil(fog_end / kColumnWidth)) + 2;
+  constexpr glm::dvec3 kColumnBox{kColumnWidth, kColumnHeight, kColumnWidth};
+  double radius = std::numeric_limits<double>::infinity();
+  for (int dz = -reach; dz <= reach; ++dz)
+    for (int dx = -reach; dx <= reach; ++dx) {
+      const ColumnPos c{static_cast<int64_t>(static_cast<uint64_t>(eye.x) + static_cast<uint64_t>(dx)),
+                        static_cast<int64_t>(static_cast<uint64_t>(eye.z) + static_cast<uint64_t>(dz))};
+      const glm::dvec3 rel = cam.relative({c.x * kColumnWidth, kMinY, c.z * kColumnWidth});
+      const double d = footprint_distance(rel.x, rel.z);
+      if (d < radius && frustum.intersects_box(rel, kColumnBox) && store.sections_of(c) == 0) radius = d;
+    }
+  return radius;
+}
+
+void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width, int height, const Frustum& frustum,
+                       double fog_end, std::span<const Candidate> candidates, std::vector<uint8_t>& keep,
+                       FrameStats& st) {
+  m_occlusion_on = false;
+  const bool caves = params.mode == CullMode::kCaves || params.mode == CullMode::kAll;
+  const bool occlusion = params.mode == CullMode::kOcclusion || params.mode == CullMode::kAll;
+  if (params.store == nullptr || (!caves && !occlusion)) return;
+  const cull::VisibilityStore& store = *params.store;
+
+  // The near-plane rule: a face nearer than the near plane is clipped, and through it the eye sees what lies behind
+  // the rock. Within twice the distance to the near plane's corners every cell must let sight through.
+  const double tan_y = std::tan(cam.fov_y_deg * kPi / 360.0), tan_x = tan_y * cam.aspect;
+  const double near_reach = 2.0 * cam.near_plane * std::sqrt(1.0 + tan_x * tan_x + tan_y * tan_y);
+  const auto in_view = [&](const SectionPos& p) {
+    const glm::dvec3 mn = cam.relative({p.x * kColumnWidth, section_base_y(p.y), p.z * kColumnWidth});
+    return frustum.intersects_box(mn, kSectionBox) && footprint_distance(mn.x, mn.z) <= fog_end;
+  };
+  if (!store.clear_around(cam.block, cam.frac, near_reach, in_view)) {
+    st.culling_eye_near_opaque = true;
+    return;
+  }
+
+  if (caves) {
+    const double t = wall_ms();
+    const ColumnPos centre{column_of(cam.block.x), column_of(cam.block.z)};
+    const int radius = static_cast<int>(std::ceil(fog_end / kColumnWidth)) + 1;
+    if (m_graph_version != store.version() || m_graph.centre() != centre || m_graph.radius() != radius) {
+      m_graph.reset(centre, radius);
+      for (const auto& [c, bits] : store.columns()) {
+        if (!m_graph.contains(SectionPos{c.x, 0, c.z})) continue;
+        for (int y = 0; y < kSectionsPerColumn; ++y)
+          if (bits & (1u << y)) m_graph.set(SectionPos{c.x, y, c.z}, store.find(SectionPos{c.x, y, c.z})->links);
+      }
+      m_graph_version = store.version();
+    }
+    m_found.clear();
+    cull::find_visible(m_graph, cam.block, in_view, m_found);
+    std::sort(m_found.begin(), m_found.end());
+    for (size_t i = 0; i < candidates.size(); ++i)
+      if (keep[i] && !std::binary_search(m_found.begin(), m_found.end(), candidates[i].pos)) {
+        keep[i] = 0;
+        ++st.sections_hidden_by_caves;
+      }
+    st.caves_ms = wall_ms() - t;
+  }
+
+  if (occlusion) {
+    const double t = wall_ms();
+    cull::OcclusionView view;
+    view.rotation = glm::dmat3(cam.view_rotation());
+    view.tan_half_x = tan_x;
+    view.tan_half_y = tan_y;
+    view.width = width;
+    view.height = height;
+    view.near_plane = cam.near_plane;
+    m_buffer.begin(view);
+    // Occluders only where their faces are surely drawn this frame (docs/ARCHITECTURE.md, "Visibility"): in
+    // sections drawn (kept so far), wholly nearer than the fog end and than every column in view that is not
+    // meshed (a ray in view crosses only columns in view).
+    const double limit = std::min(fog_end, complete_radius(store, cam, frustum, fog_end));
+    m_occluders.clear();
+    const auto add = [&](const glm::dvec3& bmin, const glm::dvec3& bsize) {
+      const double fx = std::max(std::abs(bmin.x), std::abs(bmin.x + bsize.x));
+      const double fz = std::max(std::abs(bmin.z), std::abs(bmin.z + bsize.z));
+      if (std::sqrt(fx * fx + fz * fz) >= limit) return;
+      const glm::dvec3 gap = glm::max(glm::max(bmin, -(bmin + bsize)), glm::dvec3(0.0));
+      m_occluders.push_back({glm::length(gap), bmin, bsize});
+    };
+    // Column slabs: runs of whole opaque layers down a column (the ground under the surface, hills' cores) as one
+    // box each, across sections, buried ones included.
+    constexpr glm::dvec3 kColumnBox{kColumnWidth, kColumnHeight, kColumnWidth};
+    for (const auto& [c, bits] : store.columns()) {
+      const glm::dvec3 base = cam.relative({c.x * kColumnWidth, kMinY, c.z * kColumnWidth});
+      if (footprint_distance(base.x, base.z) >= limit || !frustum.intersects_box(base, kColumnBox)) continue;
+      int run = -1;  // first layer of the current run (column-local y)
+      for (int layer = 0; layer <= kColumnHeight; ++layer) {
+        bool full = false;
+        if (layer < kColumnHeight && (bits >> (layer >> 4) & 1u))
+          full = (store.find(SectionPos{c.x, layer >> 4, c.z})->full_layers >> (layer & 15)) & 1u;
+        if (full && run < 0) run = layer;
+        if (!full && run >= 0) {
+          if (layer - run >= kMinSlabLayers)
+            add(base + glm::dvec3(0, run, 0), glm::dvec3(kColumnWidth, layer - run, kColumnWidth));
+          run = -1;
+        }
+      }
+    }
+    // The exposed boxes of the sections drawn, coarser with distance.
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (!keep[i]) continue;
+      const cull::SectionVisibility* v = store.find(candidates[i].pos);
+      if (v == nullptr) continue;
+      const glm::dvec3& mn = candidates[i].min;
+      const glm::dvec3 gap = glm::max(glm::max(mn, -(mn + kSectionBox)), glm::dvec3(0.0));
+      const int least = least_cube(glm::length(gap));
+      for (const cull::OccluderBox& b : v->occluders)
+        if (b.exposed && b.cube >= least) add(mn + glm::dvec3(b.x, b.y, b.z), glm::dvec3(b.sx, b.sy, b.sz));
+    }
+    // Nearest first: a pixel already covered nearer is skipped by the boxes behind it.
+    std::sort(m_occluders.begin(), m_occluders.end(), [](const Occluder& a, const Occluder& b) {
+      if (a.distance != b.distance) return a.distance < b.distance;
+      if (a.min.x != b.min.x) return a.min.x < b.min.x;
+      if (a.min.y != b.min.y) return a.min.y < b.min.y;
+      return a.min.z < b.min.z;
+    });
+    for (const Occluder& o : m_occluders) m_buffer.add_occluder(o.min, o.size);
+    st.occluder_boxes = static_cast<uint32_t>(m_occluders.size());
+    for (size_t i = 0; i < candidates.size(); ++i)
+      if (keep[i] && m_buffer.hidden(candidates[i].min, kSectionBox)) {
+        keep[i] = 0;
+        ++st.sections_hidden_by_occlusion;
+      }
+    m_occlusion_on = true;
+    st.occlusion_ms = wall_ms() - t;
+  }
+}
+
+}  // namespace voxen::render
