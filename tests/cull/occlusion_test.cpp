@@ -151,7 +151,8 @@ TEST(OcclusionBuffer, AWallHidesWhatIsBehindItAndNothingElse) {
   OcclusionBuffer buf;
   buf.begin(v);
   EXPECT_EQ(OcclusionBuffer::pixel_block(160), 1);
-  EXPECT_EQ(OcclusionBuffer::pixel_block(1280), 5);
+  EXPECT_EQ(OcclusionBuffer::pixel_block(1280), 8);
+  EXPECT_EQ(OcclusionBuffer::pixel_block(4000), 8);
   // Two walls meeting at x = 0, 10 blocks away, from x = -8 to 8 (the frame spans -10 to 10 there), y = -20 to 20:
   // together they cover the seam.
   ASSERT_GT(buf.add_occluder({-8, -20, -11}, {8, 40, 1}), 0);

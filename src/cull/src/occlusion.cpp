@@ -9,42 +9,43 @@
 namespace voxen::cull {
 
 std::vector<OccluderBox> find_occluders(const uint8_t* opaque, const uint8_t* exposed) {
-  // Level e: cubes of edge 1 << e on a grid of g = 16 >> e per axis, index (y * g + z) * g + x.
-  std::array<std::vector<uint8_t>, 5> solid, shows;
-  solid[0].assign(opaque, opaque + 4096);
-  shows[0].assign(exposed, exposed + 4096);
+  // Level e: cubes of edge 1 << e on a grid of g = 16 >> e per axis, index (y * g + z) * g + x, at offset[e] in one
+  // array (4,096 + 512 + 64 + 8 + 1 entries: no allocation).
+  constexpr std::array<size_t, 6> offset = {0, 4096, 4608, 4672, 4680, 4681};
+  std::array<uint8_t, 4681> solid, shows;
+  for (size_t i = 0; i < 4096; ++i) solid[i] = opaque[i] != 0, shows[i] = exposed[i] != 0;
   for (int e = 1; e <= 4; ++e) {
     const int g = 16 >> e, c = g * 2;
-    solid[static_cast<size_t>(e)].assign(static_cast<size_t>(g * g * g), 0);
-    shows[static_cast<size_t>(e)].assign(static_cast<size_t>(g * g * g), 0);
+    const size_t up = offset[static_cast<size_t>(e)], down = offset[static_cast<size_t>(e - 1)];
     for (int y = 0; y < g; ++y)
       for (int z = 0; z < g; ++z)
         for (int x = 0; x < g; ++x) {
           uint8_t all = 1, any = 0;
           for (int k = 0; k < 8; ++k) {
-            const size_t child = static_cast<size_t>(((2 * y + (k >> 2)) * c + 2 * z + ((k >> 1) & 1)) * c + 2 * x + (k & 1));
-            all &= solid[static_cast<size_t>(e - 1)][child] != 0;
-            any |= shows[static_cast<size_t>(e - 1)][child] != 0;
+            const size_t child = down + static_cast<size_t>(((2 * y + (k >> 2)) * c + 2 * z + ((k >> 1) & 1)) * c + 2 * x + (k & 1));
+            all &= solid[child];
+            any |= shows[child];
           }
-          const size_t i = static_cast<size_t>((y * g + z) * g + x);
-          solid[static_cast<size_t>(e)][i] = all;
-          shows[static_cast<size_t>(e)][i] = any;
+          const size_t i = up + static_cast<size_t>((y * g + z) * g + x);
+          solid[i] = all;
+          shows[i] = any;
         }
   }
   std::vector<OccluderBox> out;
-  std::vector<uint8_t> keep;
+  std::array<uint8_t, 4096> keep;
   for (int e = 4; e >= 0; --e) {
     const int g = 16 >> e, s = 1 << e;
+    const size_t base = offset[static_cast<size_t>(e)], parent_base = offset[static_cast<size_t>(std::min(e + 1, 4))];
     const auto at = [g](int x, int y, int z) { return static_cast<size_t>((y * g + z) * g + x); };
-    keep.assign(static_cast<size_t>(g * g * g), 0);
+    std::fill(keep.begin(), keep.begin() + g * g * g, uint8_t{0});
     bool any = false;
     for (int y = 0; y < g; ++y)
       for (int z = 0; z < g; ++z)
         for (int x = 0; x < g; ++x) {
           const size_t i = at(x, y, z);
-          const bool parent_solid = e < 4 && solid[static_cast<size_t>(e + 1)][static_cast<size_t>(((y / 2) * (g / 2) + z / 2) * (g / 2) + x / 2)];
+          const bool parent_solid = e < 4 && solid[parent_base + static_cast<size_t>(((y / 2) * (g / 2) + z / 2) * (g / 2) + x / 2)];
           // 2: a largest solid cube with an exposed cell, 1: one without (enclosed), 0: not a largest solid cube.
-          keep[i] = solid[static_cast<size_t>(e)][i] && !parent_solid ? (shows[static_cast<size_t>(e)][i] ? 2 : 1) : 0;
+          keep[i] = solid[base + i] && !parent_solid ? (shows[base + i] ? 2 : 1) : 0;
           any |= keep[i] != 0;
         }
     if (!any) continue;
@@ -101,7 +102,7 @@ struct OcclusionBuffer::Projected {
   double xmin = 0, xmax = 0, ymin = 0, ymax = 0;
 };
 
-int OcclusionBuffer::pixel_block(int width) { return std::clamp((width + 255) / 256, 1, 8); }
+int OcclusionBuffer::pixel_block(int width) { return std::clamp((width + 159) / 160, 1, 8); }
 
 void OcclusionBuffer::begin(const OcclusionView& view) {
   m_view = view;
@@ -113,8 +114,15 @@ void OcclusionBuffer::begin(const OcclusionView& view) {
   m_w = (std::max(view.width, 0) + m_k - 1) / m_k;
   m_h = (std::max(view.height, 0) + m_k - 1) / m_k;
   const size_t n = static_cast<size_t>(m_w) * static_cast<size_t>(m_h);
+  const bool same_size = m_full.size() == n && m_full_width == view.width && m_full_height == view.height;
   m_mask.assign(n, 0);
   m_depth.assign(n, kFar);
+  m_tw = (m_w + kTile - 1) / kTile;
+  m_th = (m_h + kTile - 1) / kTile;
+  m_tile_far.assign(static_cast<size_t>(m_tw) * static_cast<size_t>(m_th), kFar);
+  if (same_size) return;
+  m_full_width = view.width;
+  m_full_height = view.height;
   m_full.resize(n);
   for (int j = 0; j < m_h; ++j)
     for (int i = 0; i < m_w; ++i) {
@@ -125,7 +133,7 @@ void OcclusionBuffer::begin(const OcclusionView& view) {
     }
 }
 
-bool OcclusionBuffer::project(const glm::dvec3& min, const glm::dvec3& size, Projected& out) const {
+bool OcclusionBuffer::project(const glm::dvec3& min, const glm::dvec3& size, Projected& out, bool rect_only) const {
   std::array<glm::dvec3, 8> c;
   std::array<double, 8> z;
   for (int k = 0; k < 8; ++k) {
@@ -156,6 +164,17 @@ bool OcclusionBuffer::project(const glm::dvec3& min, const glm::dvec3& size, Pro
         const double t = (zc - za) / (zb - za);
         add(c[static_cast<size_t>(a)] + t * (c[static_cast<size_t>(b)] - c[static_cast<size_t>(a)]), zc);
       }
+  if (rect_only) {
+    out.xmin = out.ymin = std::numeric_limits<double>::infinity();
+    out.xmax = out.ymax = -out.xmin;
+    for (int i = 0; i < out.count; ++i) {
+      out.xmin = std::min(out.xmin, out.pts[static_cast<size_t>(i)].x);
+      out.xmax = std::max(out.xmax, out.pts[static_cast<size_t>(i)].x);
+      out.ymin = std::min(out.ymin, out.pts[static_cast<size_t>(i)].y);
+      out.ymax = std::max(out.ymax, out.pts[static_cast<size_t>(i)].y);
+    }
+    return true;
+  }
   // Convex hull (Andrew's monotone chain), counter-clockwise, into pts[0..count).
   std::array<glm::dvec2, 20> p = out.pts;
   std::sort(p.begin(), p.begin() + out.count, [](const glm::dvec2& a, const glm::dvec2& b) {
@@ -206,24 +225,52 @@ int OcclusionBuffer::add_occluder(const glm::dvec3& min, const glm::dvec3& size)
   const int r1 = std::min(H - 1, static_cast<int>(std::floor(pr.ymax - 0.5 - kEdgeInset)));
   if (r0 > r1 || pr.count < 3) return 0;
   const glm::dvec3 hi = min + size;
-  // The silhouette's samples in one sample row: columns [c0, c1] (c0 > c1: none).
+  // The silhouette's two chains from its lowest vertex to its highest (y ascending along both: it is convex), so a
+  // sample row's span is one step along each; rows are asked in ascending order.
+  struct Edge {
+    double y0, y1, x0, slope;
+  };
+  std::array<Edge, 20> chain[2];
+  int chain_n[2] = {0, 0}, at[2] = {0, 0};
+  {
+    int lo = 0, top = 0;
+    for (int i = 1; i < pr.count; ++i) {
+      if (pr.pts[static_cast<size_t>(i)].y < pr.pts[static_cast<size_t>(lo)].y) lo = i;
+      if (pr.pts[static_cast<size_t>(i)].y > pr.pts[static_cast<size_t>(top)].y) top = i;
+    }
+    for (int c = 0; c < 2; ++c)
+      for (int i = lo; i != top;) {
+        const int next = c == 0 ? (i + 1) % pr.count : (i + pr.count - 1) % pr.count;
+        const glm::dvec2& p = pr.pts[static_cast<size_t>(i)];
+        const glm::dvec2& q = pr.pts[static_cast<size_t>(next)];
+        if (q.y > p.y) chain[c][static_cast<size_t>(chain_n[c]++)] = Edge{p.y, q.y, p.x, (q.x - p.x) / (q.y - p.y)};
+        i = next;
+      }
+    if (chain_n[0] == 0 || chain_n[1] == 0) return 0;
+  }
+  // The silhouette's samples in sample row r: columns [c0, c1] (c0 > c1: none).
   const auto row_span = [&](int r, int& c0, int& c1) {
     const double yc = r + 0.5;
-    double xl = std::numeric_limits<double>::infinity(), xr = -xl;
-    for (int e = 0; e < pr.count; ++e) {
-      const glm::dvec2& p = pr.pts[static_cast<size_t>(e)];
-      const glm::dvec2& q = pr.pts[static_cast<size_t>((e + 1) % pr.count)];
-      if (yc < std::min(p.y, q.y) || yc > std::max(p.y, q.y)) continue;
-      const double x = p.y == q.y ? p.x : p.x + (yc - p.y) * (q.x - p.x) / (q.y - p.y);
-      const double x2 = p.y == q.y ? q.x : x;
-      xl = std::min({xl, x, x2});
-      xr = std::max({xr, x, x2});
-    }
+    c0 = 1, c1 = 0;
     // Inset vertically too: a row within kEdgeInset of the silhouette's top or bottom counts as outside.
-    if (yc < pr.ymin + kEdgeInset || yc > pr.ymax - kEdgeInset) xl = 1, xr = 0;
-    c0 = std::max(0, static_cast<int>(std::ceil(xl - 0.5 + kEdgeInset)));
-    c1 = std::min(W - 1, static_cast<int>(std::floor(xr - 0.5 - kEdgeInset)));
+    if (yc < pr.ymin + kEdgeInset || yc > pr.ymax - kEdgeInset) return;
+    double x[2];
+    for (int c = 0; c < 2; ++c) {
+      while (at[c] + 1 < chain_n[c] && chain[c][static_cast<size_t>(at[c])].y1 < yc) ++at[c];
+      const Edge& e = chain[c][static_cast<size_t>(at[c])];
+      x[c] = e.x0 + (yc - e.y0) * e.slope;
+    }
+    c0 = std::max(0, static_cast<int>(std::ceil(std::min(x[0], x[1]) - 0.5 + kEdgeInset)));
+    c1 = std::min(W - 1, static_cast<int>(std::floor(std::max(x[0], x[1]) - 0.5 - kEdgeInset)));
   };
+  // Nothing to add where every tile the box's rectangle meets is covered nearer than the box's nearest point.
+  const int bi0 = std::max(0, static_cast<int>(std::floor(pr.xmin)) / k), bi1 = std::min(m_w - 1, static_cast<int>(pr.xmax) / k);
+  const int bj0 = r0 / k, bj1 = r1 / k;
+  if (bi0 > bi1) return 0;
+  bool all_near = true;
+  for (int tj = bj0 / kTile; tj <= bj1 / kTile && all_near; ++tj)
+    for (int ti = bi0 / kTile; ti <= bi1 / kTile && all_near; ++ti) all_near = m_tile_far[tile(ti, tj)] <= pr.zmin;
+  if (all_near) return 0;
   int touched = 0;
   std::array<int, 8> c0s, c1s;
   for (int j = r0 / k; j <= r1 / k; ++j) {
@@ -239,16 +286,30 @@ int OcclusionBuffer::add_occluder(const glm::dvec3& min, const glm::dvec3& size)
       }
     }
     if (hi_col < 0) continue;
+    // The columns every sample row of this buffer row covers: a pixel whose columns lie within them is covered whole.
+    int in_lo = 0, in_hi = W - 1;
+    for (int rr = 0; rr < k && j * k + rr < H; ++rr) {
+      in_lo = std::max(in_lo, c0s[static_cast<size_t>(rr)]);
+      in_hi = std::min(in_hi, c1s[static_cast<size_t>(rr)]);
+    }
     const int i0 = lo / k, i1 = hi_col / k;
     m_row_masks.assign(static_cast<size_t>(i1 - i0 + 1), 0);
     for (int i = i0; i <= i1; ++i) {
-      uint64_t mask = 0;
-      for (int rr = 0; rr < k; ++rr) {
-        const int a = std::max(c0s[static_cast<size_t>(rr)], i * k), b = std::min(c1s[static_cast<size_t>(rr)], i * k + k - 1);
-        if (a > b) continue;
-        mask |= ((1ull << (b - a + 1)) - 1) << (rr * k + (a - i * k));
+      if (m_tile_far[tile(i / kTile, j / kTile)] <= pr.zmin) {  // the tile is covered nearer: skip to its end
+        i = std::min(i1, (i / kTile) * kTile + kTile - 1);
+        continue;
       }
       const size_t p = idx(i, j);
+      uint64_t mask = 0;
+      if (i * k >= in_lo && std::min(i * k + k, W) - 1 <= in_hi) {
+        mask = m_full[p];
+      } else {
+        for (int rr = 0; rr < k; ++rr) {
+          const int a = std::max(c0s[static_cast<size_t>(rr)], i * k), b = std::min(c1s[static_cast<size_t>(rr)], i * k + k - 1);
+          if (a > b) continue;
+          mask |= ((1ull << (b - a + 1)) - 1) << (rr * k + (a - i * k));
+        }
+      }
       // Nothing to add where the box covers nothing, or where the pixel is covered nearer than the box's nearest point.
       if (mask != 0 && !(m_mask[p] == m_full[p] && m_depth[p] <= pr.zmin)) m_row_masks[static_cast<size_t>(i - i0)] = mask;
     }
@@ -289,7 +350,25 @@ int OcclusionBuffer::add_occluder(const glm::dvec3& min, const glm::dvec3& size)
       }
     }
   }
+  // The tiles of the rows and columns it touched: their farthest covered depth again.
+  if (touched > 0)
+    for (int tj = bj0 / kTile; tj <= bj1 / kTile; ++tj)
+      for (int ti = bi0 / kTile; ti <= bi1 / kTile; ++ti) {
+        float far = 0.0f;
+        for (int j = tj * kTile; j < std::min(m_h, tj * kTile + kTile) && far < kFar; ++j)
+          for (int i = ti * kTile; i < std::min(m_w, ti * kTile + kTile); ++i) {
+            const size_t p = idx(i, j);
+            far = std::max(far, m_mask[p] == m_full[p] ? m_depth[p] : kFar);
+          }
+        m_tile_far[tile(ti, tj)] = far;
+      }
   return touched;
+}
+
+float OcclusionBuffer::covered_depth() const {
+  float far = 0.0f;
+  for (const float t : m_tile_far) far = std::max(far, t);
+  return m_tile_far.empty() ? kFar : far;
 }
 
 template <bool kDepth>
@@ -302,17 +381,30 @@ bool OcclusionBuffer::test(const glm::dvec3& min, const glm::dvec3& size) const 
   }
   if (zmin <= m_view.near_plane) return false;
   Projected pr;
-  if (!project(min, size, pr)) return false;
+  if (!project(min, size, pr, true)) return false;
   const int W = m_view.width, H = m_view.height, k = m_k;
   const int c0 = std::max(0, static_cast<int>(std::ceil(pr.xmin - 0.5 - kEdgeInset)));
   const int c1 = std::min(W - 1, static_cast<int>(std::floor(pr.xmax - 0.5 + kEdgeInset)));
   const int r0 = std::max(0, static_cast<int>(std::ceil(pr.ymin - 0.5 - kEdgeInset)));
   const int r1 = std::min(H - 1, static_cast<int>(std::floor(pr.ymax - 0.5 + kEdgeInset)));
   if (c0 > c1 || r0 > r1) return true;  // no sample inside: nothing can be drawn
-  const float limit = static_cast<float>(zmin - depth_margin(zmin, m_view.near_plane));
+  const float limit = kDepth ? static_cast<float>(zmin - depth_margin(zmin, m_view.near_plane)) : kFar;
+  // Buffer pixels all of whose samples lie in the rectangle: [fi0, fi1] x [fj0, fj1]; a tile within them answers for
+  // its 64 pixels at once.
+  const int fi0 = (c0 + k - 1) / k, fi1 = (c1 + 1) / k - 1, fj0 = (r0 + k - 1) / k, fj1 = (r1 + 1) / k - 1;
+  const auto inner_tile = [&](int i, int j) {
+    const int ti = i / kTile, tj = j / kTile;
+    return ti * kTile >= fi0 && std::min(m_w, ti * kTile + kTile) - 1 <= fi1 && tj * kTile >= fj0 &&
+           std::min(m_h, tj * kTile + kTile) - 1 <= fj1;
+  };
   for (int j = r0 / k; j <= r1 / k; ++j) {
     const int ra = std::max(r0, j * k) - j * k, rb = std::min(r1, j * k + k - 1) - j * k;
     for (int i = c0 / k; i <= c1 / k; ++i) {
+      if (inner_tile(i, j)) {
+        if (!(m_tile_far[tile(i / kTile, j / kTile)] < limit)) return false;
+        i = (i / kTile) * kTile + kTile - 1;  // the rest of the tile's row is answered
+        continue;
+      }
       const int ca = std::max(c0, i * k) - i * k, cb = std::min(c1, i * k + k - 1) - i * k;
       const uint64_t row = (((cb - ca + 1) == 64 ? ~0ull : (1ull << (cb - ca + 1)) - 1)) << ca;
       uint64_t need = 0;

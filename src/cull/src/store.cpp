@@ -7,37 +7,52 @@
 namespace voxen::cull {
 
 SectionVisibility section_visibility(const mesh::SectionInput& input, const SightTable& sight) {
-  std::array<uint8_t, mesh::kPaddedVolume> blocks;
-  bool any = false, all = true;
-  for (size_t i = 0; i < blocks.size(); ++i) blocks[i] = sight.blocks(static_cast<uint16_t>(input.cells[i] & 0xFFFFu));
+  // Opacity as bit rows: rows[y + 1][z + 1] bit x + 1 for padded x, y, z in -1..16.
+  std::array<std::array<uint32_t, mesh::kPadded>, mesh::kPadded> rows{};
+  for (int y = 0; y < mesh::kPadded; ++y)
+    for (int z = 0; z < mesh::kPadded; ++z) {
+      uint32_t r = 0;
+      const size_t row = static_cast<size_t>(y * mesh::kPaddedArea + z * mesh::kPadded);
+      for (int x = 0; x < mesh::kPadded; ++x)
+        r |= static_cast<uint32_t>(sight.blocks(static_cast<uint16_t>(input.cells[row + static_cast<size_t>(x)] & 0xFFFFu))) << x;
+      rows[static_cast<size_t>(y)][static_cast<size_t>(z)] = r;
+    }
+  constexpr uint32_t kInner = 0x1FFFEu;  // padded x 1..16: the section's own cells
   std::array<uint8_t, kSectionVolume> opaque, exposed;
-  for (int y = 0; y < 16; ++y)
-    for (int z = 0; z < 16; ++z)
-      for (int x = 0; x < 16; ++x) {
-        const int p = mesh::padded_index(x, y, z);
-        const size_t i = static_cast<size_t>(section_index(x, y, z));
-        opaque[i] = blocks[static_cast<size_t>(p)];
-        any |= opaque[i] != 0;
-        all &= opaque[i] != 0;
-        exposed[i] = opaque[i] && !(blocks[static_cast<size_t>(p + 1)] && blocks[static_cast<size_t>(p - 1)] &&
-                                    blocks[static_cast<size_t>(p + mesh::kPadded)] && blocks[static_cast<size_t>(p - mesh::kPadded)] &&
-                                    blocks[static_cast<size_t>(p + mesh::kPaddedArea)] && blocks[static_cast<size_t>(p - mesh::kPaddedArea)]);
-      }
   SectionVisibility v;
+  bool any = false, all = true;
+  for (int y = 1; y <= 16; ++y) {
+    bool layer_full = true;
+    for (int z = 1; z <= 16; ++z) {
+      const uint32_t o = rows[static_cast<size_t>(y)][static_cast<size_t>(z)];
+      // Opaque cells whose six neighbours are all opaque are not exposed.
+      const uint32_t buried = o & (o << 1) & (o >> 1) & rows[static_cast<size_t>(y)][static_cast<size_t>(z - 1)] &
+                              rows[static_cast<size_t>(y)][static_cast<size_t>(z + 1)] &
+                              rows[static_cast<size_t>(y - 1)][static_cast<size_t>(z)] &
+                              rows[static_cast<size_t>(y + 1)][static_cast<size_t>(z)];
+      const uint32_t inner = o & kInner, shown = inner & ~buried;
+      any |= inner != 0;
+      all &= inner == kInner;
+      layer_full &= inner == kInner;
+      const size_t base = static_cast<size_t>(section_index(0, y - 1, z - 1));
+      for (int x = 0; x < 16; ++x) {
+        opaque[base + static_cast<size_t>(x)] = (inner >> (x + 1)) & 1u;
+        exposed[base + static_cast<size_t>(x)] = (shown >> (x + 1)) & 1u;
+      }
+    }
+    if (layer_full) v.full_layers = static_cast<uint16_t>(v.full_layers | (1u << (y - 1)));
+  }
   if (!any) return v;
   v.links = all ? FaceLinks{0} : face_links(opaque.data());
-  for (int y = 0; y < 16; ++y) {
-    bool full = true;
-    for (int i = y * 256; i < y * 256 + 256 && full; ++i) full = opaque[static_cast<size_t>(i)] != 0;
-    if (full) v.full_layers = static_cast<uint16_t>(v.full_layers | (1u << y));
-  }
   v.occluders = find_occluders(opaque.data(), exposed.data());
   return v;
 }
 
 void VisibilityStore::set(const SectionPos& pos, SectionVisibility v) {
+  ColumnEntry& c = m_columns[pos.column()];
+  c.sections |= 1u << pos.y;
+  c.full_layers[static_cast<size_t>(pos.y)] = v.full_layers;
   m_sections[pos] = std::move(v);
-  m_columns[pos.column()] |= 1u << pos.y;
   ++m_version;
 }
 
@@ -45,7 +60,7 @@ void VisibilityStore::erase_column(ColumnPos pos) {
   auto it = m_columns.find(pos);
   if (it == m_columns.end()) return;
   for (int y = 0; y < kSectionsPerColumn; ++y)
-    if (it->second & (1u << y)) m_sections.erase(SectionPos{pos.x, y, pos.z});
+    if (it->second.sections & (1u << y)) m_sections.erase(SectionPos{pos.x, y, pos.z});
   m_columns.erase(it);
   ++m_version;
 }
@@ -63,7 +78,7 @@ const SectionVisibility* VisibilityStore::find(const SectionPos& pos) const {
 
 uint32_t VisibilityStore::sections_of(ColumnPos pos) const {
   auto it = m_columns.find(pos);
-  return it == m_columns.end() ? 0u : it->second;
+  return it == m_columns.end() ? 0u : it->second.sections;
 }
 
 bool VisibilityStore::clear_around(const BlockPos& eye, const glm::dvec3& frac, double radius,

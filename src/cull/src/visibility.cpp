@@ -9,12 +9,12 @@
 namespace voxen::cull {
 
 SightTable::SightTable(const mesh::BakedBlocks& blocks) {
-  m_blocks.assign(blocks.size(), 0);
+  m_blocks.assign(65536, 0);
   for (size_t id = 0; id < blocks.size(); ++id) m_blocks[id] = (blocks.cls(static_cast<uint16_t>(id)) & mesh::kClassOccluder) != 0;
 }
 
 SightTable::SightTable(const BlockRegistry& registry) {
-  m_blocks.assign(registry.size(), 0);
+  m_blocks.assign(65536, 0);
   for (size_t id = 0; id < registry.size(); ++id) {
     const BlockDef& d = registry[static_cast<uint16_t>(id)];
     m_blocks[id] = d.defined && d.transparency == Transparency::kOpaque && d.shape == Shape::kCube;

@@ -25,6 +25,8 @@ int least_cube(double distance) {
 
 // Column slabs thinner than this many layers are left out (a thin slab hides little and costs a box).
 constexpr int kMinSlabLayers = 2;
+// The nearest boxes drawn into the depth buffer at most (the cost of the pass is about linear in them).
+constexpr size_t kMaxOccluders = 512;
 
 }  // namespace
 
@@ -90,10 +92,10 @@ void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width
     const int radius = static_cast<int>(std::ceil(fog_end / kColumnWidth)) + 1;
     if (m_graph_version != store.version() || m_graph.centre() != centre || m_graph.radius() != radius) {
       m_graph.reset(centre, radius);
-      for (const auto& [c, bits] : store.columns()) {
+      for (const auto& [c, entry] : store.columns()) {
         if (!m_graph.contains(SectionPos{c.x, 0, c.z})) continue;
         for (int y = 0; y < kSectionsPerColumn; ++y)
-          if (bits & (1u << y)) m_graph.set(SectionPos{c.x, y, c.z}, store.find(SectionPos{c.x, y, c.z})->links);
+          if (entry.sections & (1u << y)) m_graph.set(SectionPos{c.x, y, c.z}, store.find(SectionPos{c.x, y, c.z})->links);
       }
       m_graph_version = store.version();
     }
@@ -133,21 +135,35 @@ void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width
     // Column slabs: runs of whole opaque layers down a column (the ground under the surface, hills' cores) as one
     // box each, across sections, buried ones included.
     constexpr glm::dvec3 kColumnBox{kColumnWidth, kColumnHeight, kColumnWidth};
-    for (const auto& [c, bits] : store.columns()) {
+    for (const auto& [c, entry] : store.columns()) {
       const glm::dvec3 base = cam.relative({c.x * kColumnWidth, kMinY, c.z * kColumnWidth});
       if (footprint_distance(base.x, base.z) >= limit || !frustum.intersects_box(base, kColumnBox)) continue;
       int run = -1;  // first layer of the current run (column-local y)
-      for (int layer = 0; layer <= kColumnHeight; ++layer) {
-        bool full = false;
-        if (layer < kColumnHeight && (bits >> (layer >> 4) & 1u))
-          full = (store.find(SectionPos{c.x, layer >> 4, c.z})->full_layers >> (layer & 15)) & 1u;
-        if (full && run < 0) run = layer;
-        if (!full && run >= 0) {
-          if (layer - run >= kMinSlabLayers)
-            add(base + glm::dvec3(0, run, 0), glm::dvec3(kColumnWidth, layer - run, kColumnWidth));
-          run = -1;
+      const auto end_run = [&](int layer) {
+        if (run >= 0 && layer - run >= kMinSlabLayers)
+          add(base + glm::dvec3(0, run, 0), glm::dvec3(kColumnWidth, layer - run, kColumnWidth));
+        run = -1;
+      };
+      for (int y = 0; y < kSectionsPerColumn; ++y) {
+        const uint16_t layers = entry.full_layers[static_cast<size_t>(y)];
+        if (layers == 0xFFFF) {  // all opaque: the run goes on through it
+          if (run < 0) run = y * kSectionSize;
+          continue;
+        }
+        if (layers == 0) {
+          end_run(y * kSectionSize);
+          continue;
+        }
+        for (int l = 0; l < kSectionSize; ++l) {
+          const int layer = y * kSectionSize + l;
+          if ((layers >> l) & 1u) {
+            if (run < 0) run = layer;
+          } else {
+            end_run(layer);
+          }
         }
       }
+      end_run(kColumnHeight);
     }
     // The exposed boxes of the sections drawn, coarser with distance.
     for (size_t i = 0; i < candidates.size(); ++i) {
@@ -167,8 +183,14 @@ void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width
       if (a.min.y != b.min.y) return a.min.y < b.min.y;
       return a.min.z < b.min.z;
     });
-    for (const Occluder& o : m_occluders) m_buffer.add_occluder(o.min, o.size);
-    st.occluder_boxes = static_cast<uint32_t>(m_occluders.size());
+    // A point at distance d from the eye lies at least d / |ray| deep (the longest ray direction with depth 1 is a
+    // frame corner's): once the whole buffer is covered nearer than that, the boxes left (farther) add nothing.
+    const double corner_ray = std::sqrt(1.0 + tan_x * tan_x + tan_y * tan_y);
+    for (size_t k = 0; k < m_occluders.size(); ++k) {
+      if (k >= kMaxOccluders || (k % 32 == 31 && m_occluders[k].distance / corner_ray >= m_buffer.covered_depth())) break;
+      m_buffer.add_occluder(m_occluders[k].min, m_occluders[k].size);
+      ++st.occluder_boxes;
+    }
     for (size_t i = 0; i < candidates.size(); ++i)
       if (keep[i] && m_buffer.hidden(candidates[i].min, kSectionBox)) {
         keep[i] = 0;

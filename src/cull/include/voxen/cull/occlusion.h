@@ -57,8 +57,9 @@ struct OcclusionView {
 /// One thread per buffer.
 class OcclusionBuffer {
  public:
-  /// Frame pixels per buffer pixel along each axis: ceil(width / 256) (so the buffer is at most 256 wide, as the
-  /// seed's; 1,280 x 720: 5, a 256 x 144 buffer), at most 8 (64 samples per pixel), then the buffer grows.
+  /// Frame pixels per buffer pixel along each axis: ceil(width / 160), at most 8 (64 samples per pixel, one 64-bit
+  /// mask), then the buffer grows. 1,280 x 720: 8, a 160 x 90 buffer (the seed's is 256 x 128; 160 x 90 keeps the
+  /// frame's shape and costs 2.5 times fewer pixels, for a culled share within half a percent on the named cameras).
   static int pixel_block(int width);
 
   /// Starts a frame: every pixel uncovered.
@@ -77,6 +78,10 @@ class OcclusionBuffer {
   /// far pass, which the near pass draws over wherever it draws). False for a box reaching behind the near plane.
   bool covered(const glm::dvec3& min, const glm::dvec3& size) const;
 
+  /// The farthest depth at which the whole buffer is covered (every sample); infinity while a sample is not. An
+  /// occluder all of whose points are deeper adds nothing (the caller's early end). Cost: one pass over the tiles.
+  float covered_depth() const;
+
   int width() const { return m_w; }   // buffer pixels
   int height() const { return m_h; }
   int block() const { return m_k; }
@@ -89,9 +94,10 @@ class OcclusionBuffer {
  private:
   static constexpr float kFar = 3.0e38f;
   size_t idx(int x, int y) const { return static_cast<size_t>(y) * static_cast<size_t>(m_w) + static_cast<size_t>(x); }
-  // Clips the box to depth >= near plane and projects its vertices to frame pixels; false when nothing is left.
+  // Clips the box to depth >= near plane and projects its vertices to frame pixels (their convex hull, unless
+  // `rect_only`: then only the bounding rectangle and depths); false when nothing is left.
   struct Projected;
-  bool project(const glm::dvec3& min, const glm::dvec3& size, Projected& out) const;
+  bool project(const glm::dvec3& min, const glm::dvec3& size, Projected& out, bool rect_only = false) const;
   // Entry depth of the ray through frame position (px, py) into the box (hi = min + size), camera-relative.
   double entry_depth(double px, double py, const glm::dvec3& lo, const glm::dvec3& hi) const;
   template <bool kDepth>
@@ -102,8 +108,15 @@ class OcclusionBuffer {
   int m_k = 1, m_w = 0, m_h = 0;
   std::vector<uint64_t> m_mask;  // samples covered
   std::vector<uint64_t> m_full;  // the pixel's samples (fewer at the frame's right and top edges)
+  int m_full_width = -1, m_full_height = -1;  // the frame size m_full was made for
   std::vector<float> m_depth;    // farthest depth of the covering occluders
   std::vector<uint64_t> m_row_masks;  // add_occluder's scratch: one buffer row's masks
+  // Tiles of kTile x kTile buffer pixels: the farthest depth at which they are all covered (kFar while one is not),
+  // so a box behind what is drawn already is skipped whole, and a test answers a tile at once.
+  static constexpr int kTile = 8;
+  int m_tw = 0, m_th = 0;
+  std::vector<float> m_tile_far;
+  size_t tile(int ti, int tj) const { return static_cast<size_t>(tj) * static_cast<size_t>(m_tw) + static_cast<size_t>(ti); }
 };
 
 }  // namespace voxen::cull

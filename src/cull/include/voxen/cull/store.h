@@ -6,6 +6,7 @@
 // Threads: one owner thread; section_visibility runs on any thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -50,8 +51,13 @@ class VisibilityStore {
   const SectionVisibility* find(const SectionPos& pos) const;
   /// Bit y: section y of the column is in the store (0: the column is not meshed).
   uint32_t sections_of(ColumnPos pos) const;
-  /// Columns with sections in the store, sorted, each with sections_of.
-  const std::map<ColumnPos, uint32_t>& columns() const { return m_columns; }
+  /// A column's sections in the store: bit y of `sections` (sections_of), and each one's full_layers (0 where absent).
+  struct ColumnEntry {
+    uint32_t sections = 0;
+    std::array<uint16_t, kSectionsPerColumn> full_layers{};
+  };
+  /// Columns with sections in the store, sorted.
+  const std::map<ColumnPos, ColumnEntry>& columns() const { return m_columns; }
   size_t size() const { return m_sections.size(); }
   uint64_t version() const { return m_version; }
 
@@ -65,7 +71,7 @@ class VisibilityStore {
 
  private:
   std::unordered_map<SectionPos, SectionVisibility, SectionPosHash> m_sections;
-  std::map<ColumnPos, uint32_t> m_columns;
+  std::map<ColumnPos, ColumnEntry> m_columns;
   uint64_t m_version = 0;
 };
 

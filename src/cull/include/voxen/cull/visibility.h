@@ -38,10 +38,10 @@ class SightTable {
   /// The same from the mesher's table (the occluder class: the cells that hide the faces against them, so a face the
   /// mesher keeps is exactly one whose neighbour lets sight through).
   explicit SightTable(const mesh::BakedBlocks& blocks);
-  bool blocks(uint16_t id) const { return id < m_blocks.size() && m_blocks[id] != 0; }
+  bool blocks(uint16_t id) const { return m_blocks[id] != 0; }
 
  private:
-  std::vector<uint8_t> m_blocks;
+  std::vector<uint8_t> m_blocks;  // all 65,536 ids (0 past the registry): no bounds check in the hot loops
 };
 
 /// Which pairs of a section's faces are joined through see-through cells. Bit pair_index(a, b) for faces a != b.
