@@ -2,7 +2,8 @@
 // view drawn with no culling at all. A seeded set of cameras on seed 1, underground (in caves or in rock), at and
 // above the surface, looking level, up and down, at a small render distance: the picture with `--culling all` is
 // the same bytes as with `--culling none`, and the search ran from enough of them and hid sections (so the check
-// is not vacuous). First stage: 64 cameras through the CLI; the 200 come with the in-process frame loop.
+// is not vacuous). 64 cameras through the CLI (with occlusion since `all` includes it); the 200 cameras and
+// the edits are in-process (culling_test.cpp), the moving cameras in tests/playtest/culling_tour_test.cpp.
 #include <gtest/gtest.h>
 
 #include <string>
