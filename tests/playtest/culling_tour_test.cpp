@@ -45,23 +45,16 @@ class NoCullingOracle final : public FrameObserver {
 };
 
 TEST(CullingTour, WalkFlyLowAndJetFramesAreTheFramesOfNoCulling) {
-  render::PlatformConfig pc;
-  pc.width = 160;
-  pc.height = 90;
-  auto platform = render::make_egl_headless_platform(pc);
-  ASSERT_TRUE(platform) << platform.error().to_string();
   auto gen = gen::make_generator("default", 1, registry());
   ASSERT_TRUE(gen) << gen.error().to_string();
-  JobPool pool(2);
-  World world;
   GameConfig gc;
   gc.render_distance = 4;
   gc.stream.deterministic = true;
   gc.far.far_distance = 320;
   gc.culling = render::CullMode::kAll;
-  auto game = Game::create(gc, **platform, registry(), **gen, pool, world);
-  ASSERT_TRUE(game) << game.error().to_string();
-  Game& g = **game;
+  HeadlessGame h = open_headless_game(gc, **gen);
+  ASSERT_NE(h.game, nullptr);
+  Game& g = *h.game;
   g.start({0, (*gen)->surface_y(0, 0) + 1, 0}, {0.5, 0.0, 0.5}, 0.0, 0.0, false);
   NoCullingOracle oracle(g);
   g.add_observer(oracle);

@@ -256,20 +256,13 @@ TEST(Holes, TheTourFindsNoNearHoleInADrawnColumnOverADeepSea) {
   // distance 4, through the real frame loop: the sea bed, seen through the water but unlit, must be drawn, so no
   // frame may show sky where a drawn column's bed should be (before the sight floor, the bed section was never
   // meshed and every such frame did).
-  render::PlatformConfig pc;
-  pc.width = 160;
-  pc.height = 90;
-  auto platform = render::make_egl_headless_platform(pc);
-  ASSERT_TRUE(platform) << platform.error().to_string();
-  JobPool pool(2);
-  World world;
   SeaGenerator sea(registry());
   GameConfig gc;
   gc.render_distance = 4;
   gc.stream.deterministic = true;
-  auto game = Game::create(gc, **platform, registry(), sea, pool, world);
-  ASSERT_TRUE(game) << game.error().to_string();
-  Game& g = **game;
+  HeadlessGame h = open_headless_game(gc, sea);
+  ASSERT_NE(h.game, nullptr);
+  Game& g = *h.game;
   g.start({0, 62, 0}, {0.5, 0.0, 0.5}, 90.0, -15.0, true);
   TourOptions to;
   to.frames = 30;

@@ -29,4 +29,35 @@ inline MeasuredSession open_measured_session(const RecordingHeader& h) {
   return m;
 }
 
+/// A game on a headless 160 x 90 platform with a 2-thread pool and its own World, columns from `generator`
+/// (which must outlive it). Null `game` when it could not be made (the failure is reported).
+struct HeadlessGame {
+  std::unique_ptr<render::Platform> platform;
+  std::unique_ptr<JobPool> pool;
+  std::unique_ptr<World> world;
+  std::unique_ptr<Game> game;
+};
+
+inline HeadlessGame open_headless_game(const GameConfig& config, const gen::Generator& generator) {
+  HeadlessGame h;
+  render::PlatformConfig pc;
+  pc.width = 160;
+  pc.height = 90;
+  auto platform = render::make_egl_headless_platform(pc);
+  if (!platform) {
+    ADD_FAILURE() << platform.error().to_string();
+    return h;
+  }
+  h.platform = std::move(platform).value();
+  h.pool = std::make_unique<JobPool>(2);
+  h.world = std::make_unique<World>();
+  auto game = Game::create(config, *h.platform, registry(), generator, *h.pool, *h.world);
+  if (!game) {
+    ADD_FAILURE() << game.error().to_string();
+    return h;
+  }
+  h.game = std::move(game).value();
+  return h;
+}
+
 }  // namespace voxen::playtest::testing

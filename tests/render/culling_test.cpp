@@ -37,9 +37,8 @@ class Culling : public render_test::SharedGlTest<kDefaultGenerator> {
   void SetUp() override {
     SharedGlTest::SetUp();
     if (HasFatalFailure()) return;
-    auto r = Renderer::create(*s_shared->platform, s_shared->registry);
-    ASSERT_TRUE(r.ok()) << r.error().message;
-    renderer = std::move(r).value();
+    renderer = render_test::make_renderer(*s_shared);
+    ASSERT_NE(renderer, nullptr);
     source = std::make_unique<stream::GeneratedSource>(*s_shared->generator);
   }
 

@@ -12,6 +12,7 @@
 #include "voxen/light/rules.h"
 #include "voxen/mesh/baked.h"
 #include "voxen/render/platform.h"
+#include "voxen/render/renderer.h"
 #include "voxen/world/block_registry.h"
 
 namespace voxen::render::render_test {
@@ -62,6 +63,17 @@ inline std::unique_ptr<GlSuite> make_gl_suite(const std::string& generator_name)
   }
   s->pool = std::make_unique<JobPool>(2);
   return s;
+}
+
+/// A renderer on the suite's context (the registry's textures); null, with the failure reported, when it cannot be
+/// made.
+inline std::unique_ptr<Renderer> make_renderer(const GlSuite& s) {
+  auto r = Renderer::create(*s.platform, s.registry);
+  if (!r.ok()) {
+    ADD_FAILURE() << r.error().message;
+    return nullptr;
+  }
+  return std::move(r).value();
 }
 
 /// The generator name of a suite without one (SharedGlTest<kNoGenerator>).

@@ -25,9 +25,8 @@ class OverlayDraw : public render_test::SharedGlTest<render_test::kNoGenerator> 
   void SetUp() override {
     SharedGlTest::SetUp();
     if (HasFatalFailure()) return;
-    auto r = Renderer::create(*s_shared->platform, s_shared->registry);
-    ASSERT_TRUE(r.ok()) << r.error().message;
-    renderer = std::move(r).value();
+    renderer = render_test::make_renderer(*s_shared);
+    ASSERT_NE(renderer, nullptr);
     auto o = Overlay::create();
     ASSERT_TRUE(o.ok()) << o.error().message;
     overlay = std::move(o).value();

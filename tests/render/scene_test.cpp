@@ -47,9 +47,8 @@ class Scene : public ::testing::Test {
   void SetUp() override {
     ASSERT_NE(g_shared, nullptr);
     ASSERT_NE(g_shared->platform, nullptr);
-    auto r = Renderer::create(*g_shared->platform, g_shared->registry);
-    ASSERT_TRUE(r.ok()) << r.error().message;
-    renderer = std::move(r).value();
+    renderer = render_test::make_renderer(*g_shared);
+    ASSERT_NE(renderer, nullptr);
     source = std::make_unique<stream::GeneratedSource>(*g_shared->generator);
     streamer = std::make_unique<stream::ColumnStreamer>(world, *renderer, *source, *g_shared->light, *g_shared->baked,
                                                         *g_shared->pool);
