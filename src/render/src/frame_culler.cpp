@@ -120,8 +120,8 @@ void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width
     view.height = height;
     view.near_plane = cam.near_plane;
     m_buffer.begin(view);
-    // Occluders only where their faces are surely drawn this frame (docs/ARCHITECTURE.md, "Visibility"): in
-    // sections drawn (kept so far), wholly nearer than the fog end and than every column in view that is not
+    // Occluders only where the first opaque cell on a ray into them surely has its face drawn this frame
+    // (docs/ARCHITECTURE.md, "Visibility"): wholly nearer than the fog end and than every column in view that is not
     // meshed (a ray in view crosses only columns in view).
     const double limit = std::min(fog_end, complete_radius(store, cam, frustum, fog_end));
     m_occluders.clear();
