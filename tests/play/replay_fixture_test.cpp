@@ -31,7 +31,7 @@ struct Pinned {
 constexpr const char* kRenderer = "llvmpipe (LLVM 15.0.6, 256 bits)";
 constexpr Pinned kPinned[] = {
     {"fuzz-7-r3.rec", "d36b4d73d7b8a532", "33103325661f364a", "-20.700 55.462 -64.700", 42},
-    {"fuzz-11-r6.rec", "719ca66aa0e58f2d", "7101e1a6c7834180", "12.181 63.000 -35.340", 34},
+    {"fuzz-11-r6.rec", "719ca66aa0e58f2d", "5e74839c66646a26", "12.181 63.000 -35.340", 34},
 };
 
 class ReplayFixture : public ::testing::TestWithParam<Pinned> {};

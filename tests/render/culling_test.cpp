@@ -2,7 +2,7 @@
 // seeded set of 200 cameras on seed 1 (above ground, in caves, in water, at column and section borders, looking
 // straight up and down, at 30,000,000 blocks), each drawn with --culling none, all and occlusion, gives the same
 // bytes; edits that open a tunnel out of a cave and close it again between frames too. The stages ran and hid
-// sections (so the check is not vacuous). Red before opaque quads grew by 1/512 pixel (terrain_vert.glsl, u_seam):
+// sections (so the check is not vacuous). Red before opaque quads grew by 1/256 pixel (terrain_vert.glsl, u_seam):
 // T-junction pinholes showed what lies behind the ground, which culling rightly hid.
 #include <gtest/gtest.h>
 

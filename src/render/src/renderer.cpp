@@ -28,9 +28,10 @@ constexpr double kFarNearPlane = 8.0;                        // the far projecti
 constexpr GLint kMaskUnit = 5;                               // texture unit of the hand-over mask
 constexpr double kSectionExtent = kSectionSize;              // a section's box is 16 blocks on each side
 constexpr uint64_t kMinArenaBufferBytes = 64 * 1024;         // the least arena buffer limit an override may set
-constexpr uint32_t kMaxPeelLayers = 64;
-// How far (in pixels) opaque axis quads grow along their plane to close T-junction cracks (terrain_vert.glsl).
-constexpr double kSeamPixels = 1.0 / 512.0;                      // the depth-peeling reference stops here
+constexpr uint32_t kMaxPeelLayers = 64;                      // the depth-peeling reference stops here
+// How far (in pixels) opaque axis quads grow along their plane to close T-junction cracks (terrain_vert.glsl): the
+// rasteriser snaps vertices to 1/256 pixel (8 sub-pixel bits, llvmpipe and common GPUs), so a crack can be that wide.
+constexpr double kSeamPixels = 1.0 / 256.0;
 
 // GL's indirect command for glMultiDrawArraysIndirect (OpenGL 4.6 spec, 10.4).
 struct DrawArraysIndirectCommand {
