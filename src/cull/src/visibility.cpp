@@ -114,41 +114,6 @@ bool SectionGraph::set(const SectionPos& pos, FaceLinks links) {
   return true;
 }
 
-void build_section_graph(const World& world, std::span<const ColumnPos> drawn, const SightTable& sight, ColumnPos centre,
-                         int radius, SectionGraph& graph) {
-  graph.reset(centre, radius);
-  for (int64_t dz = -radius; dz <= radius; ++dz)
-    for (int64_t dx = -radius; dx <= radius; ++dx) {
-      const ColumnPos c{static_cast<int64_t>(static_cast<uint64_t>(centre.x) + static_cast<uint64_t>(dx)),
-                        static_cast<int64_t>(static_cast<uint64_t>(centre.z) + static_cast<uint64_t>(dz))};
-      if (!std::binary_search(drawn.begin(), drawn.end(), c)) continue;
-      const Column* col = world.find(c);
-      if (col == nullptr) continue;
-      for (int y = 0; y < kSectionsPerColumn; ++y) graph.set(SectionPos{c.x, y, c.z}, face_links(col->section(y), sight));
-    }
-}
-
-bool clear_around_eye(const World& world, const SightTable& sight, const BlockPos& eye, const double frac[3], double radius) {
-  const int reach = static_cast<int>(std::ceil(radius)) + 1;
-  for (int dy = -reach; dy <= reach; ++dy)
-    for (int dz = -reach; dz <= reach; ++dz)
-      for (int dx = -reach; dx <= reach; ++dx) {
-        // Nearest point of cell (dx, dy, dz) (relative to the eye's cell) to the eye.
-        const int d[3] = {dx, dy, dz};
-        double sq = 0;
-        for (int k = 0; k < 3; ++k) {
-          const double lo = d[k], hi = d[k] + 1.0;
-          const double gap = frac[k] < lo ? lo - frac[k] : (frac[k] > hi ? frac[k] - hi : 0.0);
-          sq += gap * gap;
-        }
-        if (sq > radius * radius) continue;
-        const BlockPos b{static_cast<int64_t>(static_cast<uint64_t>(eye.x) + static_cast<uint64_t>(dx)), eye.y + dy,
-                         static_cast<int64_t>(static_cast<uint64_t>(eye.z) + static_cast<uint64_t>(dz))};
-        if (y_in_range(b.y) && sight.blocks(world.get(b).id)) return false;
-      }
-  return true;
-}
-
 size_t find_visible(const SectionGraph& graph, const BlockPos& eye, const std::function<bool(const SectionPos&)>& in_view,
                     std::vector<SectionPos>& out) {
   if (graph.m_side == 0) return 0;

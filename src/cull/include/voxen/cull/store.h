@@ -63,9 +63,10 @@ class VisibilityStore {
 
   /// Whether every cell within `radius` blocks of the eye (world block `eye` plus `frac`, each in [0, 1)) in the
   /// sections `in_view` accepts is known to let sight through: those sections that reach that close are all in the
-  /// store, and none has an occluder box (exposed or enclosed: they cover every opaque cell) that does. The culling stages run only when this holds for the near plane's reach
-  /// within the frustum (cull::clear_around_eye's rule: a face the near plane clips shows what lies behind the rock;
-  /// only a cell in the frustum can have a face there). Sections above or below the world hold no cells.
+  /// store, and none has an occluder box (exposed or enclosed: they cover every opaque cell) that does. The culling
+  /// stages run only when this holds for the near plane's reach within the frustum (a face the near plane clips
+  /// shows what lies behind the rock; only a cell in the frustum can have a face there). Sections above or below
+  /// the world hold no cells.
   bool clear_around(const BlockPos& eye, const glm::dvec3& frac, double radius,
                     const std::function<bool(const SectionPos&)>& in_view) const;
 

@@ -17,7 +17,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <span>
 #include <utility>
 #include <vector>
 
@@ -94,20 +93,6 @@ class SectionGraph {
   int m_radius = -1, m_side = 0;
   std::vector<uint16_t> m_cells;  // FaceLinks bits
 };
-
-/// Resets `graph` to `radius` columns around `centre` and sets the face links of every section of the columns in
-/// that box that `world` holds and that are drawn (`drawn`, sorted: the columns whose meshes the frame draws). A
-/// column loaded but not drawn stays open: the picture shows what lies behind it, so sight passes through it (the
-/// ring of columns loaded around the drawn ones, columns whose meshes are not built yet). Reads the World only.
-void build_section_graph(const World& world, std::span<const ColumnPos> drawn, const SightTable& sight, ColumnPos centre,
-                         int radius, SectionGraph& graph);
-
-/// Whether every cell within `radius` blocks of the eye (world block `eye` plus `frac`, each in [0, 1)) lets sight
-/// through. The search assumes the eye sees only through see-through cells; a face nearer than the near plane is
-/// clipped, and through it the eye sees the faces behind the opaque cells (back faces culled, no faces inside
-/// rock). So with `radius` the distance from the eye to the near plane's corners the caller searches only when
-/// this holds, and otherwise draws every section in view (an eye inside an opaque cube is the same case).
-bool clear_around_eye(const World& world, const SightTable& sight, const BlockPos& eye, const double frac[3], double radius);
 
 /// The search (see the top of this file): appends to `out` every section the eye at `eye` (world block) may see
 /// through see-through cells, in the order found (nearest first by Manhattan distance in sections), and returns
