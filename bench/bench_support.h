@@ -24,6 +24,13 @@ inline double thread_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
+/// CPU time of the whole process (every thread), seconds.
+inline double process_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 /// The shipped registry (data/blocks.toml), loaded once.
 inline const BlockRegistry& registry() {
   static const BlockRegistry reg = [] {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <set>
@@ -212,22 +213,30 @@ struct LoadedView {
 
 void BM_CullingStages(benchmark::State& state) {
   const NamedCamera& nc = named_cameras().at(static_cast<size_t>(state.range(0)));
+  const int threads = static_cast<int>(state.range(1));
   static std::map<int64_t, std::unique_ptr<LoadedView>> views;
   auto& view = views[state.range(0)];
   if (!view) view = std::make_unique<LoadedView>(nc.camera);
+  view->pool.wait_idle();
   state.SetLabel(nc.name);
   render::FrameCuller culler;
+  // The calling thread and threads - 1 workers (the renderer's: the main thread and the streamer's pool).
+  std::unique_ptr<JobPool> pool = threads > 1 ? std::make_unique<JobPool>(threads - 1) : nullptr;
   render::CullingParams params;
   params.mode = render::CullMode::kAll;
   params.store = &view->streamer.visibility();
+  params.pool = pool.get();
   std::vector<uint8_t> keep;
   render::FrameStats st;
+  double cpu = 0.0;
   for (auto _ : state) {
     keep.assign(view->candidates.size(), 1);
     st = render::FrameStats{};
-    const double t0 = thread_seconds();
+    const double c0 = process_seconds();
+    const auto t0 = std::chrono::steady_clock::now();
     culler.cull(params, nc.camera, 1280, 720, view->frustum, LoadedView::kFogEnd, view->candidates, keep, st);
-    state.SetIterationTime(thread_seconds() - t0);
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    cpu += process_seconds() - c0;
   }
   const double n = static_cast<double>(view->candidates.size());
   state.counters["in_frustum"] = n;
@@ -238,12 +247,13 @@ void BM_CullingStages(benchmark::State& state) {
   state.counters["eye_near_opaque"] = st.culling_eye_near_opaque;
   state.counters["caves_ms"] = st.caves_ms;
   state.counters["occlusion_ms"] = st.occlusion_ms;
+  state.counters["cpu_ms"] = 1e3 * cpu / static_cast<double>(state.iterations());
 }
 
 }  // namespace
 
 BENCHMARK(BM_SectionVisibility)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_CullingStages)->DenseRange(0, 19)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CullingStages)->ArgsProduct({benchmark::CreateDenseRange(0, 19, 1), {1, 2}})->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FaceLinks)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_FindVisible)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 

@@ -355,6 +355,7 @@ int run_shot(const ShotOptions& o) {
   // streamer computed beside each mesh.
   fp.culling.mode = *render::parse_cull_mode(o.culling);
   fp.culling.store = &streamer.visibility();
+  fp.culling.pool = &pool;
   fp.time_of_day = o.time_of_day;
   fp.fog_end = radius;
   if (far_on) {

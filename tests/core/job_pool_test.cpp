@@ -97,5 +97,41 @@ TEST(JobPool, RunsItsJobsOnTheThreadsItsStarterMade) {
   for (const auto& id : ran) EXPECT_TRUE(made.count(id));
 }
 
+// A team runs each task of each step exactly once, whether its helpers came, come late or never come, and the
+// caller never waits for a helper to start (a worker held by another job for the whole team's life).
+TEST(TaskTeam, RunsEveryTaskOfEveryStepOnceWithAndWithoutHelpers) {
+  JobPool pool(2);
+  for (int variant = 0; variant < 3; ++variant) {
+    std::atomic<bool> release{false};
+    std::atomic<int> busy{0};
+    if (variant == 2) {  // both workers busy until the team is gone: the caller runs everything
+      for (int w = 0; w < 2; ++w)
+        pool.submit(0, [&release, &busy] {
+          busy.fetch_add(1);
+          while (!release.load()) std::this_thread::yield();
+        });
+      while (busy.load() < 2) std::this_thread::yield();
+    }
+    std::set<std::thread::id> threads;
+    std::mutex m;
+    {
+      TaskTeam team(variant == 0 ? nullptr : &pool);
+      for (int step = 0; step < 200; ++step) {
+        const int count = 1 + step % 9;
+        std::vector<std::atomic<int>> runs(static_cast<size_t>(count));
+        team.run(count, [&](int i) {
+          runs[static_cast<size_t>(i)].fetch_add(1);
+          std::lock_guard lock(m);
+          threads.insert(std::this_thread::get_id());
+        });
+        for (int i = 0; i < count; ++i) ASSERT_EQ(runs[static_cast<size_t>(i)].load(), 1) << "variant " << variant << " step " << step << " task " << i;
+      }
+    }
+    release = true;
+    pool.wait_idle();
+    if (variant != 1) EXPECT_EQ(threads.size(), 1u) << "variant " << variant << ": only the caller";
+  }
+}
+
 }  // namespace
 }  // namespace voxen

@@ -60,18 +60,22 @@ class Culling : public render_test::SharedGlTest<kDefaultGenerator> {
     c.aspect = static_cast<double>(kWidth) / kHeight;
     return c;
   }
-  Image draw(const Camera& cam, CullMode mode, FrameStats* stats = nullptr) {
+  // `pool`: the culling stages' helpers (null: the calling thread alone).
+  Image draw(const Camera& cam, CullMode mode, FrameStats* stats = nullptr, JobPool* pool = nullptr) {
     FrameParams fp;
     fp.camera = cam;
     fp.fog_end = kRadius;
     fp.eye_sky_light = light_sky(world->light(cam.block));
     fp.culling.mode = mode;
     fp.culling.store = &streamer->visibility();
+    fp.culling.pool = pool;
     const FrameStats st = renderer->render(fp);
     if (stats) *stats = st;
     return renderer->read_pixels();
   }
-  // Draws `cam` with culling none, all and occlusion; expects the same bytes and adds to the tallies.
+  // Draws `cam` with culling none, all (on the pool) and occlusion (on the calling thread alone); expects the same
+  // bytes and adds to the tallies. Every 8th camera also draws all on the calling thread alone: the same sections
+  // hidden, the same occluders drawn.
   void check(const Camera& cam, const std::string& what) {
     char eye[160];
     std::snprintf(eye, sizeof eye, ": --pos %.3f,%.3f,%.3f --look %g,%g", static_cast<double>(cam.block.x) + cam.frac.x,
@@ -79,7 +83,16 @@ class Culling : public render_test::SharedGlTest<kDefaultGenerator> {
                   cam.pitch_deg);
     SCOPED_TRACE(what + eye);
     FrameStats all, occ;
-    const Image a = draw(cam, CullMode::kAll, &all);
+    const Image a = draw(cam, CullMode::kAll, &all, s_shared->pool.get());
+    if (cameras % 8 == 0) {
+      FrameStats alone;
+      const Image b = draw(cam, CullMode::kAll, &alone);
+      EXPECT_EQ(std::memcmp(a.pixels.data(), b.pixels.data(), a.pixels.size()), 0) << "all: pool and calling thread";
+      EXPECT_EQ(all.sections_hidden_by_caves, alone.sections_hidden_by_caves);
+      EXPECT_EQ(all.sections_hidden_by_occlusion, alone.sections_hidden_by_occlusion);
+      EXPECT_EQ(all.occluder_boxes, alone.occluder_boxes);
+      ++threaded_checks;
+    }
     const Image none = draw(cam, CullMode::kNone);
     const Image o = draw(cam, CullMode::kOcclusion, &occ);
     size_t differ_all = 0, differ_occ = 0;
@@ -132,7 +145,7 @@ class Culling : public render_test::SharedGlTest<kDefaultGenerator> {
   std::unique_ptr<stream::GeneratedSource> source;
   std::unique_ptr<World> world;
   std::unique_ptr<stream::ColumnStreamer> streamer;
-  int cameras = 0, searched = 0;
+  int cameras = 0, searched = 0, threaded_checks = 0;
   uint64_t in_frustum = 0, hidden_caves = 0, hidden_occlusion = 0, hidden_occlusion_alone = 0;
 };
 
@@ -198,6 +211,7 @@ TEST_F(Culling, TwoHundredCamerasDrawTheBytesOfNoCulling) {
   }
   EXPECT_GE(cameras, 200);
   EXPECT_GE(searched, cameras / 2) << "the culling stages ran for too few cameras";
+  EXPECT_GE(threaded_checks, 25) << "too few cameras compared the pool's culling with the calling thread's";
   EXPECT_GT(hidden_caves, 0u) << "cave culling hid nothing: the check would pass without it";
   EXPECT_GT(hidden_occlusion, 0u) << "occlusion hid nothing after cave culling";
   EXPECT_GT(hidden_occlusion_alone, hidden_occlusion) << "occlusion alone hid no more than after cave culling";

@@ -1,6 +1,9 @@
 #include "voxen/core/job_pool.h"
 
 #include <algorithm>
+#include <atomic>
+#include <limits>
+#include <memory>
 #include <string>
 #include <system_error>
 
@@ -84,6 +87,66 @@ void JobPool::worker_loop() {
       if (m_queue.empty() && m_running == 0) m_idle_cv.notify_all();
     }
   }
+}
+
+// A step's claims are one word: the step's number (high 32 bits) and the next task (low 32 bits), so a helper still
+// claiming in a finished step can never take a task of the next one. A helper reads the step's count and task
+// before it claims; run() closes the last step (index 0xFFFFFFFF) before it writes them, so a claim that succeeds
+// was made against the count and task it read.
+struct TaskTeam::Shared {
+  std::atomic<uint64_t> claim{0};
+  std::atomic<int> count{0}, done{0};
+  std::atomic<const std::function<void(int)>*> task{nullptr};
+  std::atomic<bool> closed{false};
+
+  // Takes the tasks of step `step` until none is left or the step is over.
+  void work(uint32_t step) {
+    const int n = count.load();
+    const std::function<void(int)>* fn = task.load();
+    uint64_t c = claim.load();
+    for (;;) {
+      if (static_cast<uint32_t>(c >> 32) != step || static_cast<int>(c & 0xFFFFFFFFu) >= n) return;
+      if (!claim.compare_exchange_weak(c, c + 1)) continue;
+      (*fn)(static_cast<int>(c & 0xFFFFFFFFu));
+      done.fetch_add(1);
+      c = claim.load();
+    }
+  }
+  void help() {
+    uint32_t seen = 0;
+    while (!closed.load()) {
+      const uint32_t step = static_cast<uint32_t>(claim.load() >> 32);
+      if (step != seen) {
+        seen = step;
+        work(step);
+      } else {
+        std::this_thread::yield();
+      }
+    }
+  }
+};
+
+TaskTeam::TaskTeam(JobPool* pool) : m_shared(std::make_shared<Shared>()) {
+  if (pool == nullptr) return;
+  for (int h = 0; h < pool->thread_count(); ++h)
+    pool->submit(std::numeric_limits<double>::lowest(), [shared = m_shared] { shared->help(); });
+}
+
+TaskTeam::~TaskTeam() { m_shared->closed.store(true); }
+
+void TaskTeam::run(int count, const std::function<void(int)>& task) {
+  if (count <= 0) return;
+  Shared& s = *m_shared;
+  const uint32_t last = static_cast<uint32_t>(s.claim.load() >> 32), step = last + 1;
+  // The last step closed first: a helper that reads this step's count while the claim word still names the last
+  // step must find no task left to claim there.
+  s.claim.store((static_cast<uint64_t>(last) << 32) | 0xFFFFFFFFu);
+  s.count.store(count);
+  s.task.store(&task);
+  s.done.store(0);
+  s.claim.store(static_cast<uint64_t>(step) << 32);  // publishes the step
+  s.work(step);
+  while (s.done.load() < count) std::this_thread::yield();
 }
 
 }  // namespace voxen

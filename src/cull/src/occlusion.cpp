@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -89,6 +90,21 @@ constexpr double kEdgeInset = 0.02;
 
 // Depth (blocks along the view direction) by which an occluder must lie in front of a candidate: a 24-bit depth
 // buffer resolves about z^2 / (near * 2^24) at depth z (far plane >> near); four times that, plus float rounding.
+// floor and ceil of x clamped to [lo, hi]: a projected coordinate may lie far outside int's range, and std::floor and
+// std::ceil are calls into libm on baseline x86-64 (a tenth of the pass when they were used here).
+int floor_in(double x, int lo, int hi) {
+  if (!(x > lo)) return lo;
+  if (x >= hi) return hi;
+  const int i = static_cast<int>(x);  // toward zero
+  return i - (static_cast<double>(i) > x ? 1 : 0);
+}
+int ceil_in(double x, int lo, int hi) {
+  if (!(x > lo)) return lo;
+  if (x >= hi) return hi;
+  const int i = static_cast<int>(x);
+  return i + (static_cast<double>(i) < x ? 1 : 0);
+}
+
 double depth_margin(double z, double near_plane) {
   return 1e-3 + 1e-5 * z + 4.0 * z * z / (near_plane * 16777216.0);
 }
@@ -133,7 +149,7 @@ void OcclusionBuffer::begin(const OcclusionView& view) {
     }
 }
 
-bool OcclusionBuffer::project(const glm::dvec3& min, const glm::dvec3& size, Projected& out, bool rect_only) const {
+bool OcclusionBuffer::project(const glm::dvec3& min, const glm::dvec3& size, Projected& out) const {
   std::array<glm::dvec3, 8> c;
   std::array<double, 8> z;
   for (int k = 0; k < 8; ++k) {
@@ -164,17 +180,18 @@ bool OcclusionBuffer::project(const glm::dvec3& min, const glm::dvec3& size, Pro
         const double t = (zc - za) / (zb - za);
         add(c[static_cast<size_t>(a)] + t * (c[static_cast<size_t>(b)] - c[static_cast<size_t>(a)]), zc);
       }
-  if (rect_only) {
-    out.xmin = out.ymin = std::numeric_limits<double>::infinity();
-    out.xmax = out.ymax = -out.xmin;
-    for (int i = 0; i < out.count; ++i) {
-      out.xmin = std::min(out.xmin, out.pts[static_cast<size_t>(i)].x);
-      out.xmax = std::max(out.xmax, out.pts[static_cast<size_t>(i)].x);
-      out.ymin = std::min(out.ymin, out.pts[static_cast<size_t>(i)].y);
-      out.ymax = std::max(out.ymax, out.pts[static_cast<size_t>(i)].y);
-    }
-    return true;
+  out.xmin = out.ymin = std::numeric_limits<double>::infinity();
+  out.xmax = out.ymax = -out.xmin;
+  for (int i = 0; i < out.count; ++i) {
+    out.xmin = std::min(out.xmin, out.pts[static_cast<size_t>(i)].x);
+    out.xmax = std::max(out.xmax, out.pts[static_cast<size_t>(i)].x);
+    out.ymin = std::min(out.ymin, out.pts[static_cast<size_t>(i)].y);
+    out.ymax = std::max(out.ymax, out.pts[static_cast<size_t>(i)].y);
   }
+  return true;
+}
+
+void OcclusionBuffer::hull(Projected& out) {
   // Convex hull (Andrew's monotone chain), counter-clockwise, into pts[0..count).
   std::array<glm::dvec2, 20> p = out.pts;
   std::sort(p.begin(), p.begin() + out.count, [](const glm::dvec2& a, const glm::dvec2& b) {
@@ -194,16 +211,7 @@ bool OcclusionBuffer::project(const glm::dvec3& min, const glm::dvec3& size, Pro
     h[static_cast<size_t>(n++)] = p[static_cast<size_t>(i)];
   }
   out.count = std::max(1, n - 1);
-  out.xmin = out.ymin = std::numeric_limits<double>::infinity();
-  out.xmax = out.ymax = -out.xmin;
-  for (int i = 0; i < out.count; ++i) {
-    out.pts[static_cast<size_t>(i)] = h[static_cast<size_t>(i)];
-    out.xmin = std::min(out.xmin, h[static_cast<size_t>(i)].x);
-    out.xmax = std::max(out.xmax, h[static_cast<size_t>(i)].x);
-    out.ymin = std::min(out.ymin, h[static_cast<size_t>(i)].y);
-    out.ymax = std::max(out.ymax, h[static_cast<size_t>(i)].y);
-  }
-  return true;
+  for (int i = 0; i < out.count; ++i) out.pts[static_cast<size_t>(i)] = h[static_cast<size_t>(i)];
 }
 
 double OcclusionBuffer::entry_depth(double px, double py, const glm::dvec3& lo, const glm::dvec3& hi) const {
@@ -218,12 +226,32 @@ double OcclusionBuffer::entry_depth(double px, double py, const glm::dvec3& lo, 
 }
 
 int OcclusionBuffer::add_occluder(const glm::dvec3& min, const glm::dvec3& size) {
+  return add_occluder(min, size, 0, m_th);
+}
+
+int OcclusionBuffer::add_occluder(const glm::dvec3& min, const glm::dvec3& size, int tile_row_begin, int tile_row_end) {
   Projected pr;
   if (m_w == 0 || m_h == 0 || !project(min, size, pr)) return 0;
   const int W = m_view.width, H = m_view.height, k = m_k;
-  const int r0 = std::max(0, static_cast<int>(std::ceil(pr.ymin - 0.5 + kEdgeInset)));
-  const int r1 = std::min(H - 1, static_cast<int>(std::floor(pr.ymax - 0.5 - kEdgeInset)));
-  if (r0 > r1 || pr.count < 3) return 0;
+  // The band's sample rows, and the box's within them.
+  const int band_j0 = std::max(0, tile_row_begin) * kTile, band_j1 = std::min(m_h, tile_row_end * kTile) - 1;
+  if (band_j0 > band_j1) return 0;
+  const int r0 = ceil_in(pr.ymin - 0.5 + kEdgeInset, band_j0 * k, H);
+  const int r1 = floor_in(pr.ymax - 0.5 - kEdgeInset, -1, std::min(H - 1, band_j1 * k + k - 1));
+  if (r0 > r1) return 0;
+  // Nothing to add where every pixel the box's rectangle meets is covered nearer than the box's nearest point: the
+  // tiles first, then the pixels.
+  const int bi0 = floor_in(pr.xmin, 0, W - 1) / k, bi1 = floor_in(pr.xmax, 0, W - 1) / k;
+  const int bj0 = r0 / k, bj1 = r1 / k;
+  if (bi0 > bi1) return 0;
+  {
+    bool all_near = true;
+    for (int tj = bj0 / kTile; tj <= bj1 / kTile && all_near; ++tj)
+      for (int ti = bi0 / kTile; ti <= bi1 / kTile && all_near; ++ti) all_near = m_tile_far[tile(ti, tj)] <= pr.zmin;
+    if (all_near) return 0;
+  }
+  hull(pr);
+  if (pr.count < 3) return 0;
   const glm::dvec3 hi = min + size;
   // The silhouette's two chains from its lowest vertex to its highest (y ascending along both: it is convex), so a
   // sample row's span is one step along each; rows are asked in ascending order.
@@ -260,20 +288,30 @@ int OcclusionBuffer::add_occluder(const glm::dvec3& min, const glm::dvec3& size)
       const Edge& e = chain[c][static_cast<size_t>(at[c])];
       x[c] = e.x0 + (yc - e.y0) * e.slope;
     }
-    c0 = std::max(0, static_cast<int>(std::ceil(std::min(x[0], x[1]) - 0.5 + kEdgeInset)));
-    c1 = std::min(W - 1, static_cast<int>(std::floor(std::max(x[0], x[1]) - 0.5 - kEdgeInset)));
+    c0 = ceil_in(std::min(x[0], x[1]) - 0.5 + kEdgeInset, 0, W);
+    c1 = floor_in(std::max(x[0], x[1]) - 0.5 - kEdgeInset, -1, W - 1);
   };
-  // Nothing to add where every tile the box's rectangle meets is covered nearer than the box's nearest point.
-  const int bi0 = std::max(0, static_cast<int>(std::floor(pr.xmin)) / k), bi1 = std::min(m_w - 1, static_cast<int>(pr.xmax) / k);
-  const int bj0 = r0 / k, bj1 = r1 / k;
-  if (bi0 > bi1) return 0;
-  bool all_near = true;
-  for (int tj = bj0 / kTile; tj <= bj1 / kTile && all_near; ++tj)
-    for (int ti = bi0 / kTile; ti <= bi1 / kTile && all_near; ++ti) all_near = m_tile_far[tile(ti, tj)] <= pr.zmin;
-  if (all_near) return 0;
   int touched = 0;
+  // The tiles a pixel of which changed (their farthest covered depth is found again at the end).
+  std::array<uint64_t, 8> dirty{};  // bit ti of word (tj - bj0 / kTile) ... rows of tiles the box meets, at most 8 x 64
+  const int tj_first = bj0 / kTile, ti_first = bi0 / kTile;
+  const auto mark_dirty = [&](int i, int j) {
+    const int ti = i / kTile - ti_first, tj = j / kTile - tj_first;
+    dirty[static_cast<size_t>(std::min(tj, 7))] |= 1ull << std::min(ti, 63);
+  };
+  thread_local std::vector<uint64_t> row_masks;  // one buffer row's masks
   std::array<int, 8> c0s, c1s;
-  for (int j = r0 / k; j <= r1 / k; ++j) {
+  const float zmin_f = static_cast<float>(pr.zmin);
+  for (int j = bj0; j <= bj1; ++j) {
+    // A row whose pixels under the box's rectangle are all covered nearer than its nearest point: nothing to add.
+    {
+      bool near = true;
+      for (int i = bi0; i <= bi1 && near; ++i) {
+        const size_t p = idx(i, j);
+        near = m_mask[p] == m_full[p] && m_depth[p] <= zmin_f;
+      }
+      if (near) continue;
+    }
     int lo = W, hi_col = -1;
     for (int rr = 0; rr < k; ++rr) {
       const int r = j * k + rr;
@@ -293,13 +331,15 @@ int OcclusionBuffer::add_occluder(const glm::dvec3& min, const glm::dvec3& size)
       in_hi = std::min(in_hi, c1s[static_cast<size_t>(rr)]);
     }
     const int i0 = lo / k, i1 = hi_col / k;
-    m_row_masks.assign(static_cast<size_t>(i1 - i0 + 1), 0);
+    row_masks.assign(static_cast<size_t>(i1 - i0 + 1), 0);
     for (int i = i0; i <= i1; ++i) {
       if (m_tile_far[tile(i / kTile, j / kTile)] <= pr.zmin) {  // the tile is covered nearer: skip to its end
         i = std::min(i1, (i / kTile) * kTile + kTile - 1);
         continue;
       }
       const size_t p = idx(i, j);
+      // Nothing to add where the pixel is covered nearer than the box's nearest point.
+      if (m_mask[p] == m_full[p] && m_depth[p] <= pr.zmin) continue;
       uint64_t mask = 0;
       if (i * k >= in_lo && std::min(i * k + k, W) - 1 <= in_hi) {
         mask = m_full[p];
@@ -310,65 +350,79 @@ int OcclusionBuffer::add_occluder(const glm::dvec3& min, const glm::dvec3& size)
           mask |= ((1ull << (b - a + 1)) - 1) << (rr * k + (a - i * k));
         }
       }
-      // Nothing to add where the box covers nothing, or where the pixel is covered nearer than the box's nearest point.
-      if (mask != 0 && !(m_mask[p] == m_full[p] && m_depth[p] <= pr.zmin)) m_row_masks[static_cast<size_t>(i - i0)] = mask;
+      row_masks[static_cast<size_t>(i - i0)] = mask;
     }
-    const auto merge = [&](size_t p, uint64_t mask, double d) {
+    const auto merge = [&](int i, uint64_t mask, double d) {
+      const size_t p = idx(i, j);
       ++touched;
       float df = static_cast<float>(d);  // rounded up to float: never nearer than computed
-      if (static_cast<double>(df) < d) df = std::nextafter(df, kFar);
+      if (static_cast<double>(df) < d) df = std::bit_cast<float>(std::bit_cast<uint32_t>(df) + 1u);  // d > 0
       const bool cur_full = m_mask[p] == m_full[p], new_full = mask == m_full[p];
       if (cur_full && new_full) {
-        m_depth[p] = std::min(m_depth[p], df);
+        if (df >= m_depth[p]) return;
+        m_depth[p] = df;
       } else if (new_full) {
         m_mask[p] = mask;
         m_depth[p] = df;
       } else if (!cur_full) {
         m_depth[p] = m_mask[p] == 0 ? df : std::max(m_depth[p], df);
         m_mask[p] |= mask;
+        if (m_mask[p] != m_full[p]) return;  // still in part: its tile is not all covered
+      } else {
+        return;
       }
+      mark_dirty(i, j);
     };
     for (int i = i0; i <= i1;) {
-      const uint64_t mask = m_row_masks[static_cast<size_t>(i - i0)];
+      const uint64_t mask = row_masks[static_cast<size_t>(i - i0)];
       const size_t p = idx(i, j);
       if (mask == 0) {
         ++i;
       } else if (mask != m_full[p]) {
-        merge(p, mask, pr.zmax);  // in part: the box's farthest point
+        merge(i, mask, pr.zmax);  // in part: the box's farthest point
         ++i;
       } else {
         // A run of up to 8 wholly covered pixels: the box's front over the run's sample rectangle (inside the
         // silhouette, which is convex) is largest at one of its corners.
         int e = i;
-        while (e + 1 <= i1 && e + 1 - i < 8 && m_row_masks[static_cast<size_t>(e + 1 - i0)] == m_full[idx(e + 1, j)]) ++e;
+        while (e + 1 <= i1 && e + 1 - i < 8 && row_masks[static_cast<size_t>(e + 1 - i0)] == m_full[idx(e + 1, j)]) ++e;
         const double x0 = i * k + 0.5, x1 = std::min(e * k + k, W) - 0.5;
         const double y0 = j * k + 0.5, y1 = std::min(j * k + k, H) - 0.5;
         const double d = std::max({entry_depth(x0, y0, min, hi), entry_depth(x1, y0, min, hi), entry_depth(x0, y1, min, hi),
                                    entry_depth(x1, y1, min, hi)});
-        for (int q = i; q <= e; ++q) merge(idx(q, j), m_full[idx(q, j)], d);
+        for (int q = i; q <= e; ++q) merge(q, m_full[idx(q, j)], d);
         i = e + 1;
       }
     }
   }
-  // The tiles of the rows and columns it touched: their farthest covered depth again.
-  if (touched > 0)
-    for (int tj = bj0 / kTile; tj <= bj1 / kTile; ++tj)
-      for (int ti = bi0 / kTile; ti <= bi1 / kTile; ++ti) {
-        float far = 0.0f;
-        for (int j = tj * kTile; j < std::min(m_h, tj * kTile + kTile) && far < kFar; ++j)
-          for (int i = ti * kTile; i < std::min(m_w, ti * kTile + kTile); ++i) {
-            const size_t p = idx(i, j);
-            far = std::max(far, m_mask[p] == m_full[p] ? m_depth[p] : kFar);
-          }
-        m_tile_far[tile(ti, tj)] = far;
-      }
+  // The tiles with a pixel newly covered whole or nearer: their farthest covered depth again (kFar while a pixel is
+  // not covered whole).
+  for (int tj = tj_first; tj <= bj1 / kTile; ++tj)
+    for (int ti = ti_first; ti <= bi1 / kTile; ++ti) {
+      const int dj = std::min(tj - tj_first, 7), di = std::min(ti - ti_first, 63);
+      if (!((dirty[static_cast<size_t>(dj)] >> di) & 1u) && dj < 7 && di < 63) continue;
+      float far = 0.0f;
+      for (int j = tj * kTile; j < std::min(m_h, tj * kTile + kTile) && far < kFar; ++j)
+        for (int i = ti * kTile; i < std::min(m_w, ti * kTile + kTile); ++i) {
+          const size_t p = idx(i, j);
+          far = std::max(far, m_mask[p] == m_full[p] ? m_depth[p] : kFar);
+        }
+      m_tile_far[tile(ti, tj)] = far;
+    }
   return touched;
 }
 
-float OcclusionBuffer::covered_depth() const {
+float OcclusionBuffer::covered_depth() const { return covered_depth(0, m_th); }
+
+float OcclusionBuffer::covered_depth(int tile_row_begin, int tile_row_end) const {
   float far = 0.0f;
-  for (const float t : m_tile_far) far = std::max(far, t);
-  return m_tile_far.empty() ? kFar : far;
+  bool any = false;
+  for (int tj = std::max(0, tile_row_begin); tj < std::min(m_th, tile_row_end); ++tj)
+    for (int ti = 0; ti < m_tw; ++ti) {
+      far = std::max(far, m_tile_far[tile(ti, tj)]);
+      any = true;
+    }
+  return any ? far : kFar;
 }
 
 template <bool kDepth>
@@ -381,12 +435,10 @@ bool OcclusionBuffer::test(const glm::dvec3& min, const glm::dvec3& size) const 
   }
   if (zmin <= m_view.near_plane) return false;
   Projected pr;
-  if (!project(min, size, pr, true)) return false;
+  if (!project(min, size, pr)) return false;
   const int W = m_view.width, H = m_view.height, k = m_k;
-  const int c0 = std::max(0, static_cast<int>(std::ceil(pr.xmin - 0.5 - kEdgeInset)));
-  const int c1 = std::min(W - 1, static_cast<int>(std::floor(pr.xmax - 0.5 + kEdgeInset)));
-  const int r0 = std::max(0, static_cast<int>(std::ceil(pr.ymin - 0.5 - kEdgeInset)));
-  const int r1 = std::min(H - 1, static_cast<int>(std::floor(pr.ymax - 0.5 + kEdgeInset)));
+  const int c0 = ceil_in(pr.xmin - 0.5 - kEdgeInset, 0, W), c1 = floor_in(pr.xmax - 0.5 + kEdgeInset, -1, W - 1);
+  const int r0 = ceil_in(pr.ymin - 0.5 - kEdgeInset, 0, H), r1 = floor_in(pr.ymax - 0.5 + kEdgeInset, -1, H - 1);
   if (c0 > c1 || r0 > r1) return true;  // no sample inside: nothing can be drawn
   const float limit = kDepth ? static_cast<float>(zmin - depth_margin(zmin, m_view.near_plane)) : kFar;
   // Buffer pixels all of whose samples lie in the rectangle: [fi0, fi1] x [fj0, fj1]; a tile within them answers for
@@ -397,18 +449,28 @@ bool OcclusionBuffer::test(const glm::dvec3& min, const glm::dvec3& size) const 
     return ti * kTile >= fi0 && std::min(m_w, ti * kTile + kTile) - 1 <= fi1 && tj * kTile >= fj0 &&
            std::min(m_h, tj * kTile + kTile) - 1 <= fj1;
   };
+  // The samples a pixel must have covered: those of its sample rows and columns within the rectangle. A mask's
+  // sample (row r, column c) is bit r * k + c; `lanes` has bit 0 of every row, so lanes * bits repeats `bits`
+  // (k wide) in every row.
+  uint64_t lanes = 0;
+  for (int r = 0; r < k; ++r) lanes |= 1ull << (r * k);
+  const auto columns = [&](int i) {  // the rectangle's columns of pixel column i, in every row
+    const int ca = std::max(c0, i * k) - i * k, cb = std::min(c1, i * k + k - 1) - i * k;
+    return (((1ull << (cb - ca + 1)) - 1) << ca) * lanes;
+  };
+  const int ci0 = c0 / k, ci1 = c1 / k;
+  const uint64_t first_cols = columns(ci0), last_cols = columns(ci1), all_cols = ci1 > ci0 + 1 ? columns(ci0 + 1) : 0;
   for (int j = r0 / k; j <= r1 / k; ++j) {
     const int ra = std::max(r0, j * k) - j * k, rb = std::min(r1, j * k + k - 1) - j * k;
-    for (int i = c0 / k; i <= c1 / k; ++i) {
+    const int nrows = rb - ra + 1;
+    const uint64_t rows = (nrows * k >= 64 ? ~0ull : (1ull << (nrows * k)) - 1) << (ra * k);
+    for (int i = ci0; i <= ci1; ++i) {
       if (inner_tile(i, j)) {
         if (!(m_tile_far[tile(i / kTile, j / kTile)] < limit)) return false;
         i = (i / kTile) * kTile + kTile - 1;  // the rest of the tile's row is answered
         continue;
       }
-      const int ca = std::max(c0, i * k) - i * k, cb = std::min(c1, i * k + k - 1) - i * k;
-      const uint64_t row = (((cb - ca + 1) == 64 ? ~0ull : (1ull << (cb - ca + 1)) - 1)) << ca;
-      uint64_t need = 0;
-      for (int r = ra; r <= rb; ++r) need |= row << (r * k);
+      const uint64_t need = rows & (i == ci0 ? first_cols : i == ci1 ? last_cols : all_cols);
       const size_t p = idx(i, j);
       if ((m_mask[p] & need) != need) return false;
       if (kDepth && !(m_depth[p] < limit)) return false;

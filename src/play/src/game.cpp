@@ -422,6 +422,7 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
     fp.sort_budget_quads = 32768;
     fp.culling.mode = m_config.culling;
     fp.culling.store = &m_streamer->visibility();
+    fp.culling.pool = &m_pool;
     rep.render = m_renderer->render(fp);
     rep.render_ms = wall_ms() - t;
     if (!m_observers.empty()) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "voxen/core/clock.h"
+#include "voxen/core/job_pool.h"
 
 namespace voxen::render {
 
@@ -28,7 +29,21 @@ constexpr int kMinSlabLayers = 2;
 // The nearest boxes drawn into the depth buffer at most (the cost of the pass is about linear in them).
 constexpr size_t kMaxOccluders = 512;
 
+// Candidates per task of the occluder gathering and the tests: up to this many chunks of at least 64 each.
+constexpr size_t kTestChunks = 4;
+// Bands of tile rows the depth buffer is filled in at once (taken by the threads as they come free; 1,280 x 720:
+// 12 tile rows, 3 a band).
+constexpr int kBands = 4;
+
 }  // namespace
+
+void FrameCuller::add_occluder(std::vector<Occluder>& out, double limit, const glm::dvec3& bmin, const glm::dvec3& bsize) {
+  const double fx = std::max(std::abs(bmin.x), std::abs(bmin.x + bsize.x));
+  const double fz = std::max(std::abs(bmin.z), std::abs(bmin.z + bsize.z));
+  if (std::sqrt(fx * fx + fz * fz) >= limit) return;
+  const glm::dvec3 gap = glm::max(glm::max(bmin, -(bmin + bsize)), glm::dvec3(0.0));
+  out.push_back({glm::length(gap), bmin, bsize});
+}
 
 std::string_view cull_mode_name(CullMode m) {
   switch (m) {
@@ -72,6 +87,7 @@ void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width
   const bool occlusion = params.mode == CullMode::kOcclusion || params.mode == CullMode::kAll;
   if (params.store == nullptr || (!caves && !occlusion)) return;
   const cull::VisibilityStore& store = *params.store;
+  const double t_start = wall_ms();
 
   // The near-plane rule: a face nearer than the near plane is clipped, and through it the eye sees what lies behind
   // the rock. Within twice the distance to the near plane's corners every cell must let sight through.
@@ -86,7 +102,12 @@ void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width
     return;
   }
 
-  if (caves) {
+  TaskTeam team(params.pool);
+  // Stage 1, two tasks at once: the cave search; the occlusion pass's reach and column slabs (any box of the store
+  // within the drawn columns is a valid occluder, so they need not wait for the search).
+  double caves_ms = 0.0, slabs_ms = 0.0, limit = 0.0;
+  m_occluders.clear();
+  const auto search = [&] {
     const double t = wall_ms();
     const ColumnPos centre{column_of(cam.block.x), column_of(cam.block.z)};
     const int radius = static_cast<int>(std::ceil(fog_end / kColumnWidth)) + 1;
@@ -101,37 +122,16 @@ void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width
     }
     m_found.clear();
     cull::find_visible(m_graph, cam.block, in_view, m_found);
-    std::sort(m_found.begin(), m_found.end());
-    for (size_t i = 0; i < candidates.size(); ++i)
-      if (keep[i] && !std::binary_search(m_found.begin(), m_found.end(), candidates[i].pos)) {
-        keep[i] = 0;
-        ++st.sections_hidden_by_caves;
-      }
-    st.caves_ms = wall_ms() - t;
-  }
-
-  if (occlusion) {
+    m_seen.assign(m_graph.size(), 0);
+    for (const SectionPos& p : m_found) m_seen[m_graph.slot(p)] = 1;
+    caves_ms = wall_ms() - t;
+  };
+  const auto slabs = [&] {
     const double t = wall_ms();
-    cull::OcclusionView view;
-    view.rotation = glm::dmat3(cam.view_rotation());
-    view.tan_half_x = tan_x;
-    view.tan_half_y = tan_y;
-    view.width = width;
-    view.height = height;
-    view.near_plane = cam.near_plane;
-    m_buffer.begin(view);
     // Occluders only where the first opaque cell on a ray into them surely has its face drawn this frame
     // (docs/ARCHITECTURE.md, "Visibility"): wholly nearer than the fog end and than every column in view that is not
     // meshed (a ray in view crosses only columns in view).
-    const double limit = std::min(fog_end, complete_radius(store, cam, frustum, fog_end));
-    m_occluders.clear();
-    const auto add = [&](const glm::dvec3& bmin, const glm::dvec3& bsize) {
-      const double fx = std::max(std::abs(bmin.x), std::abs(bmin.x + bsize.x));
-      const double fz = std::max(std::abs(bmin.z), std::abs(bmin.z + bsize.z));
-      if (std::sqrt(fx * fx + fz * fz) >= limit) return;
-      const glm::dvec3 gap = glm::max(glm::max(bmin, -(bmin + bsize)), glm::dvec3(0.0));
-      m_occluders.push_back({glm::length(gap), bmin, bsize});
-    };
+    limit = std::min(fog_end, complete_radius(store, cam, frustum, fog_end));
     // Column slabs: runs of whole opaque layers down a column (the ground under the surface, hills' cores) as one
     // box each, across sections, buried ones included.
     constexpr glm::dvec3 kColumnBox{kColumnWidth, kColumnHeight, kColumnWidth};
@@ -141,7 +141,7 @@ void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width
       int run = -1;  // first layer of the current run (column-local y)
       const auto end_run = [&](int layer) {
         if (run >= 0 && layer - run >= kMinSlabLayers)
-          add(base + glm::dvec3(0, run, 0), glm::dvec3(kColumnWidth, layer - run, kColumnWidth));
+          add_occluder(m_occluders, limit, base + glm::dvec3(0, run, 0), glm::dvec3(kColumnWidth, layer - run, kColumnWidth));
         run = -1;
       };
       for (int y = 0; y < kSectionsPerColumn; ++y) {
@@ -165,40 +165,115 @@ void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width
       }
       end_run(kColumnHeight);
     }
-    // The exposed boxes of the sections drawn, coarser with distance.
+    slabs_ms = wall_ms() - t;
+  };
+  team.run((caves ? 1 : 0) + (occlusion ? 1 : 0), [&](int task) {
+    if (task == 0 && caves) search();
+    else slabs();
+  });
+  if (caves) {
     for (size_t i = 0; i < candidates.size(); ++i) {
+      if (!keep[i]) continue;
+      const size_t slot = m_graph.slot(candidates[i].pos);
+      if (slot == cull::SectionGraph::kNoSlot || !m_seen[slot]) {
+        keep[i] = 0;
+        ++st.sections_hidden_by_caves;
+      }
+    }
+    st.caves_ms = caves_ms;
+  }
+  if (!occlusion) {
+    st.culling_ms = wall_ms() - t_start;
+    return;
+  }
+
+  // Stage 2: the exposed boxes of the sections drawn, coarser with distance, in chunks of the candidates at once;
+  // then the nearest kMaxOccluders of them and the slabs, nearest first (a pixel already covered nearer is skipped
+  // by the boxes behind it).
+  double t = wall_ms();
+  const int chunks = static_cast<int>(std::min<size_t>(kTestChunks, (candidates.size() + 63) / 64));
+  const auto chunk_range = [&](int c) {
+    return std::pair<size_t, size_t>{candidates.size() * static_cast<size_t>(c) / static_cast<size_t>(chunks),
+                                     candidates.size() * static_cast<size_t>(c + 1) / static_cast<size_t>(chunks)};
+  };
+  m_chunk_occluders.resize(static_cast<size_t>(chunks));
+  team.run(chunks, [&](int c) {
+    std::vector<Occluder>& out = m_chunk_occluders[static_cast<size_t>(c)];
+    out.clear();
+    const auto [begin, end] = chunk_range(c);
+    for (size_t i = begin; i < end; ++i) {
       if (!keep[i]) continue;
       const cull::SectionVisibility* v = store.find(candidates[i].pos);
       if (v == nullptr) continue;
       const glm::dvec3& mn = candidates[i].min;
       const glm::dvec3 gap = glm::max(glm::max(mn, -(mn + kSectionBox)), glm::dvec3(0.0));
       const int least = least_cube(glm::length(gap));
-      for (const cull::OccluderBox& b : v->occluders)
-        if (b.exposed && b.cube >= least) add(mn + glm::dvec3(b.x, b.y, b.z), glm::dvec3(b.sx, b.sy, b.sz));
+      for (const cull::OccluderBox& b : v->occluders) {
+        if (b.cube < least) break;  // larger cubes first
+        if (b.exposed) add_occluder(out, limit, mn + glm::dvec3(b.x, b.y, b.z), glm::dvec3(b.sx, b.sy, b.sz));
+      }
     }
-    // Nearest first: a pixel already covered nearer is skipped by the boxes behind it.
-    std::sort(m_occluders.begin(), m_occluders.end(), [](const Occluder& a, const Occluder& b) {
-      if (a.distance != b.distance) return a.distance < b.distance;
-      if (a.min.x != b.min.x) return a.min.x < b.min.x;
-      if (a.min.y != b.min.y) return a.min.y < b.min.y;
-      return a.min.z < b.min.z;
-    });
-    // A point at distance d from the eye lies at least d / |ray| deep (the longest ray direction with depth 1 is a
-    // frame corner's): once the whole buffer is covered nearer than that, the boxes left (farther) add nothing.
-    const double corner_ray = std::sqrt(1.0 + tan_x * tan_x + tan_y * tan_y);
+  });
+  for (const auto& part : m_chunk_occluders) m_occluders.insert(m_occluders.end(), part.begin(), part.end());
+  const auto nearer = [](const Occluder& a, const Occluder& b) {
+    if (a.distance != b.distance) return a.distance < b.distance;
+    for (int i = 0; i < 3; ++i)
+      if (a.min[i] != b.min[i]) return a.min[i] < b.min[i];
+    for (int i = 0; i < 3; ++i)
+      if (a.size[i] != b.size[i]) return a.size[i] < b.size[i];
+    return false;
+  };
+  if (m_occluders.size() > kMaxOccluders) {
+    std::nth_element(m_occluders.begin(), m_occluders.begin() + kMaxOccluders, m_occluders.end(), nearer);
+    m_occluders.resize(kMaxOccluders);
+  }
+  std::sort(m_occluders.begin(), m_occluders.end(), nearer);
+
+  // Stage 3: the occluders into the depth buffer, in bands of tile rows at once (each band takes every box, in the
+  // same order, so the buffer is the same however the bands are shared out).
+  cull::OcclusionView view;
+  view.rotation = glm::dmat3(cam.view_rotation());
+  view.tan_half_x = tan_x;
+  view.tan_half_y = tan_y;
+  view.width = width;
+  view.height = height;
+  view.near_plane = cam.near_plane;
+  m_buffer.begin(view);
+  const int tile_rows = m_buffer.tile_rows();
+  const int bands = std::max(1, std::min(kBands, tile_rows));
+  m_band_boxes.assign(static_cast<size_t>(bands), 0);
+  // A point at distance d from the eye lies at least d / |ray| deep (the longest ray direction with depth 1 is a
+  // frame corner's): once a band is covered nearer than that, the boxes left (farther) add nothing to it.
+  const double corner_ray = std::sqrt(1.0 + tan_x * tan_x + tan_y * tan_y);
+  team.run(bands, [&](int b) {
+    const int tb = tile_rows * b / bands, te = tile_rows * (b + 1) / bands;
+    uint32_t drawn = 0;
     for (size_t k = 0; k < m_occluders.size(); ++k) {
-      if (k >= kMaxOccluders || (k % 32 == 31 && m_occluders[k].distance / corner_ray >= m_buffer.covered_depth())) break;
-      m_buffer.add_occluder(m_occluders[k].min, m_occluders[k].size);
-      ++st.occluder_boxes;
+      if (k % 32 == 31 && m_occluders[k].distance / corner_ray >= m_buffer.covered_depth(tb, te)) break;
+      m_buffer.add_occluder(m_occluders[k].min, m_occluders[k].size, tb, te);
+      ++drawn;
     }
-    for (size_t i = 0; i < candidates.size(); ++i)
+    m_band_boxes[static_cast<size_t>(b)] = drawn;
+  });
+  st.occluder_boxes = *std::max_element(m_band_boxes.begin(), m_band_boxes.end());
+
+  // Stage 4: the sections left, tested in chunks at once.
+  m_chunk_hidden.assign(static_cast<size_t>(chunks), 0);
+  team.run(chunks, [&](int c) {
+    const auto [begin, end] = chunk_range(c);
+    uint32_t hidden = 0;
+    for (size_t i = begin; i < end; ++i)
       if (keep[i] && m_buffer.hidden(candidates[i].min, kSectionBox)) {
         keep[i] = 0;
-        ++st.sections_hidden_by_occlusion;
+        ++hidden;
       }
-    m_occlusion_on = true;
-    st.occlusion_ms = wall_ms() - t;
-  }
+    m_chunk_hidden[static_cast<size_t>(c)] = hidden;
+  });
+  for (const uint32_t h : m_chunk_hidden) st.sections_hidden_by_occlusion += h;
+  m_occlusion_on = true;
+  const double t_end = wall_ms();
+  st.occlusion_ms = slabs_ms + (t_end - t);
+  st.culling_ms = t_end - t_start;
 }
 
 }  // namespace voxen::render

@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <queue>
 #include <thread>
@@ -70,6 +71,29 @@ class JobPool {
   uint64_t m_next_order = 0;
   int m_running = 0;
   bool m_stop = false;
+};
+
+/// The calling thread and those of a pool's workers that come free as one team for a few parallel steps in a row
+/// (a frame's culling): each worker joins once and waits spinning between steps, so a step does not pay for waking
+/// a sleeping thread (tens of microseconds, the size of a step). The helpers are queued before every other job,
+/// but the caller never waits for one to start: it takes every task no helper has taken, so a step costs at most
+/// a single thread's time. One owner thread calls run(); tasks must not throw and must write disjoint state (the
+/// split is the caller's: the result may not depend on which thread ran what).
+class TaskTeam {
+ public:
+  /// Queues up to pool->thread_count() helpers (null pool: the caller alone).
+  explicit TaskTeam(JobPool* pool);
+  /// Lets the helpers go (a helper that had not started yet returns at once).
+  ~TaskTeam();
+  TaskTeam(const TaskTeam&) = delete;
+  TaskTeam& operator=(const TaskTeam&) = delete;
+
+  /// Runs task(0) .. task(count - 1), each exactly once, and returns when all have run.
+  void run(int count, const std::function<void(int)>& task);
+
+ private:
+  struct Shared;
+  std::shared_ptr<Shared> m_shared;  // shared with the helpers, which may outlive the team
 };
 
 }  // namespace voxen

@@ -54,7 +54,8 @@ struct OcclusionView {
 };
 
 /// The depth buffer of one frame. Build with begin(), add_occluder() nearest first, then ask hidden() and covered().
-/// One thread per buffer.
+/// Threads: begin() on one; then add_occluder() from several at once only on disjoint bands of tile rows; hidden(),
+/// covered() and covered_depth() from any number once no add_occluder() runs.
 class OcclusionBuffer {
  public:
   /// Frame pixels per buffer pixel along each axis: ceil(width / 160), at most 8 (64 samples per pixel, one 64-bit
@@ -70,6 +71,10 @@ class OcclusionBuffer {
   /// ARCHITECTURE.md, "Visibility": the eye clear of opaque cells to the near plane's reach, the box inside the
   /// drawn columns and the fog). Returns the buffer pixels it touched (0: off screen or behind the eye).
   int add_occluder(const glm::dvec3& min, const glm::dvec3& size);
+  /// The same within the buffer rows of tile rows [tile_row_begin, tile_row_end) only (a band of kTile rows each,
+  /// tile_rows() in all): the pixels of a band end up exactly as add_occluder makes them, whatever happens in other
+  /// bands, so threads may each fill a band of their own at once (all boxes in one order in every band).
+  int add_occluder(const glm::dvec3& min, const glm::dvec3& size, int tile_row_begin, int tile_row_end);
   /// Whether the box [min, min + size] can show nothing: every sample its projection may cover is covered by an
   /// occluder nearer than the box's nearest point by more than the depth precision (near plane, 24-bit depth), or
   /// it covers no sample at all. False for a box reaching behind the near plane.
@@ -81,6 +86,12 @@ class OcclusionBuffer {
   /// The farthest depth at which the whole buffer is covered (every sample); infinity while a sample is not. An
   /// occluder all of whose points are deeper adds nothing (the caller's early end). Cost: one pass over the tiles.
   float covered_depth() const;
+  /// The same over the tile rows [tile_row_begin, tile_row_end) (a band's early end).
+  float covered_depth(int tile_row_begin, int tile_row_end) const;
+
+  /// Buffer pixels per side of a tile (tiles keep their farthest covered depth), and tile rows in the buffer.
+  static constexpr int kTile = 8;
+  int tile_rows() const { return m_th; }
 
   int width() const { return m_w; }   // buffer pixels
   int height() const { return m_h; }
@@ -94,10 +105,11 @@ class OcclusionBuffer {
  private:
   static constexpr float kFar = 3.0e38f;
   size_t idx(int x, int y) const { return static_cast<size_t>(y) * static_cast<size_t>(m_w) + static_cast<size_t>(x); }
-  // Clips the box to depth >= near plane and projects its vertices to frame pixels (their convex hull, unless
-  // `rect_only`: then only the bounding rectangle and depths); false when nothing is left.
+  // Clips the box to depth >= near plane and projects its vertices to frame pixels, with their bounding rectangle
+  // and depth range; false when nothing is left. hull() then makes the points their convex hull.
   struct Projected;
-  bool project(const glm::dvec3& min, const glm::dvec3& size, Projected& out, bool rect_only = false) const;
+  bool project(const glm::dvec3& min, const glm::dvec3& size, Projected& out) const;
+  static void hull(Projected& out);
   // Entry depth of the ray through frame position (px, py) into the box (hi = min + size), camera-relative.
   double entry_depth(double px, double py, const glm::dvec3& lo, const glm::dvec3& hi) const;
   template <bool kDepth>
@@ -110,10 +122,8 @@ class OcclusionBuffer {
   std::vector<uint64_t> m_full;  // the pixel's samples (fewer at the frame's right and top edges)
   int m_full_width = -1, m_full_height = -1;  // the frame size m_full was made for
   std::vector<float> m_depth;    // farthest depth of the covering occluders
-  std::vector<uint64_t> m_row_masks;  // add_occluder's scratch: one buffer row's masks
   // Tiles of kTile x kTile buffer pixels: the farthest depth at which they are all covered (kFar while one is not),
   // so a box behind what is drawn already is skipped whole, and a test answers a tile at once.
-  static constexpr int kTile = 8;
   int m_tw = 0, m_th = 0;
   std::vector<float> m_tile_far;
   size_t tile(int ti, int tj) const { return static_cast<size_t>(tj) * static_cast<size_t>(m_tw) + static_cast<size_t>(ti); }

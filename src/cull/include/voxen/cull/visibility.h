@@ -81,6 +81,13 @@ class SectionGraph {
   bool contains(const SectionPos& pos) const;
   ColumnPos centre() const { return m_centre; }
   int radius() const { return m_radius; }
+  /// Sections in the box, and `pos`'s place among them (0 .. size() - 1; kNoSlot outside the box): a dense index
+  /// for per-section flags.
+  static constexpr size_t kNoSlot = ~size_t{0};
+  size_t size() const { return m_cells.size(); }
+  size_t slot(const SectionPos& pos) const {
+    return contains(pos) ? index(coord_delta(pos.x, m_centre.x), pos.y, coord_delta(pos.z, m_centre.z)) : kNoSlot;
+  }
 
  private:
   friend size_t find_visible(const SectionGraph&, const BlockPos&, const std::function<bool(const SectionPos&)>&,

@@ -48,11 +48,16 @@ class FrameCuller {
   cull::SectionGraph m_graph;
   uint64_t m_graph_version = ~0ull;
   std::vector<SectionPos> m_found;
+  std::vector<uint8_t> m_seen;  // per slot of m_graph: found by the search
   struct Occluder {
     double distance;  // from the eye to its nearest point
     glm::dvec3 min, size;
   };
+  // Appends the box [bmin, bmin + bsize] (camera-relative) when it lies wholly within `limit` blocks horizontally.
+  static void add_occluder(std::vector<Occluder>& out, double limit, const glm::dvec3& bmin, const glm::dvec3& bsize);
   std::vector<Occluder> m_occluders;
+  std::vector<std::vector<Occluder>> m_chunk_occluders;  // per chunk of candidates
+  std::vector<uint32_t> m_band_boxes, m_chunk_hidden;    // per band: boxes drawn; per chunk: sections hidden
   cull::OcclusionBuffer m_buffer;
   bool m_occlusion_on = false;
 };

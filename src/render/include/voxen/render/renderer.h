@@ -59,6 +59,10 @@
 #include "voxen/render/translucent_order.h"
 #include "voxen/world/block_registry.h"
 
+namespace voxen {
+class JobPool;  // voxen/core/job_pool.h
+}
+
 namespace voxen::cull {
 class OcclusionBuffer;
 class VisibilityStore;
@@ -129,6 +133,10 @@ struct CullingParams {
   /// The face links and occluders of the sections the renderer holds (stream::ColumnStreamer::visibility(), kept
   /// with the meshes it uploads). Null: the frustum only.
   const cull::VisibilityStore* store = nullptr;
+  /// Workers that may take part in the stages (the streamer's pool; they take the culler's tasks before any other
+  /// queued job, and the frame never waits for one to come free). Null: the calling thread alone. The sections
+  /// culled are the same either way.
+  JobPool* pool = nullptr;
 };
 
 /// One frame's inputs.
@@ -165,7 +173,8 @@ struct FrameStats {
   uint32_t occluder_boxes = 0;      // occluder boxes rasterised
   bool culling_eye_near_opaque = false;  // caves and occlusion skipped: a cell near the eye may block sight
   double caves_ms = 0;              // cave culling: the section graph (rebuilt when the store changed) and search
-  double occlusion_ms = 0;          // the occlusion pass: occluders rasterised, sections tested
+  double occlusion_ms = 0;          // the occlusion pass: occluders gathered and rasterised, sections tested
+  double culling_ms = 0;            // both stages together, from the near-plane check to the last test (wall clock)
   uint32_t sections_visible = 0;   // sections drawn: in the frustum, within the fog end, and not hidden
   uint32_t opaque_meshes = 0;      // opaque meshes drawn
   uint32_t translucent_meshes = 0; // translucent meshes drawn
