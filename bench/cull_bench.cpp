@@ -1,16 +1,19 @@
-// Culling benchmarks (single thread, the calling thread's CPU time):
+// Culling benchmarks (the calling thread's CPU time unless said otherwise):
 //   - BM_FaceLinks, BM_FindVisible: face_links over every section of the default terrain's columns within render
 //     distance 16 of the origin (seed 1, 33 x 33 columns, generated once), and find_visible over that graph from an
 //     eye 2 blocks above the ground at the origin and from one in a cave under it, every present section accepted
 //     (no frustum: the search's most work). Counters: sections per column box, sections found.
 //   - BM_SectionVisibility: cull::section_visibility per non-empty section of the 5 x 5 columns around the origin
 //     (what culling adds to a mesh job: links, occluder boxes, full layers).
-//   - BM_CullingStages/<k>: both stages of a frame (render::FrameCuller::cull: cave culling's search, the occlusion
-//     pass) for the k-th of the 20 named cameras of bench/culling_cameras.txt, at render distance 16 in a 1280 x 720
-//     frame, the world loaded as `voxen shot` loads it (the columns and sections in view, meshed from the floor up
-//     by the column streamer); the section graph is built once, as in play, where it is rebuilt only when a mesh
-//     changes. Counters: sections in the frustum (the renderer's candidates), hidden by caves, then by occlusion,
-//     the share culled, occluder boxes.
+//   - BM_CullingStages/<k>/<threads>: both stages of a frame (render::FrameCuller::cull: cave culling's search, the
+//     occlusion pass) for the k-th of the 20 named cameras of bench/culling_cameras.txt, at render distance 16 in a
+//     1280 x 720 frame, the world loaded as `voxen shot` loads it (the columns and sections in view, meshed from the
+//     floor up by the column streamer); the section graph is built once, as in play, where it is rebuilt only when a
+//     mesh changes. <threads>: 1, the calling thread alone; 2, the calling thread and a pool of one worker (a
+//     2-core machine: the main thread and the streamer's pool). The time is the wall clock of the call. Counters:
+//     sections in the frustum (the renderer's candidates), hidden by caves, then by occlusion, the share culled,
+//     occluder boxes, the process's CPU time per call (cpu_ms; a helper spins between steps, so about threads x
+//     the wall clock).
 //
 // Run (Release): build/voxen_bench_cull --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 // Figures and the exact command are recorded in docs/PERFORMANCE.md ("Visibility").

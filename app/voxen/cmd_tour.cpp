@@ -170,12 +170,13 @@ int run_tour_cmd(const TourCliOptions& o) {
                      {"sections_drawn", stat_json(cu.drawn)},
                      {"caves_ms", stat_json(cu.caves_ms)},
                      {"occlusion_ms", stat_json(cu.occlusion_ms)},
+                     {"culling_ms", stat_json(cu.culling_ms)},
                      {"lod_sections_hidden_by_occlusion", stat_json(cu.lod_hidden_by_occlusion)}};
     if (cu.in_frustum.mean > 0)
       std::printf("  %s: culling: %.0f sections in the frustum, %.0f%% hidden by caves (%.2f ms), %.0f%% by occlusion (%.2f ms), "
-                  "%.0f drawn; %.0f LOD sections hidden\n",
+                  "%.2f ms both, %.0f drawn; %.0f LOD sections hidden\n",
                   s.name.c_str(), cu.in_frustum.mean, 100.0 * cu.hidden_by_caves.total / cu.in_frustum.total, cu.caves_ms.mean,
-                  100.0 * cu.hidden_by_occlusion.total / cu.in_frustum.total, cu.occlusion_ms.mean, cu.drawn.mean,
+                  100.0 * cu.hidden_by_occlusion.total / cu.in_frustum.total, cu.occlusion_ms.mean, cu.culling_ms.mean, cu.drawn.mean,
                   cu.lod_hidden_by_occlusion.mean);
     js["columns_loaded"] = s.columns_loaded;
     js["columns_drawn"] = s.columns_drawn;

@@ -24,7 +24,8 @@ nlohmann::json culling_json(std::string_view mode, const render::FrameStats& fs)
           {"lod_sections_hidden_by_occlusion", fs.lod_sections_hidden_by_occlusion},
           {"occluder_boxes", fs.occluder_boxes},
           {"caves_ms", fs.caves_ms},
-          {"occlusion_ms", fs.occlusion_ms}};
+          {"occlusion_ms", fs.occlusion_ms},
+          {"culling_ms", fs.culling_ms}};
 }
 
 }  // namespace voxen::app

@@ -16,7 +16,7 @@ CLI::Option* add_culling_option(CLI::App& cmd, std::string& mode);
 
 /// A frame's culling: {mode, eye_near_opaque, sections_loaded, sections_in_frustum, sections_hidden_by_caves,
 /// sections_hidden_by_occlusion, sections_drawn, lod_sections_hidden_by_occlusion, occluder_boxes, caves_ms,
-/// occlusion_ms}.
+/// occlusion_ms, culling_ms}.
 nlohmann::json culling_json(std::string_view mode, const render::FrameStats& fs);
 
 }  // namespace voxen::app

@@ -111,12 +111,6 @@ double depth_margin(double z, double near_plane) {
 
 }  // namespace
 
-struct OcclusionBuffer::Projected {
-  std::array<glm::dvec2, 20> pts{};  // projected vertices, then their convex hull (counter-clockwise)
-  int count = 0;
-  double zmin = 0, zmax = 0;         // depth range of the (clipped) box
-  double xmin = 0, xmax = 0, ymin = 0, ymax = 0;
-};
 
 int OcclusionBuffer::pixel_block(int width) { return std::clamp((width + 159) / 160, 1, 8); }
 
@@ -226,12 +220,27 @@ double OcclusionBuffer::entry_depth(double px, double py, const glm::dvec3& lo, 
 }
 
 int OcclusionBuffer::add_occluder(const glm::dvec3& min, const glm::dvec3& size) {
-  return add_occluder(min, size, 0, m_th);
+  return add_occluder(project_box(min, size), 0, m_th);
 }
 
 int OcclusionBuffer::add_occluder(const glm::dvec3& min, const glm::dvec3& size, int tile_row_begin, int tile_row_end) {
-  Projected pr;
-  if (m_w == 0 || m_h == 0 || !project(min, size, pr)) return 0;
+  return add_occluder(project_box(min, size), tile_row_begin, tile_row_end);
+}
+
+OcclusionBuffer::ProjectedBox OcclusionBuffer::project_box(const glm::dvec3& min, const glm::dvec3& size) const {
+  ProjectedBox box;
+  box.min = min;
+  box.hi = min + size;
+  if (m_w == 0 || m_h == 0 || !project(min, size, box.pr)) return box;
+  hull(box.pr);
+  box.visible = box.pr.count >= 3;
+  return box;
+}
+
+int OcclusionBuffer::add_occluder(const ProjectedBox& box, int tile_row_begin, int tile_row_end) {
+  if (!box.visible) return 0;
+  const Projected& pr = box.pr;
+  const glm::dvec3& min = box.min;
   const int W = m_view.width, H = m_view.height, k = m_k;
   // The band's sample rows, and the box's within them.
   const int band_j0 = std::max(0, tile_row_begin) * kTile, band_j1 = std::min(m_h, tile_row_end * kTile) - 1;
@@ -250,9 +259,7 @@ int OcclusionBuffer::add_occluder(const glm::dvec3& min, const glm::dvec3& size,
       for (int ti = bi0 / kTile; ti <= bi1 / kTile && all_near; ++ti) all_near = m_tile_far[tile(ti, tj)] <= pr.zmin;
     if (all_near) return 0;
   }
-  hull(pr);
-  if (pr.count < 3) return 0;
-  const glm::dvec3 hi = min + size;
+  const glm::dvec3& hi = box.hi;
   // The silhouette's two chains from its lowest vertex to its highest (y ascending along both: it is convex), so a
   // sample row's span is one step along each; rows are asked in ascending order.
   struct Edge {

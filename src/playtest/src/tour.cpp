@@ -42,7 +42,8 @@ struct Collector {
   std::vector<double> frame, generate, light, mesh, upload, cull, draw, wait, edit;
   std::vector<double> holes_share, holes_ms;
   std::vector<double> far_ms, far_queue, far_requests, far_build, lod_sections, lod_quads, lod_quads_facing_away;
-  std::vector<double> in_frustum, hidden_caves, hidden_occlusion, drawn_sections, caves_ms, occlusion_ms, lod_hidden;
+  std::vector<double> in_frustum, hidden_caves, hidden_occlusion, drawn_sections, caves_ms, occlusion_ms, culling_ms,
+      lod_hidden;
   uint64_t lod_bytes_max = 0, far_hole_frames = 0, far_holes_max = 0, far_real_max = 0, far_rebuilds = 0;
   uint64_t near_hole_frames = 0, drawn_hole_frames = 0;
   std::string first_near_hole, first_drawn_hole;
@@ -70,6 +71,7 @@ struct Collector {
       drawn_sections.push_back(static_cast<double>(r.render.sections_visible));
       caves_ms.push_back(r.render.caves_ms);
       occlusion_ms.push_back(r.render.occlusion_ms);
+      culling_ms.push_back(r.render.culling_ms);
       lod_hidden.push_back(static_cast<double>(r.render.lod_sections_hidden_by_occlusion));
     }
     if (g.far_view() != nullptr) {
@@ -173,7 +175,7 @@ struct Collector {
     s.lod_quads = stat_of(lod_quads);
     s.lod_quads_facing_away = stat_of(lod_quads_facing_away);
     s.culling = {stat_of(in_frustum), stat_of(hidden_caves), stat_of(hidden_occlusion), stat_of(drawn_sections),
-                 stat_of(caves_ms),   stat_of(occlusion_ms), stat_of(lod_hidden)};
+                 stat_of(caves_ms),   stat_of(occlusion_ms), stat_of(culling_ms), stat_of(lod_hidden)};
     s.lod_bytes_max = lod_bytes_max;
     s.far_hole_frames = far_hole_frames;
     s.far_holes_max = far_holes_max;

@@ -16,6 +16,7 @@
 // What makes an occluder's faces drawn is the caller's part: see OcclusionBuffer::add_occluder.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -75,6 +76,24 @@ class OcclusionBuffer {
   /// tile_rows() in all): the pixels of a band end up exactly as add_occluder makes them, whatever happens in other
   /// bands, so threads may each fill a band of their own at once (all boxes in one order in every band).
   int add_occluder(const glm::dvec3& min, const glm::dvec3& size, int tile_row_begin, int tile_row_end);
+
+  /// A box's silhouette in frame pixels (clipped at the near plane; counter-clockwise convex hull), depth range and
+  /// bounding rectangle.
+  struct Projected {
+    std::array<glm::dvec2, 20> pts{};  // projected vertices, then their convex hull
+    int count = 0;
+    double zmin = 0, zmax = 0;  // depth range of the (clipped) box, blocks along the view direction
+    double xmin = 0, xmax = 0, ymin = 0, ymax = 0;
+  };
+  /// A box projected once for the bands that add it (project_box any number of threads at once, after begin()).
+  struct ProjectedBox {
+    glm::dvec3 min{}, hi{};  // camera-relative corners
+    Projected pr;
+    bool visible = false;  // false: off screen, behind the eye or degenerate (adds nothing)
+  };
+  ProjectedBox project_box(const glm::dvec3& min, const glm::dvec3& size) const;
+  /// add_occluder(min, size, tile_row_begin, tile_row_end) for a box projected by project_box.
+  int add_occluder(const ProjectedBox& box, int tile_row_begin, int tile_row_end);
   /// Whether the box [min, min + size] can show nothing: every sample its projection may cover is covered by an
   /// occluder nearer than the box's nearest point by more than the depth precision (near plane, 24-bit depth), or
   /// it covers no sample at all. False for a box reaching behind the near plane.
@@ -107,7 +126,6 @@ class OcclusionBuffer {
   size_t idx(int x, int y) const { return static_cast<size_t>(y) * static_cast<size_t>(m_w) + static_cast<size_t>(x); }
   // Clips the box to depth >= near plane and projects its vertices to frame pixels, with their bounding rectangle
   // and depth range; false when nothing is left. hull() then makes the points their convex hull.
-  struct Projected;
   bool project(const glm::dvec3& min, const glm::dvec3& size, Projected& out) const;
   static void hull(Projected& out);
   // Entry depth of the ray through frame position (px, py) into the box (hi = min + size), camera-relative.

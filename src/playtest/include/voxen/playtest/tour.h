@@ -108,10 +108,10 @@ struct SegmentReport {
   // LOD bytes (GPU arena + CPU), and frames whose far holes measurement found sky where the terrain has ground.
   Stat far_ms, far_queue, far_requests, far_build, lod_sections, lod_quads, lod_quads_facing_away;
   // Culling per drawn frame (render::FrameStats; docs/ARCHITECTURE.md, Visibility): sections in the frustum and the
-  // fog, of those hidden by cave culling, then by occlusion, the sections drawn, each stage's milliseconds, and the
-  // LOD sections occlusion hid.
+  // fog, of those hidden by cave culling, then by occlusion, the sections drawn, each stage's milliseconds and both
+  // together (wall clock, on the pool), and the LOD sections occlusion hid.
   struct Culling {
-    Stat in_frustum, hidden_by_caves, hidden_by_occlusion, drawn, caves_ms, occlusion_ms, lod_hidden_by_occlusion;
+    Stat in_frustum, hidden_by_caves, hidden_by_occlusion, drawn, caves_ms, occlusion_ms, culling_ms, lod_hidden_by_occlusion;
   } culling;
   uint64_t lod_bytes_max = 0;
   uint64_t far_hole_frames = 0;

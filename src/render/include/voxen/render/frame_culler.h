@@ -56,6 +56,7 @@ class FrameCuller {
   // Appends the box [bmin, bmin + bsize] (camera-relative) when it lies wholly within `limit` blocks horizontally.
   static void add_occluder(std::vector<Occluder>& out, double limit, const glm::dvec3& bmin, const glm::dvec3& bsize);
   std::vector<Occluder> m_occluders;
+  std::vector<cull::OcclusionBuffer::ProjectedBox> m_projected;  // m_occluders projected, same order
   std::vector<std::vector<Occluder>> m_chunk_occluders;  // per chunk of candidates
   std::vector<uint32_t> m_band_boxes, m_chunk_hidden;    // per band: boxes drawn; per chunk: sections hidden
   cull::OcclusionBuffer m_buffer;
