@@ -3,7 +3,9 @@
 // threads behind, so `--threads 100000` ended in std::terminate).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <mutex>
 #include <set>
 #include <string>
@@ -131,6 +133,38 @@ TEST(TaskTeam, RunsEveryTaskOfEveryStepOnceWithAndWithoutHelpers) {
     pool.wait_idle();
     if (variant != 1) EXPECT_EQ(threads.size(), 1u) << "variant " << variant << ": only the caller";
   }
+}
+
+// Teams one after another as frames make them (five steps each), with tasks long enough for the helper to join: no
+// task runs twice or outside 0 .. count - 1. A step's close mark (index 0xFFFFFFFF) read as a signed int let a
+// helper that came late run task -1: red before the unsigned compare (heap corruption in the culling bench).
+TEST(TaskTeam, ManyTeamsInARowRunEachTaskOnceAndNoOther) {
+  JobPool pool(1);
+  int helped = 0;
+  for (int frame = 0; frame < 3000; ++frame) {
+    TaskTeam team(&pool);
+    for (int step = 0; step < 5; ++step) {
+      const int count = 1 + (frame + step) % 12;
+      // Slot i + 1 counts task i; slots 0 and count + 1 catch a task index out of range.
+      std::vector<std::atomic<int>> runs(static_cast<size_t>(count + 2));
+      std::atomic<int> on_helper{0};
+      const auto caller = std::this_thread::get_id();
+      team.run(count, [&](int i) {
+        const size_t slot = static_cast<size_t>(std::clamp(i + 1, 0, count + 1));
+        runs[slot].fetch_add(1);
+        if (std::this_thread::get_id() != caller) on_helper.fetch_add(1);
+        volatile int spin = 0;
+        for (int k = 0; k < 200; ++k) spin = spin + k;
+      });
+      ASSERT_EQ(runs.front().load(), 0) << "frame " << frame << " step " << step << ": a task below 0 ran";
+      ASSERT_EQ(runs.back().load(), 0) << "frame " << frame << " step " << step << ": a task past the count ran";
+      for (int i = 0; i < count; ++i)
+        ASSERT_EQ(runs[static_cast<size_t>(i + 1)].load(), 1) << "frame " << frame << " step " << step << " task " << i;
+      helped += on_helper.load();
+    }
+  }
+  pool.wait_idle();
+  std::printf("tasks run by the helper: %d\n", helped);
 }
 
 }  // namespace

@@ -101,11 +101,12 @@ struct TaskTeam::Shared {
 
   // Takes the tasks of step `step` until none is left or the step is over.
   void work(uint32_t step) {
-    const int n = count.load();
+    const uint64_t n = static_cast<uint64_t>(count.load());
     const std::function<void(int)>* fn = task.load();
     uint64_t c = claim.load();
     for (;;) {
-      if (static_cast<uint32_t>(c >> 32) != step || static_cast<int>(c & 0xFFFFFFFFu) >= n) return;
+      // Unsigned: the close mark 0xFFFFFFFF is past every count (as an int it was -1, and a late helper ran task -1).
+      if (static_cast<uint32_t>(c >> 32) != step || (c & 0xFFFFFFFFu) >= n) return;
       if (!claim.compare_exchange_weak(c, c + 1)) continue;
       (*fn)(static_cast<int>(c & 0xFFFFFFFFu));
       done.fetch_add(1);
