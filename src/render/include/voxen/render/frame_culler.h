@@ -1,6 +1,7 @@
 // The culling stages after the frustum (docs/ARCHITECTURE.md, "Visibility"): cave culling's search over the
 // section graph of a cull::VisibilityStore, then software occlusion of the sections left and of the far pass's LOD
-// sections. One per Renderer (and one per benchmark); the main thread.
+// sections. One per Renderer (and one per benchmark); called on the main thread, it runs its steps there and on the
+// free workers of CullingParams::pool (ARCHITECTURE, "Visibility", *Threads*).
 #pragma once
 
 #include <cstdint>
