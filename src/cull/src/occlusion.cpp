@@ -88,8 +88,6 @@ namespace {
 // float and snapped to 1/256 pixel, ours are double; a candidate's rectangle is widened by as much.
 constexpr double kEdgeInset = 0.02;
 
-// Depth (blocks along the view direction) by which an occluder must lie in front of a candidate: a 24-bit depth
-// buffer resolves about z^2 / (near * 2^24) at depth z (far plane >> near); four times that, plus float rounding.
 // floor and ceil of x clamped to [lo, hi]: a projected coordinate may lie far outside int's range, and std::floor and
 // std::ceil are calls into libm on baseline x86-64 (a tenth of the pass when they were used here).
 int floor_in(double x, int lo, int hi) {
@@ -105,12 +103,13 @@ int ceil_in(double x, int lo, int hi) {
   return i + (static_cast<double>(i) < x ? 1 : 0);
 }
 
+// Depth (blocks along the view direction) by which an occluder must lie in front of a candidate: a 24-bit depth
+// buffer resolves about z^2 / (near * 2^24) at depth z (far plane >> near); four times that, plus float rounding.
 double depth_margin(double z, double near_plane) {
   return 1e-3 + 1e-5 * z + 4.0 * z * z / (near_plane * 16777216.0);
 }
 
 }  // namespace
-
 
 int OcclusionBuffer::pixel_block(int width) { return std::clamp((width + 159) / 160, 1, 8); }
 
@@ -223,10 +222,6 @@ int OcclusionBuffer::add_occluder(const glm::dvec3& min, const glm::dvec3& size)
   return add_occluder(project_box(min, size), 0, m_th);
 }
 
-int OcclusionBuffer::add_occluder(const glm::dvec3& min, const glm::dvec3& size, int tile_row_begin, int tile_row_end) {
-  return add_occluder(project_box(min, size), tile_row_begin, tile_row_end);
-}
-
 OcclusionBuffer::ProjectedBox OcclusionBuffer::project_box(const glm::dvec3& min, const glm::dvec3& size) const {
   ProjectedBox box;
   box.min = min;
@@ -299,8 +294,10 @@ int OcclusionBuffer::add_occluder(const ProjectedBox& box, int tile_row_begin, i
     c1 = floor_in(std::max(x[0], x[1]) - 0.5 - kEdgeInset, -1, W - 1);
   };
   int touched = 0;
-  // The tiles a pixel of which changed (their farthest covered depth is found again at the end).
-  std::array<uint64_t, 8> dirty{};  // bit ti of word (tj - bj0 / kTile) ... rows of tiles the box meets, at most 8 x 64
+  // The tiles a pixel of which changed (their farthest covered depth is found again at the end): bit (ti - ti_first)
+  // of word (tj - tj_first); a tile past the 8 x 64 the words hold shares the last bit of its row or column, which
+  // is found again whatever it says.
+  std::array<uint64_t, 8> dirty{};
   const int tj_first = bj0 / kTile, ti_first = bi0 / kTile;
   const auto mark_dirty = [&](int i, int j) {
     const int ti = i / kTile - ti_first, tj = j / kTile - tj_first;
@@ -418,8 +415,6 @@ int OcclusionBuffer::add_occluder(const ProjectedBox& box, int tile_row_begin, i
     }
   return touched;
 }
-
-float OcclusionBuffer::covered_depth() const { return covered_depth(0, m_th); }
 
 float OcclusionBuffer::covered_depth(int tile_row_begin, int tile_row_end) const {
   float far = 0.0f;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "voxen/core/clock.h"
 #include "voxen/core/job_pool.h"
@@ -29,8 +30,13 @@ constexpr int kMinSlabLayers = 2;
 // The nearest boxes drawn into the depth buffer at most (the cost of the pass is about linear in them).
 constexpr size_t kMaxOccluders = 512;
 
-// Candidates per task of the occluder gathering and the tests: up to this many chunks of at least 64 each.
-constexpr size_t kTestChunks = 4;
+// Items (candidates, occluders) per task of the steps that split a list: up to this many chunks of at least 64 each.
+constexpr size_t kMaxChunks = 4;
+int chunks_for(size_t n) { return static_cast<int>(std::min<size_t>(kMaxChunks, (n + 63) / 64)); }
+// Chunk c of `chunks` over n items: [first, second).
+std::pair<size_t, size_t> chunk_range(size_t n, int c, int chunks) {
+  return {n * static_cast<size_t>(c) / static_cast<size_t>(chunks), n * static_cast<size_t>(c + 1) / static_cast<size_t>(chunks)};
+}
 
 }  // namespace
 
@@ -188,16 +194,12 @@ void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width
   // then the nearest kMaxOccluders of them and the slabs, nearest first (a pixel already covered nearer is skipped
   // by the boxes behind it).
   double t = wall_ms();
-  const int chunks = static_cast<int>(std::min<size_t>(kTestChunks, (candidates.size() + 63) / 64));
-  const auto chunk_range = [&](int c) {
-    return std::pair<size_t, size_t>{candidates.size() * static_cast<size_t>(c) / static_cast<size_t>(chunks),
-                                     candidates.size() * static_cast<size_t>(c + 1) / static_cast<size_t>(chunks)};
-  };
+  const int chunks = chunks_for(candidates.size());
   m_chunk_occluders.resize(static_cast<size_t>(chunks));
   team.run(chunks, [&](int c) {
     std::vector<Occluder>& out = m_chunk_occluders[static_cast<size_t>(c)];
     out.clear();
-    const auto [begin, end] = chunk_range(c);
+    const auto [begin, end] = chunk_range(candidates.size(), c, chunks);
     for (size_t i = begin; i < end; ++i) {
       if (!keep[i]) continue;
       const cull::SectionVisibility* v = store.find(candidates[i].pos);
@@ -240,12 +242,10 @@ void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width
   m_buffer.begin(view);
   // Each box projected once (its silhouette's hull), in chunks at once, for every band.
   m_projected.resize(m_occluders.size());
-  const int project_chunks = static_cast<int>(std::min<size_t>(kTestChunks, (m_occluders.size() + 63) / 64));
+  const int project_chunks = chunks_for(m_occluders.size());
   team.run(project_chunks, [&](int c) {
-    const size_t n = m_occluders.size();
-    for (size_t k = n * static_cast<size_t>(c) / static_cast<size_t>(project_chunks);
-         k < n * static_cast<size_t>(c + 1) / static_cast<size_t>(project_chunks); ++k)
-      m_projected[k] = m_buffer.project_box(m_occluders[k].min, m_occluders[k].size);
+    const auto [begin, end] = chunk_range(m_occluders.size(), c, project_chunks);
+    for (size_t k = begin; k < end; ++k) m_projected[k] = m_buffer.project_box(m_occluders[k].min, m_occluders[k].size);
   });
   const int tile_rows = m_buffer.tile_rows();
   const int bands = std::max(1, tile_rows);
@@ -268,7 +268,7 @@ void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width
   // Stage 4: the sections left, tested in chunks at once.
   m_chunk_hidden.assign(static_cast<size_t>(chunks), 0);
   team.run(chunks, [&](int c) {
-    const auto [begin, end] = chunk_range(c);
+    const auto [begin, end] = chunk_range(candidates.size(), c, chunks);
     uint32_t hidden = 0;
     for (size_t i = begin; i < end; ++i)
       if (keep[i] && m_buffer.hidden(candidates[i].min, kSectionBox)) {

@@ -56,7 +56,7 @@ struct OcclusionView {
 
 /// The depth buffer of one frame. Build with begin(), add_occluder() nearest first, then ask hidden() and covered().
 /// Threads: begin() on one; then add_occluder() from several at once only on disjoint bands of tile rows; hidden(),
-/// covered() and covered_depth() from any number once no add_occluder() runs.
+/// covered() and covered_depth() from any number once no add_occluder() runs; project_box() from any number.
 class OcclusionBuffer {
  public:
   /// Frame pixels per buffer pixel along each axis: ceil(width / 160), at most 8 (64 samples per pixel, one 64-bit
@@ -72,10 +72,6 @@ class OcclusionBuffer {
   /// ARCHITECTURE.md, "Visibility": the eye clear of opaque cells to the near plane's reach, the box inside the
   /// drawn columns and the fog). Returns the buffer pixels it touched (0: off screen or behind the eye).
   int add_occluder(const glm::dvec3& min, const glm::dvec3& size);
-  /// The same within the buffer rows of tile rows [tile_row_begin, tile_row_end) only (a band of kTile rows each,
-  /// tile_rows() in all): the pixels of a band end up exactly as add_occluder makes them, whatever happens in other
-  /// bands, so threads may each fill a band of their own at once (all boxes in one order in every band).
-  int add_occluder(const glm::dvec3& min, const glm::dvec3& size, int tile_row_begin, int tile_row_end);
 
   /// A box's silhouette in frame pixels (clipped at the near plane; counter-clockwise convex hull), depth range and
   /// bounding rectangle.
@@ -92,7 +88,10 @@ class OcclusionBuffer {
     bool visible = false;  // false: off screen, behind the eye or degenerate (adds nothing)
   };
   ProjectedBox project_box(const glm::dvec3& min, const glm::dvec3& size) const;
-  /// add_occluder(min, size, tile_row_begin, tile_row_end) for a box projected by project_box.
+  /// add_occluder(min, size) for a box projected by project_box, within the buffer rows of tile rows
+  /// [tile_row_begin, tile_row_end) only (a band of kTile rows each, tile_rows() in all): the pixels of a band end
+  /// up exactly as the whole box makes them, whatever happens in other bands, so threads may each fill a band of
+  /// their own at once (all boxes in one order in every band).
   int add_occluder(const ProjectedBox& box, int tile_row_begin, int tile_row_end);
   /// Whether the box [min, min + size] can show nothing: every sample its projection may cover is covered by an
   /// occluder nearer than the box's nearest point by more than the depth precision (near plane, 24-bit depth), or
@@ -102,10 +101,9 @@ class OcclusionBuffer {
   /// far pass, which the near pass draws over wherever it draws). False for a box reaching behind the near plane.
   bool covered(const glm::dvec3& min, const glm::dvec3& size) const;
 
-  /// The farthest depth at which the whole buffer is covered (every sample); infinity while a sample is not. An
-  /// occluder all of whose points are deeper adds nothing (the caller's early end). Cost: one pass over the tiles.
-  float covered_depth() const;
-  /// The same over the tile rows [tile_row_begin, tile_row_end) (a band's early end).
+  /// The farthest depth at which the buffer's tile rows [tile_row_begin, tile_row_end) are covered (every sample);
+  /// infinity while a sample is not. An occluder all of whose points are deeper adds nothing there (a band's early
+  /// end). Cost: one pass over the band's tiles.
   float covered_depth(int tile_row_begin, int tile_row_end) const;
 
   /// Buffer pixels per side of a tile (tiles keep their farthest covered depth), and tile rows in the buffer.
