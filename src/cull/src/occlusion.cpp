@@ -88,17 +88,18 @@ namespace {
 // float and snapped to 1/256 pixel, ours are double; a candidate's rectangle is widened by as much.
 constexpr double kEdgeInset = 0.02;
 
-// floor and ceil of x clamped to [lo, hi]: a projected coordinate may lie far outside int's range, and std::floor and
-// std::ceil are calls into libm on baseline x86-64 (a tenth of the pass when they were used here).
-int floor_in(double x, int lo, int hi) {
-  if (!(x > lo)) return lo;
-  if (x >= hi) return hi;
+// floor and ceil of x clamped to [lo, hi] (NaN: lo): a projected coordinate may lie far outside int's range, and
+// std::floor and std::ceil are calls into libm on baseline x86-64 (a tenth of the pass when they were used here).
+// Clamped first, without branches (the rows' spans call these eight times a buffer row, their branches unforeseeable).
+inline int floor_in(double x, int lo, int hi) {
+  x = x > lo ? x : static_cast<double>(lo);
+  x = x < hi ? x : static_cast<double>(hi);
   const int i = static_cast<int>(x);  // toward zero
   return i - (static_cast<double>(i) > x ? 1 : 0);
 }
-int ceil_in(double x, int lo, int hi) {
-  if (!(x > lo)) return lo;
-  if (x >= hi) return hi;
+inline int ceil_in(double x, int lo, int hi) {
+  x = x > lo ? x : static_cast<double>(lo);
+  x = x < hi ? x : static_cast<double>(hi);
   const int i = static_cast<int>(x);
   return i + (static_cast<double>(i) < x ? 1 : 0);
 }
@@ -128,7 +129,8 @@ void OcclusionBuffer::begin(const OcclusionView& view) {
   m_depth.assign(n, kFar);
   m_tw = (m_w + kTile - 1) / kTile;
   m_th = (m_h + kTile - 1) / kTile;
-  m_tile_far.assign(static_cast<size_t>(m_tw) * static_cast<size_t>(m_th), kFar);
+  m_tile_stride = (m_tw + 15) / 16 * 16;
+  m_tile_far.assign(static_cast<size_t>(m_tile_stride) * static_cast<size_t>(m_th), kFar);
   if (same_size) return;
   m_full_width = view.width;
   m_full_height = view.height;
@@ -207,15 +209,24 @@ void OcclusionBuffer::hull(Projected& out) {
   for (int i = 0; i < out.count; ++i) out.pts[static_cast<size_t>(i)] = h[static_cast<size_t>(i)];
 }
 
-double OcclusionBuffer::entry_depth(double px, double py, const glm::dvec3& lo, const glm::dvec3& hi) const {
-  const double a = (2.0 * px / m_view.width - 1.0) * m_view.tan_half_x, b = (2.0 * py / m_view.height - 1.0) * m_view.tan_half_y;
-  const glm::dvec3 d = m_forward + a * m_right + b * m_up;  // dot(d, forward) = 1: the ray's parameter is its depth
-  double t = 0.0;
-  for (int i = 0; i < 3; ++i) {
-    if (d[i] > 0.0) t = std::max(t, lo[i] / d[i]);
-    else if (d[i] < 0.0) t = std::max(t, hi[i] / d[i]);
-  }
-  return t;
+double OcclusionBuffer::max_entry_depth(double x0, double x1, double y0, double y1, const glm::dvec3& lo,
+                                        const glm::dvec3& hi) const {
+  // The ray through frame position (px, py) has direction forward + a right + b up (its parameter is its depth);
+  // it enters the box at the largest of its three slabs' entry parameters (and not before the eye).
+  const double ax[2] = {(2.0 * x0 / m_view.width - 1.0) * m_view.tan_half_x, (2.0 * x1 / m_view.width - 1.0) * m_view.tan_half_x};
+  const double by[2] = {(2.0 * y0 / m_view.height - 1.0) * m_view.tan_half_y, (2.0 * y1 / m_view.height - 1.0) * m_view.tan_half_y};
+  double deepest = 0.0;
+  for (const double b : by)
+    for (const double a : ax) {
+      const glm::dvec3 d = m_forward + a * m_right + b * m_up;
+      double t = 0.0;
+      for (int i = 0; i < 3; ++i) {
+        if (d[i] > 0.0) t = std::max(t, lo[i] / d[i]);
+        else if (d[i] < 0.0) t = std::max(t, hi[i] / d[i]);
+      }
+      deepest = std::max(deepest, t);
+    }
+  return deepest;
 }
 
 int OcclusionBuffer::add_occluder(const glm::dvec3& min, const glm::dvec3& size) {
@@ -303,9 +314,14 @@ int OcclusionBuffer::add_occluder(const ProjectedBox& box, int tile_row_begin, i
     const int ti = i / kTile - ti_first, tj = j / kTile - tj_first;
     dirty[static_cast<size_t>(std::min(tj, 7))] |= 1ull << std::min(ti, 63);
   };
-  thread_local std::vector<uint64_t> row_masks;  // one buffer row's masks
   std::array<int, 8> c0s, c1s;
   const float zmin_f = static_cast<float>(pr.zmin);
+  // Depths as stored: rounded up to float, never nearer than computed (d > 0).
+  const auto up_to_float = [](double d) {
+    const float df = static_cast<float>(d);
+    return static_cast<double>(df) < d ? std::bit_cast<float>(std::bit_cast<uint32_t>(df) + 1u) : df;
+  };
+  const float zmax_up = up_to_float(pr.zmax);
   for (int j = bj0; j <= bj1; ++j) {
     // A row whose pixels under the box's rectangle are all covered nearer than its nearest point: nothing to add.
     {
@@ -335,32 +351,19 @@ int OcclusionBuffer::add_occluder(const ProjectedBox& box, int tile_row_begin, i
       in_hi = std::min(in_hi, c1s[static_cast<size_t>(rr)]);
     }
     const int i0 = lo / k, i1 = hi_col / k;
-    row_masks.assign(static_cast<size_t>(i1 - i0 + 1), 0);
-    for (int i = i0; i <= i1; ++i) {
-      if (m_tile_far[tile(i / kTile, j / kTile)] <= pr.zmin) {  // the tile is covered nearer: skip to its end
-        i = std::min(i1, (i / kTile) * kTile + kTile - 1);
-        continue;
-      }
-      const size_t p = idx(i, j);
-      // Nothing to add where the pixel is covered nearer than the box's nearest point.
-      if (m_mask[p] == m_full[p] && m_depth[p] <= pr.zmin) continue;
-      uint64_t mask = 0;
-      if (i * k >= in_lo && std::min(i * k + k, W) - 1 <= in_hi) {
-        mask = m_full[p];
-      } else {
-        for (int rr = 0; rr < k; ++rr) {
-          const int a = std::max(c0s[static_cast<size_t>(rr)], i * k), b = std::min(c1s[static_cast<size_t>(rr)], i * k + k - 1);
-          if (a > b) continue;
-          mask |= ((1ull << (b - a + 1)) - 1) << (rr * k + (a - i * k));
-        }
-      }
-      row_masks[static_cast<size_t>(i - i0)] = mask;
-    }
-    const auto merge = [&](int i, uint64_t mask, double d) {
-      const size_t p = idx(i, j);
+    const int tj = j / kTile;
+    const size_t row = idx(0, j);
+    // Whether the box may add to pixel i: its tile and the pixel itself are not covered nearer than the box's
+    // nearest point.
+    const auto open = [&](int i) {
+      const size_t p = row + static_cast<size_t>(i);
+      return m_tile_far[tile(i / kTile, tj)] > pr.zmin && !(m_mask[p] == m_full[p] && m_depth[p] <= pr.zmin);
+    };
+    const auto whole = [&](int i) { return i * k >= in_lo && std::min(i * k + k, W) - 1 <= in_hi; };
+    // A pixel's samples `mask` at depth `df` (float, rounded up) merged into the buffer.
+    const auto merge = [&](int i, uint64_t mask, float df) {
+      const size_t p = row + static_cast<size_t>(i);
       ++touched;
-      float df = static_cast<float>(d);  // rounded up to float: never nearer than computed
-      if (static_cast<double>(df) < d) df = std::bit_cast<float>(std::bit_cast<uint32_t>(df) + 1u);  // d > 0
       const bool cur_full = m_mask[p] == m_full[p], new_full = mask == m_full[p];
       if (cur_full && new_full) {
         if (df >= m_depth[p]) return;
@@ -378,25 +381,36 @@ int OcclusionBuffer::add_occluder(const ProjectedBox& box, int tile_row_begin, i
       mark_dirty(i, j);
     };
     for (int i = i0; i <= i1;) {
-      const uint64_t mask = row_masks[static_cast<size_t>(i - i0)];
-      const size_t p = idx(i, j);
-      if (mask == 0) {
-        ++i;
-      } else if (mask != m_full[p]) {
-        merge(i, mask, pr.zmax);  // in part: the box's farthest point
-        ++i;
-      } else {
-        // A run of up to 8 wholly covered pixels: the box's front over the run's sample rectangle (inside the
-        // silhouette, which is convex) is largest at one of its corners.
-        int e = i;
-        while (e + 1 <= i1 && e + 1 - i < 8 && row_masks[static_cast<size_t>(e + 1 - i0)] == m_full[idx(e + 1, j)]) ++e;
-        const double x0 = i * k + 0.5, x1 = std::min(e * k + k, W) - 0.5;
-        const double y0 = j * k + 0.5, y1 = std::min(j * k + k, H) - 0.5;
-        const double d = std::max({entry_depth(x0, y0, min, hi), entry_depth(x1, y0, min, hi), entry_depth(x0, y1, min, hi),
-                                   entry_depth(x1, y1, min, hi)});
-        for (int q = i; q <= e; ++q) merge(q, m_full[idx(q, j)], d);
-        i = e + 1;
+      if (m_tile_far[tile(i / kTile, tj)] <= pr.zmin) {  // the tile is covered nearer: skip to its end
+        i = (i / kTile) * kTile + kTile;
+        continue;
       }
+      const size_t p = row + static_cast<size_t>(i);
+      // Nothing to add where the pixel is covered nearer than the box's nearest point.
+      if (m_mask[p] == m_full[p] && m_depth[p] <= pr.zmin) {
+        ++i;
+        continue;
+      }
+      if (!whole(i)) {
+        uint64_t mask = 0;
+        for (int rr = 0; rr < k; ++rr) {
+          const int a = std::max(c0s[static_cast<size_t>(rr)], i * k), b = std::min(c1s[static_cast<size_t>(rr)], i * k + k - 1);
+          if (a > b) continue;
+          mask |= ((1ull << (b - a + 1)) - 1) << (rr * k + (a - i * k));
+        }
+        if (mask != 0) merge(i, mask, zmax_up);  // in part: the box's farthest point
+        ++i;
+        continue;
+      }
+      // A run of up to 8 wholly covered pixels: the box's front over the run's sample rectangle (inside the
+      // silhouette, which is convex) is largest at one of its corners.
+      int e = i;
+      while (e + 1 <= i1 && e + 1 - i < 8 && whole(e + 1) && open(e + 1)) ++e;
+      const double x0 = i * k + 0.5, x1 = std::min(e * k + k, W) - 0.5;
+      const double y0 = j * k + 0.5, y1 = std::min(j * k + k, H) - 0.5;
+      const float df = up_to_float(max_entry_depth(x0, x1, y0, y1, min, hi));
+      for (int q = i; q <= e; ++q) merge(q, m_full[row + static_cast<size_t>(q)], df);
+      i = e + 1;
     }
   }
   // The tiles with a pixel newly covered whole or nearer: their farthest covered depth again (kFar while a pixel is

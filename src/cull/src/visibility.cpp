@@ -123,11 +123,15 @@ size_t find_visible(const SectionGraph& graph, const BlockPos& eye, const std::f
   const int64_t ey = floor_div(eye.y - kMinY, kSectionSize);
   if (ex < -r || ex > r || ez < -r || ez > r) return 0;
   const size_t before = out.size();
-  // Per section of the box: the faces it was entered by (bit per world::Face; 0x40: queued).
+  // Per section of the box: the faces it was entered by (bit per world::Face; 0x40: queued; 0x80: out of view).
   thread_local std::vector<uint8_t> entered;
   entered.assign(graph.m_cells.size(), 0);
-  // Buckets by Manhattan distance from the eye's section.
-  thread_local std::vector<std::vector<uint32_t>> buckets;
+  // Buckets by Manhattan distance from the eye's section, holding each queued section's place (kept, not found again
+  // from its index: two 64-bit divisions a section were a tenth of the search).
+  struct Queued {
+    int32_t dx, y, dz;
+  };
+  thread_local std::vector<std::vector<Queued>> buckets;
   for (auto& b : buckets) b.clear();
   auto distance = [&](int64_t dx, int y, int64_t dz) {
     return static_cast<size_t>(std::llabs(dx - ex) + std::llabs(y - ey) + std::llabs(dz - ez));
@@ -139,7 +143,7 @@ size_t find_visible(const SectionGraph& graph, const BlockPos& eye, const std::f
     if (queued) return;
     const size_t d = distance(dx, y, dz);
     if (buckets.size() <= d) buckets.resize(d + 1);
-    buckets[d].push_back(static_cast<uint32_t>(i));
+    buckets[d].push_back(Queued{static_cast<int32_t>(dx), y, static_cast<int32_t>(dz)});
   };
   auto pos_of = [&](int64_t dx, int y, int64_t dz) {
     return SectionPos{static_cast<int64_t>(static_cast<uint64_t>(graph.m_centre.x) + static_cast<uint64_t>(dx)), y,
@@ -155,13 +159,12 @@ size_t find_visible(const SectionGraph& graph, const BlockPos& eye, const std::f
       for (int64_t dx = -r; dx <= r; ++dx)
         if (in_view(pos_of(dx, y, dz))) push(dx, y, dz, face);
   }
-  const int64_t side = graph.m_side;
   for (size_t d = 0; d < buckets.size(); ++d) {
     for (size_t k = 0; k < buckets[d].size(); ++k) {
-      const uint32_t i = buckets[d][k];
-      const int y = static_cast<int>(i % kSectionsPerColumn);
-      const int64_t col = i / kSectionsPerColumn;
-      const int64_t dx = col % side - r, dz = col / side - r;
+      const Queued q = buckets[d][k];
+      const int y = q.y;
+      const int64_t dx = q.dx, dz = q.dz;
+      const size_t i = graph.index(dx, y, dz);
       out.push_back(pos_of(dx, y, dz));
       const FaceLinks links{static_cast<uint16_t>(graph.m_cells[i] & FaceLinks::kAll)};
       const uint8_t in = entered[i] & kAnyFace;
@@ -179,7 +182,14 @@ size_t find_visible(const SectionGraph& graph, const BlockPos& eye, const std::f
         const int ny = y + kFaceStep[f][1];
         if (nx < -r || nx > r || nz < -r || nz > r || ny < 0 || ny >= kSectionsPerColumn) continue;
         const size_t j = graph.index(nx, ny, nz);
-        if (!(entered[j] & 0x40) && !in_view(pos_of(nx, ny, nz))) continue;
+        if (!(entered[j] & 0x40)) {
+          // Out of view: remembered (0x80), so the frustum is asked once per section.
+          if (entered[j] & 0x80) continue;
+          if (!in_view(pos_of(nx, ny, nz))) {
+            entered[j] |= 0x80;
+            continue;
+          }
+        }
         push(nx, ny, nz, static_cast<uint8_t>(1u << (f ^ 1)));
       }
     }

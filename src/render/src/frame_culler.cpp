@@ -38,6 +38,25 @@ std::pair<size_t, size_t> chunk_range(size_t n, int c, int chunks) {
   return {n * static_cast<size_t>(c) / static_cast<size_t>(chunks), n * static_cast<size_t>(c + 1) / static_cast<size_t>(chunks)};
 }
 
+// Occluders nearest first: by the distance to their nearest point, then by position and size (a total order on
+// distinct boxes, so the nearest kMaxOccluders and their order do not depend on how they were gathered).
+template <typename T>
+bool nearer(const T& a, const T& b) {
+  if (a.distance != b.distance) return a.distance < b.distance;
+  for (int i = 0; i < 3; ++i)
+    if (a.min[i] != b.min[i]) return a.min[i] < b.min[i];
+  for (int i = 0; i < 3; ++i)
+    if (a.size[i] != b.size[i]) return a.size[i] < b.size[i];
+  return false;
+}
+// Drops all but the nearest kMaxOccluders of `v` (unordered).
+template <typename T>
+void keep_nearest(std::vector<T>& v) {
+  if (v.size() <= kMaxOccluders) return;
+  std::nth_element(v.begin(), v.begin() + kMaxOccluders, v.end(), nearer<T>);
+  v.resize(kMaxOccluders);
+}
+
 }  // namespace
 
 void FrameCuller::add_occluder(std::vector<Occluder>& out, double limit, const glm::dvec3& bmin, const glm::dvec3& bsize) {
@@ -168,6 +187,7 @@ void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width
       }
       end_run(kColumnHeight);
     }
+    keep_nearest(m_occluders);
     slabs_ms = wall_ms() - t;
   };
   team.run((caves ? 1 : 0) + (occlusion ? 1 : 0), [&](int task) {
@@ -212,21 +232,11 @@ void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width
         if (b.exposed) add_occluder(out, limit, mn + glm::dvec3(b.x, b.y, b.z), glm::dvec3(b.sx, b.sy, b.sz));
       }
     }
+    keep_nearest(out);  // the nearest of all are among the nearest of each chunk
   });
   for (const auto& part : m_chunk_occluders) m_occluders.insert(m_occluders.end(), part.begin(), part.end());
-  const auto nearer = [](const Occluder& a, const Occluder& b) {
-    if (a.distance != b.distance) return a.distance < b.distance;
-    for (int i = 0; i < 3; ++i)
-      if (a.min[i] != b.min[i]) return a.min[i] < b.min[i];
-    for (int i = 0; i < 3; ++i)
-      if (a.size[i] != b.size[i]) return a.size[i] < b.size[i];
-    return false;
-  };
-  if (m_occluders.size() > kMaxOccluders) {
-    std::nth_element(m_occluders.begin(), m_occluders.begin() + kMaxOccluders, m_occluders.end(), nearer);
-    m_occluders.resize(kMaxOccluders);
-  }
-  std::sort(m_occluders.begin(), m_occluders.end(), nearer);
+  keep_nearest(m_occluders);
+  std::sort(m_occluders.begin(), m_occluders.end(), nearer<Occluder>);
 
   // Stage 3: the occluders into the depth buffer, a band of one tile row (8 buffer rows) per task, taken by the
   // threads as they come free (each band takes every box, in the same order, so the buffer is the same however the

@@ -126,8 +126,9 @@ class OcclusionBuffer {
   // and depth range; false when nothing is left. hull() then makes the points their convex hull.
   bool project(const glm::dvec3& min, const glm::dvec3& size, Projected& out) const;
   static void hull(Projected& out);
-  // Entry depth of the ray through frame position (px, py) into the box (hi = min + size), camera-relative.
-  double entry_depth(double px, double py, const glm::dvec3& lo, const glm::dvec3& hi) const;
+  // The largest entry depth into the box [lo, hi] (camera-relative) of the rays through the four frame positions
+  // (x0 or x1, y0 or y1): over a rectangle of samples inside the box's silhouette, the front's deepest point.
+  double max_entry_depth(double x0, double x1, double y0, double y1, const glm::dvec3& lo, const glm::dvec3& hi) const;
   template <bool kDepth>
   bool test(const glm::dvec3& min, const glm::dvec3& size) const;
 
@@ -141,8 +142,11 @@ class OcclusionBuffer {
   // Tiles of kTile x kTile buffer pixels: the farthest depth at which they are all covered (kFar while one is not),
   // so a box behind what is drawn already is skipped whole, and a test answers a tile at once.
   int m_tw = 0, m_th = 0;
+  // Floats from one tile row to the next: a multiple of 16 (64 bytes), so threads filling neighbouring bands never
+  // write one cache line.
+  int m_tile_stride = 0;
   std::vector<float> m_tile_far;
-  size_t tile(int ti, int tj) const { return static_cast<size_t>(tj) * static_cast<size_t>(m_tw) + static_cast<size_t>(ti); }
+  size_t tile(int ti, int tj) const { return static_cast<size_t>(tj) * static_cast<size_t>(m_tile_stride) + static_cast<size_t>(ti); }
 };
 
 }  // namespace voxen::cull
