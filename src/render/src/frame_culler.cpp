@@ -150,6 +150,15 @@ void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width
   };
   const auto slabs = [&] {
     const double t = wall_ms();
+    // The depth buffer cleared here, beside the search, off the later steps' path.
+    cull::OcclusionView view;
+    view.rotation = glm::dmat3(cam.view_rotation());
+    view.tan_half_x = tan_x;
+    view.tan_half_y = tan_y;
+    view.width = width;
+    view.height = height;
+    view.near_plane = cam.near_plane;
+    m_buffer.begin(view);
     // Occluders only where the first opaque cell on a ray into them surely has its face drawn this frame
     // (docs/ARCHITECTURE.md, "Visibility"): wholly nearer than the fog end and than every column in view that is not
     // meshed (a ray in view crosses only columns in view).
@@ -242,14 +251,6 @@ void FrameCuller::cull(const CullingParams& params, const Camera& cam, int width
   // threads as they come free (each band takes every box, in the same order, so the buffer is the same however the
   // bands are shared out; 1,280 x 720: 12 bands, which keeps the threads about even where the horizon's many small
   // boxes crowd into one or two of them).
-  cull::OcclusionView view;
-  view.rotation = glm::dmat3(cam.view_rotation());
-  view.tan_half_x = tan_x;
-  view.tan_half_y = tan_y;
-  view.width = width;
-  view.height = height;
-  view.near_plane = cam.near_plane;
-  m_buffer.begin(view);
   // Each box projected once (its silhouette's hull), in chunks at once, for every band.
   m_projected.resize(m_occluders.size());
   const int project_chunks = chunks_for(m_occluders.size());
