@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -498,6 +499,47 @@ Sites find_sites() {
   return s;
 }
 
+// Level 5 samples its virtual columns at level 4's resolution (4 blocks; docs/ARCHITECTURE.md, "Coarse terrain"), so
+// the Mipper over a level-5 cell's 8 level-4 children, each as the coarse path builds it, gives the coarse level-5
+// cell exactly: every inner cell of the level-5 sections holding the ground at the origin, the mountains, the forest
+// and the coast of find_sites(). (With virtual columns of 8 blocks at level 5, as before, 661 of these cells differed.)
+TEST(CoarseTerrain, LevelFiveIsTheMipOfItsLevelFour) {
+  auto g = generator("default");
+  const lod::CoarseTerrain coarse(*g, registry(), mipper());
+  const Sites sites = find_sites();
+  ASSERT_TRUE(sites.found);
+  CoarseReader reader{coarse, {}};
+  size_t cells = 0, differ = 0, nonair = 0;
+  std::set<lod::LodSectionPos> done;
+  for (const auto& [bx, bz] : {std::pair<int64_t, int64_t>{0, 0}, {sites.mx, sites.mz}, {sites.fx, sites.fz}, {sites.cx, sites.cz}}) {
+    const lod::LodSectionPos sp{5, floor_div(bx, 1024), 0, floor_div(bz, 1024)};
+    if (!done.insert(sp).second) continue;
+    const lod::PaddedLodSection five = coarse.build(sp);
+    for (int y = 0; y < 32; ++y)
+      for (int z = 0; z < 32; ++z)
+        for (int x = 0; x < 32; ++x) {
+          std::array<lod::LodCell, 8> children;
+          for (int dy = 0; dy < 2; ++dy)
+            for (int dz = 0; dz < 2; ++dz)
+              for (int dx = 0; dx < 2; ++dx)
+                children[static_cast<size_t>(lod::child_index(dx, dy, dz))] =
+                    reader.get(4, (sp.x * 32 + x) * 2 + dx, (sp.y * 32 + y) * 2 + dy, (sp.z * 32 + z) * 2 + dz);
+          const lod::LodCell want = mipper().mip(children), got = five.get(x, y, z);
+          ++cells;
+          nonair += !got.is_air();
+          if (!(got == want)) {
+            if (differ < 5)
+              ADD_FAILURE() << "level-5 cell (" << sp.x * 32 + x << ", " << sp.y * 32 + y << ", " << sp.z * 32 + z
+                            << "): coarse id " << got.id() << ", mip of level 4 id " << want.id();
+            ++differ;
+          }
+        }
+  }
+  std::printf("level 5 against the mip of level 4: %zu cells (%zu not air), %zu differ\n", cells, nonair, differ);
+  EXPECT_EQ(differ, 0u);
+  EXPECT_GT(nonair, 0u);
+}
+
 // Prints the mismatches by kind (COARSE_DEBUG set): those over 0.5% of a level's cells.
 void print_why(const Figures& figs) {
   if (!std::getenv("COARSE_DEBUG")) return;
@@ -543,11 +585,11 @@ TEST(CoarseTerrain, AgreesWithMippedFullColumns) {
   for (int level = 0; level <= 5; ++level) {
     const LevelFigures& f = figs[static_cast<size_t>(level)];
     if (uncarve) {
-      // The issue asks >= 99%: met at levels 0..4 (level 4: 99.3%); level 5 gives about 97% (92.7% in the
-      // forest: a level-5 virtual column samples its patch's first block, not the last one the Mipper keeps, and
-      // a tree is its trunk's virtual column only; docs/PERFORMANCE.md), so its bound is what holds, kept as a
-      // regression guard.
-      EXPECT_GE(f.equal_share(), level <= 4 ? 0.99 : 0.95) << "level " << level;
+      // The issue asks >= 99% on 64 x 64 columns (DISABLED_AgreesOnA64x64ColumnSample: met at every level).
+      // These four small areas hold only 768 level-5 cells (16 cell columns each), where 98.6% agree (11 cells:
+      // canopies and the surface block where a mountain's slope turns), so level 5's bound here is 98%, a
+      // regression guard (it was 95% when level 5 sampled every 8 blocks and gave 97%; docs/PERFORMANCE.md).
+      EXPECT_GE(f.equal_share(), level <= 4 ? 0.99 : 0.98) << "level " << level;
       // Levels 0..2 sample every block column: there the coarse cells are the mipped ones but for at most 0.05%
       // (ravines sealed under the ground beside water, trees the generator leaves out over a cave mouth).
       if (level <= 2) {
@@ -590,8 +632,8 @@ Figures compare_large_area(const gen::Generator& g, const lod::CoarseTerrain& co
 //   build/voxen_lod_tests --gtest_also_run_disabled_tests --gtest_filter=CoarseTerrain.DISABLED_AgreesOnA64x64ColumnSample
 // With COARSE_SAMPLE_QUICK=1 only the mountains with caves and ores undone (a quarter of the time). Prints the
 // figures per area and pass (docs/PERFORMANCE.md, "Coarse terrain agreement"); the issue's bounds with caves and
-// ores undone are asserted: >= 99% of cells equal at levels 0..4 (level 5: >= 95%, a regression guard), and no
-// terrain height differing by more than one cell (2^L blocks) at any level.
+// ores undone are asserted: >= 99% of cells equal at every level 0..5, and no terrain height differing by more
+// than one cell (2^L blocks) at any level.
 TEST(CoarseTerrain, DISABLED_AgreesOnA64x64ColumnSample) {
   auto g = generator("default");
   const lod::CoarseTerrain coarse(*g, registry(), mipper());
@@ -619,8 +661,7 @@ TEST(CoarseTerrain, DISABLED_AgreesOnA64x64ColumnSample) {
       if (!uncarve) continue;
       for (int level = 0; level <= 5; ++level) {
         const LevelFigures& f = figs[static_cast<size_t>(level)];
-        // Level 5 misses the issue's 99% (about 96%; docs/PERFORMANCE.md): there a regression guard.
-        EXPECT_GE(f.equal_share(), level <= 4 ? 0.99 : 0.95) << name << ", level " << level;
+        EXPECT_GE(f.equal_share(), 0.99) << name << ", level " << level;
         EXPECT_EQ(f.terrain_over_one, 0u) << name << ", level " << level;
       }
     }
