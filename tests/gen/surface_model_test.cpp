@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -20,20 +21,27 @@ bool same_sample(const gen::TerrainSample& a, const gen::TerrainSample& b) {
          std::memcmp(&a.humidity, &b.humidity, 4) == 0 && std::memcmp(&a.continentalness, &b.continentalness, 4) == 0;
 }
 
+// Also where the grid wraps past int64's end (the noise's corner table then gives way to every point alone) and on
+// a grid as wide as a level-5 far node's (70 x 70 at stride 4, off the lattice nodes: the corner tables' own case).
 TEST(SampleGrid, EqualsSampleAtEveryStrideAndOrigin) {
   const gen::TerrainModel m(1);
+  const auto wrap = [](int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); };
   for (int stride : {1, 2, 3, 4, 8, 32}) {
-    for (int64_t x0 : {int64_t{0}, int64_t{-37}, int64_t{-1024}, int64_t{1} << 40, int64_t{5001}}) {
-      const int64_t z0 = -x0 / 2 - 4;
-      const int w = 13, d = 9;
-      std::vector<gen::TerrainSample> out(static_cast<size_t>(w * d));
-      m.sample_grid(x0, z0, stride, w, d, out.data());
-      for (int j = 0; j < d; ++j)
-        for (int i = 0; i < w; ++i) {
-          const gen::TerrainSample ref = m.sample(x0 + i * stride, z0 + j * stride);
-          ASSERT_TRUE(same_sample(out[static_cast<size_t>(j * w + i)], ref))
-              << "stride " << stride << " at " << x0 + i * stride << ',' << z0 + j * stride;
-        }
+    for (int64_t x0 : {int64_t{0}, int64_t{-37}, int64_t{-1024}, int64_t{1} << 40, int64_t{5001},
+                       std::numeric_limits<int64_t>::max() - 100, std::numeric_limits<int64_t>::min() + 7}) {
+      const int64_t z0 = wrap(-(x0 / 2), -4);
+      for (const auto& [w, d] : {std::pair{13, 9}, std::pair{70, 70}}) {
+        if (w == 70 && stride != 4) continue;
+        const int64_t gx = w == 70 ? wrap(x0, 3) : x0;
+        std::vector<gen::TerrainSample> out(static_cast<size_t>(w * d));
+        m.sample_grid(gx, z0, stride, w, d, out.data());
+        for (int j = 0; j < d; ++j)
+          for (int i = 0; i < w; ++i) {
+            const int64_t x = wrap(gx, int64_t{i} * stride), z = wrap(z0, int64_t{j} * stride);
+            const gen::TerrainSample ref = m.sample(x, z);
+            ASSERT_TRUE(same_sample(out[static_cast<size_t>(j * w + i)], ref)) << "stride " << stride << " at " << x << ',' << z;
+          }
+      }
     }
   }
 }

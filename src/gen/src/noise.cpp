@@ -1,7 +1,9 @@
 #include "noise.h"
 
 #include <array>
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "voxen/core/error.h"
 #include "voxen/core/hash.h"
@@ -62,17 +64,86 @@ inline int64_t cell_and_fraction(int64_t v, int shift, double& frac) {
 
 }  // namespace
 
+namespace {
+
+// One octave of 2D gradient noise from its cell's four corner hashes (corner (0, 0), (1, 0), (0, 1), (1, 1)) and the
+// point's fractions in the cell: the one formula both gradient_noise2 and the grid use, so they agree to the bit.
+inline double noise2_from(uint64_t h00, uint64_t h10, uint64_t h01, uint64_t h11, double fx, double fz) {
+  const double n00 = dot2(h00, fx, fz);
+  const double n10 = dot2(h10, fx - 1, fz);
+  const double n01 = dot2(h01, fx, fz - 1);
+  const double n11 = dot2(h11, fx - 1, fz - 1);
+  const double u = fade(fx), v = fade(fz);
+  return lerp(lerp(n00, n10, u), lerp(n01, n11, u), v);
+}
+
+}  // namespace
+
 double gradient_noise2(uint64_t seed, int shift, int64_t x, int64_t z) {
   double fx, fz;
   const int64_t cx = cell_and_fraction(x, shift, fx);
   const int64_t cz = cell_and_fraction(z, shift, fz);
   const int64_t cx1 = wrap_add(cx, 1), cz1 = wrap_add(cz, 1);
-  const double n00 = dot2(hash2(seed, cx, cz), fx, fz);
-  const double n10 = dot2(hash2(seed, cx1, cz), fx - 1, fz);
-  const double n01 = dot2(hash2(seed, cx, cz1), fx, fz - 1);
-  const double n11 = dot2(hash2(seed, cx1, cz1), fx - 1, fz - 1);
-  const double u = fade(fx), v = fade(fz);
-  return lerp(lerp(n00, n10, u), lerp(n01, n11, u), v);
+  return noise2_from(hash2(seed, cx, cz), hash2(seed, cx1, cz), hash2(seed, cx, cz1), hash2(seed, cx1, cz1), fx, fz);
+}
+
+void gradient_noise2_grid(uint64_t seed, int shift, int64_t x0, int64_t z0, int64_t step, int w, int d, double* out) {
+  VOXEN_ASSERT(w >= 1 && d >= 1 && step >= 1);
+  // Per grid column its lattice cell, as an offset from the first column's (the cells of a row never go back:
+  // x only grows along it; wrapping past int64's end would, and then every point is computed alone), and fraction;
+  // likewise per row.
+  thread_local std::vector<int64_t> dcx, dcz;
+  thread_local std::vector<double> fxs, fzs;
+  thread_local std::vector<uint64_t> corner;
+  dcx.resize(static_cast<size_t>(w));
+  fxs.resize(static_cast<size_t>(w));
+  dcz.resize(static_cast<size_t>(d));
+  fzs.resize(static_cast<size_t>(d));
+  const auto at = [step](int64_t base, int k) {
+    return static_cast<int64_t>(static_cast<uint64_t>(base) + static_cast<uint64_t>(k) * static_cast<uint64_t>(step));
+  };
+  int64_t cx0 = 0, cz0 = 0;
+  bool monotone = true;
+  for (int i = 0; i < w; ++i) {
+    double f;
+    const int64_t c = cell_and_fraction(at(x0, i), shift, f);
+    if (i == 0) cx0 = c;
+    dcx[static_cast<size_t>(i)] = static_cast<int64_t>(static_cast<uint64_t>(c) - static_cast<uint64_t>(cx0));
+    fxs[static_cast<size_t>(i)] = f;
+    monotone = monotone && dcx[static_cast<size_t>(i)] >= (i > 0 ? dcx[static_cast<size_t>(i - 1)] : 0);
+  }
+  for (int j = 0; j < d; ++j) {
+    double f;
+    const int64_t c = cell_and_fraction(at(z0, j), shift, f);
+    if (j == 0) cz0 = c;
+    dcz[static_cast<size_t>(j)] = static_cast<int64_t>(static_cast<uint64_t>(c) - static_cast<uint64_t>(cz0));
+    fzs[static_cast<size_t>(j)] = f;
+    monotone = monotone && dcz[static_cast<size_t>(j)] >= (j > 0 ? dcz[static_cast<size_t>(j - 1)] : 0);
+  }
+  // The lattice points of the grid's area: (nx x nz) corner hashes. Where the grid is sparser than its lattice (a
+  // step of several cells) that would be more than the 4 a point costs alone: then every point alone.
+  const int64_t nx = monotone ? dcx.back() + 2 : 0, nz = monotone ? dcz.back() + 2 : 0;
+  const int64_t budget = 4 * int64_t{w} * d;
+  if (!monotone || nx > budget || nz > budget || nx * nz > budget) {
+    for (int j = 0; j < d; ++j)
+      for (int i = 0; i < w; ++i)
+        out[static_cast<size_t>(j) * static_cast<size_t>(w) + static_cast<size_t>(i)] =
+            gradient_noise2(seed, shift, at(x0, i), at(z0, j));
+    return;
+  }
+  corner.resize(static_cast<size_t>(nx * nz));
+  for (int64_t l = 0; l < nz; ++l)
+    for (int64_t k = 0; k < nx; ++k)
+      corner[static_cast<size_t>(l * nx + k)] = hash2(seed, wrap_add(cx0, k), wrap_add(cz0, l));
+  for (int j = 0; j < d; ++j) {
+    const uint64_t* row = corner.data() + dcz[static_cast<size_t>(j)] * nx;
+    const double fz = fzs[static_cast<size_t>(j)];
+    for (int i = 0; i < w; ++i) {
+      const uint64_t* c = row + dcx[static_cast<size_t>(i)];
+      out[static_cast<size_t>(j) * static_cast<size_t>(w) + static_cast<size_t>(i)] =
+          noise2_from(c[0], c[1], c[nx], c[nx + 1], fxs[static_cast<size_t>(i)], fz);
+    }
+  }
 }
 
 double gradient_noise3(uint64_t seed, int sx, int sy, int sz, int64_t x, int64_t y, int64_t z) {
@@ -122,6 +193,18 @@ double Fbm2::operator()(int64_t x, int64_t z) const {
     sum += o.amplitude * gradient_noise2(o.seed, o.shift, wrap_add(x, o.ox), wrap_add(z, o.oz));
   }
   return sum;
+}
+
+void Fbm2::grid(int64_t x0, int64_t z0, int64_t step, int w, int d, double* out) const {
+  const size_t n = static_cast<size_t>(w) * static_cast<size_t>(d);
+  thread_local std::vector<double> octave;
+  octave.resize(n);
+  std::fill(out, out + n, 0.0);
+  for (int i = 0; i < m_count; ++i) {
+    const Octave& o = m_oct[static_cast<size_t>(i)];
+    gradient_noise2_grid(o.seed, o.shift, wrap_add(x0, o.ox), wrap_add(z0, o.oz), step, w, d, octave.data());
+    for (size_t p = 0; p < n; ++p) out[p] += o.amplitude * octave[p];  // operator()'s sum, in its order
+  }
 }
 
 Fbm3::Fbm3(uint64_t seed, int sx, int sy, int sz, int octaves, double persistence) {

@@ -25,6 +25,10 @@ namespace voxen::gen {
 /// One lattice octave of 2D gradient noise: period 2^shift blocks; result roughly in [-1, 1].
 /// x, z are world block coordinates (int64, any value).
 double gradient_noise2(uint64_t seed, int shift, int64_t x, int64_t z);
+/// gradient_noise2 at the w x d points (x0 + i * step, z0 + j * step) (wrapping int64), i < w, j < d, into
+/// out[j * w + i], each bit-identical to gradient_noise2 there: the corners' hashes are made once per lattice point
+/// of the grid's area instead of four times per point (the terrain model's far sampling). w, d >= 1, step >= 1.
+void gradient_noise2_grid(uint64_t seed, int shift, int64_t x0, int64_t z0, int64_t step, int w, int d, double* out);
 
 /// One lattice octave of 3D gradient noise with separate periods per axis (2^sx, 2^sy, 2^sz blocks);
 /// result roughly in [-1, 1]. x, y, z are world block coordinates.
@@ -42,6 +46,9 @@ class Fbm2 {
   Fbm2(uint64_t seed, int largest_shift, int octaves, double persistence = 0.5);
   /// Value at world (x, z).
   double operator()(int64_t x, int64_t z) const;
+  /// Values at the w x d points (x0 + i * step, z0 + j * step) into out[j * w + i], each bit-identical to
+  /// operator() there (gradient_noise2_grid per octave, summed in the same order).
+  void grid(int64_t x0, int64_t z0, int64_t step, int w, int d, double* out) const;
 
  private:
   struct Octave {

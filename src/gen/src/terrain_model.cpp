@@ -96,26 +96,55 @@ struct TerrainModel::Impl {
   }
 
   // Ridged noise in [0, 1]: 1 on the ridge lines where the gradient noise crosses zero (periods 256, 128, 64).
+  static constexpr double kRidgeNorm = 0.55 + 0.275 + 0.1375;
+  static double ridge_term(double n, double amp) {
+    const double r = 1.0 - std::min(1.0, std::fabs(n) * 1.6);
+    return amp * r * r;
+  }
   double ridge(int64_t x, int64_t z) const {
     double sum = 0, amp = 0.55;
     for (size_t i = 0; i < ridge_seeds.size(); ++i) {
-      const double n = gradient_noise2(ridge_seeds[i], 8 - static_cast<int>(i), x, z);
-      const double r = 1.0 - std::min(1.0, std::fabs(n) * 1.6);
-      sum += amp * r * r;
+      sum += ridge_term(gradient_noise2(ridge_seeds[i], 8 - static_cast<int>(i), x, z), amp);
       amp *= 0.5;
     }
-    return sum / (0.55 + 0.275 + 0.1375);
+    return sum / kRidgeNorm;
   }
 
   // Climate node at lattice (i, j), world (4i, 4j).
   Node node(int64_t i, int64_t j) const {
     const int64_t x = static_cast<int64_t>(static_cast<uint64_t>(i) << kNodeShift);
     const int64_t z = static_cast<int64_t>(static_cast<uint64_t>(j) << kNodeShift);
+    return node_from(continent(x, z), temperature(x, z), humidity(x, z), mountain(x, z), ridge(x, z));
+  }
+
+  // The nodes (i0 + i, j0 + j), i < ni, j < nj, into out[j * ni + i], each node(i0 + i, j0 + j)'s bits, with the
+  // fields' noise evaluated over the grid at once (gradient_noise2_grid: the corners hashed once, not per node).
+  void node_grid(int64_t i0, int64_t j0, int64_t node_step, int ni, int nj, Node* out) const {
+    const int64_t x0 = static_cast<int64_t>(static_cast<uint64_t>(i0) << kNodeShift);
+    const int64_t z0 = static_cast<int64_t>(static_cast<uint64_t>(j0) << kNodeShift);
+    const int64_t step = node_step << kNodeShift;
+    const size_t n = static_cast<size_t>(ni) * static_cast<size_t>(nj);
+    thread_local std::vector<double> c, t, m, r, rg, oct;
+    c.resize(n), t.resize(n), m.resize(n), r.resize(n), rg.assign(n, 0.0), oct.resize(n);
+    continent.grid(x0, z0, step, ni, nj, c.data());
+    temperature.grid(x0, z0, step, ni, nj, t.data());
+    humidity.grid(x0, z0, step, ni, nj, m.data());
+    mountain.grid(x0, z0, step, ni, nj, r.data());
+    double amp = 0.55;
+    for (size_t o = 0; o < ridge_seeds.size(); ++o) {
+      gradient_noise2_grid(ridge_seeds[o], 8 - static_cast<int>(o), x0, z0, step, ni, nj, oct.data());
+      for (size_t p = 0; p < n; ++p) rg[p] += ridge_term(oct[p], amp);  // ridge()'s sum, in its order
+      amp *= 0.5;
+    }
+    for (size_t p = 0; p < n; ++p) out[p] = node_from(c[p], t[p], m[p], r[p], rg[p] / kRidgeNorm);
+  }
+
+  // A node from its fields' values at its point (continent, temperature, humidity, mountain fBm; ridge()).
+  Node node_from(double cont, double temp, double hum, double r, double ridge_value) const {
     Node n;
-    n.c = continent(x, z) + 0.15;
-    n.t = temperature(x, z);
-    n.m = humidity(x, z);
-    const double r = mountain(x, z);
+    n.c = cont + 0.15;
+    n.t = temp;
+    n.m = hum;
     const double wm = smoothstep(kMountainLo, kMountainHi, r);
     double sum = 0;
     for (int b = 0; b < kLandMountains; ++b) {
@@ -132,13 +161,18 @@ struct TerrainModel::Impl {
       n.base += n.w[static_cast<size_t>(b)] * kLand[b].base;
       n.amp += n.w[static_cast<size_t>(b)] * kLand[b].amp;
     }
-    n.lift = wm * kPeakLift * ridge(x, z) * smoothstep(kMountainLo, 0.7, r);
+    n.lift = wm * kPeakLift * ridge_value * smoothstep(kMountainLo, 0.7, r);
     return n;
   }
 
   // The sample at world (x, z) inside the lattice cell whose corner nodes are given; fx, fz = x & 3, z & 3.
   TerrainSample combine(const Node& a, const Node& b, const Node& c, const Node& d, int fx, int fz, int64_t x,
                         int64_t z) const {
+    return combine(a, b, c, d, fx, fz, x, z, detail(x, z));
+  }
+  // The same with the detail fBm's value at (x, z) given.
+  TerrainSample combine(const Node& a, const Node& b, const Node& c, const Node& d, int fx, int fz, int64_t x,
+                        int64_t z, double detail_value) const {
     const double tx = fx * (1.0 / kNodeSpacing), tz = fz * (1.0 / kNodeSpacing);
     const double cont = bilerp(a.c, b.c, c.c, d.c, tx, tz);
     const double temp = bilerp(a.t, b.t, c.t, d.t, tx, tz);
@@ -146,7 +180,7 @@ struct TerrainModel::Impl {
     const double base = bilerp(a.base, b.base, c.base, d.base, tx, tz);
     const double amp = bilerp(a.amp, b.amp, c.amp, d.amp, tx, tz);
     const double lift = bilerp(a.lift, b.lift, c.lift, d.lift, tx, tz);
-    const double det = detail(x, z) * kDetailScale;
+    const double det = detail_value * kDetailScale;
 
     const double land_h = base + amp * det + lift;
     const double coast_h = kSeaLevel + 1.0 + 1.5 * det;
@@ -210,11 +244,11 @@ void TerrainModel::sample_area(int64_t x0, int64_t z0, int w, int d, TerrainSamp
   const int ni = static_cast<int>((x_last >> kNodeShift) - i0) + 2;
   const int nj = static_cast<int>((z_last >> kNodeShift) - j0) + 2;
   thread_local std::vector<Node> nodes;
+  thread_local std::vector<double> det;
   nodes.resize(static_cast<size_t>(ni * nj));
-  for (int j = 0; j < nj; ++j)
-    for (int i = 0; i < ni; ++i)
-      nodes[static_cast<size_t>(j * ni + i)] = m_impl->node(static_cast<int64_t>(static_cast<uint64_t>(i0) + static_cast<uint64_t>(i)),
-                                                            static_cast<int64_t>(static_cast<uint64_t>(j0) + static_cast<uint64_t>(j)));
+  det.resize(static_cast<size_t>(w * d));
+  m_impl->node_grid(i0, j0, 1, ni, nj, nodes.data());
+  m_impl->detail.grid(x0, z0, 1, w, d, det.data());
   for (int dz = 0; dz < d; ++dz) {
     const int64_t z = static_cast<int64_t>(static_cast<uint64_t>(z0) + static_cast<uint64_t>(dz));
     const int j = static_cast<int>((z >> kNodeShift) - j0);
@@ -223,7 +257,7 @@ void TerrainModel::sample_area(int64_t x0, int64_t z0, int w, int d, TerrainSamp
       const int i = static_cast<int>((x >> kNodeShift) - i0);
       const Node* n = &nodes[static_cast<size_t>(j * ni + i)];
       out[dz * w + dx] = m_impl->combine(n[0], n[1], n[ni], n[ni + 1], static_cast<int>(x & (kNodeSpacing - 1)),
-                                         static_cast<int>(z & (kNodeSpacing - 1)), x, z);
+                                         static_cast<int>(z & (kNodeSpacing - 1)), x, z, det[static_cast<size_t>(dz * w + dx)]);
     }
   }
 }
@@ -237,12 +271,20 @@ void TerrainModel::sample_grid(int64_t x0, int64_t z0, int stride, int w, int d,
   if (stride % kNodeSpacing == 0 && (x0 & (kNodeSpacing - 1)) == 0 && (z0 & (kNodeSpacing - 1)) == 0) {
     // Every point is a node: the interpolation weights are 0, and lerp(a, b, 0) = a + 0 * (b - a) = a exactly
     // for finite values, so passing the one node for all four corners gives sample()'s bits.
+    const size_t n = static_cast<size_t>(w) * static_cast<size_t>(d);
+    thread_local std::vector<Node> grid_nodes;
+    thread_local std::vector<double> grid_det;
+    grid_nodes.resize(n);
+    grid_det.resize(n);
+    m_impl->node_grid(x0 >> kNodeShift, z0 >> kNodeShift, stride >> kNodeShift, w, d, grid_nodes.data());
+    m_impl->detail.grid(x0, z0, stride, w, d, grid_det.data());
     for (int j = 0; j < d; ++j) {
       const int64_t z = at(z0, j, stride);
       for (int i = 0; i < w; ++i) {
         const int64_t x = at(x0, i, stride);
-        const Node n = m_impl->node(x >> kNodeShift, z >> kNodeShift);
-        out[j * w + i] = m_impl->combine(n, n, n, n, 0, 0, x, z);
+        const size_t k = static_cast<size_t>(j) * static_cast<size_t>(w) + static_cast<size_t>(i);
+        const Node& nd = grid_nodes[k];
+        out[k] = m_impl->combine(nd, nd, nd, nd, 0, 0, x, z, grid_det[k]);
       }
     }
     return;
@@ -252,8 +294,15 @@ void TerrainModel::sample_grid(int64_t x0, int64_t z0, int stride, int w, int d,
   const int nj = static_cast<int>((at(z0, d - 1, stride) >> kNodeShift) - j0) + 2;
   thread_local std::vector<Node> nodes;
   thread_local std::vector<uint8_t> have;
+  thread_local std::vector<double> det;
   nodes.resize(static_cast<size_t>(ni) * static_cast<size_t>(nj));
-  have.assign(nodes.size(), 0);
+  // Up to a step of 8 blocks every node of the area is some sample's corner: all at once (the corners of their
+  // noise hashed once); sparser grids compute the nodes they meet, each alone.
+  const bool dense = stride <= 2 * kNodeSpacing;
+  have.assign(nodes.size(), dense ? 1 : 0);
+  if (dense) m_impl->node_grid(i0, j0, 1, ni, nj, nodes.data());
+  det.resize(static_cast<size_t>(w) * static_cast<size_t>(d));
+  m_impl->detail.grid(x0, z0, stride, w, d, det.data());
   auto node = [&](int i, int j) -> const Node& {
     const size_t k = static_cast<size_t>(j) * static_cast<size_t>(ni) + static_cast<size_t>(i);
     if (!have[k]) {
@@ -269,7 +318,8 @@ void TerrainModel::sample_grid(int64_t x0, int64_t z0, int stride, int w, int d,
       const int64_t x = at(x0, ii, stride);
       const int i = static_cast<int>((x >> kNodeShift) - i0);
       out[jj * w + ii] = m_impl->combine(node(i, j), node(i + 1, j), node(i, j + 1), node(i + 1, j + 1),
-                                         static_cast<int>(x & (kNodeSpacing - 1)), static_cast<int>(z & (kNodeSpacing - 1)), x, z);
+                                         static_cast<int>(x & (kNodeSpacing - 1)), static_cast<int>(z & (kNodeSpacing - 1)), x, z,
+                                         det[static_cast<size_t>(jj) * static_cast<size_t>(w) + static_cast<size_t>(ii)]);
     }
   }
 }
