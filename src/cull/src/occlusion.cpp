@@ -129,7 +129,7 @@ void OcclusionBuffer::begin(const OcclusionView& view) {
   m_depth.assign(n, kFar);
   m_tw = (m_w + kTile - 1) / kTile;
   m_th = (m_h + kTile - 1) / kTile;
-  m_tile_stride = (m_tw + 15) / 16 * 16;
+  m_tile_stride = (m_tw + 15) / 16 * 16 + 16;
   m_tile_far.assign(static_cast<size_t>(m_tile_stride) * static_cast<size_t>(m_th), kFar);
   if (same_size) return;
   m_full_width = view.width;

@@ -95,31 +95,26 @@ void gradient_noise2_grid(uint64_t seed, int shift, int64_t x0, int64_t z0, int6
   thread_local std::vector<int64_t> dcx, dcz;
   thread_local std::vector<double> fxs, fzs;
   thread_local std::vector<uint64_t> corner;
-  dcx.resize(static_cast<size_t>(w));
-  fxs.resize(static_cast<size_t>(w));
-  dcz.resize(static_cast<size_t>(d));
-  fzs.resize(static_cast<size_t>(d));
   const auto at = [step](int64_t base, int k) {
     return static_cast<int64_t>(static_cast<uint64_t>(base) + static_cast<uint64_t>(k) * static_cast<uint64_t>(step));
   };
+  // One axis: n points from `base`: their cells as offsets from the first one's (c0) and fractions; false where a
+  // cell goes back (the axis wrapped past int64's end).
+  const auto axis = [&](int64_t base, int n, std::vector<int64_t>& dc, std::vector<double>& fs, int64_t& c0) {
+    dc.resize(static_cast<size_t>(n));
+    fs.resize(static_cast<size_t>(n));
+    bool monotone = true;
+    for (int k = 0; k < n; ++k) {
+      const int64_t c = cell_and_fraction(at(base, k), shift, fs[static_cast<size_t>(k)]);
+      if (k == 0) c0 = c;
+      dc[static_cast<size_t>(k)] = static_cast<int64_t>(static_cast<uint64_t>(c) - static_cast<uint64_t>(c0));
+      monotone = monotone && dc[static_cast<size_t>(k)] >= (k > 0 ? dc[static_cast<size_t>(k - 1)] : 0);
+    }
+    return monotone;
+  };
   int64_t cx0 = 0, cz0 = 0;
-  bool monotone = true;
-  for (int i = 0; i < w; ++i) {
-    double f;
-    const int64_t c = cell_and_fraction(at(x0, i), shift, f);
-    if (i == 0) cx0 = c;
-    dcx[static_cast<size_t>(i)] = static_cast<int64_t>(static_cast<uint64_t>(c) - static_cast<uint64_t>(cx0));
-    fxs[static_cast<size_t>(i)] = f;
-    monotone = monotone && dcx[static_cast<size_t>(i)] >= (i > 0 ? dcx[static_cast<size_t>(i - 1)] : 0);
-  }
-  for (int j = 0; j < d; ++j) {
-    double f;
-    const int64_t c = cell_and_fraction(at(z0, j), shift, f);
-    if (j == 0) cz0 = c;
-    dcz[static_cast<size_t>(j)] = static_cast<int64_t>(static_cast<uint64_t>(c) - static_cast<uint64_t>(cz0));
-    fzs[static_cast<size_t>(j)] = f;
-    monotone = monotone && dcz[static_cast<size_t>(j)] >= (j > 0 ? dcz[static_cast<size_t>(j - 1)] : 0);
-  }
+  const bool mx = axis(x0, w, dcx, fxs, cx0);
+  const bool monotone = axis(z0, d, dcz, fzs, cz0) && mx;
   // The lattice points of the grid's area: (nx x nz) corner hashes. Where the grid is sparser than its lattice (a
   // step of several cells) that would be more than the 4 a point costs alone: then every point alone.
   const int64_t nx = monotone ? dcx.back() + 2 : 0, nz = monotone ? dcz.back() + 2 : 0;

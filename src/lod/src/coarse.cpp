@@ -3,9 +3,10 @@
 //
 //  1. Virtual columns. The section and its one-cell border (cells -1..32 in x and z) are covered by a grid of
 //     virtual columns, n = 2^L / s per cell side, each standing for an s x s patch of block columns, s =
-//     max(1, 2^L / 4) up to level 4 and 2^L / 8 from level 5 (so n = 1, 2, 4, 4, 4, 8, 8, ... for L = 0, 1, ...;
-//     level 5's s = 4 makes its cells exactly the Mipper over the coarse level-4 cells, which agree with full
-//     columns in >= 99% of cells: with s = 8 level 5 agreed in 97.8-98.2%, at a third of the cost).
+//     max(1, 2^L / 4), except level 5, which takes level 4's s = 4 (so n = 1, 2, 4, 4, 4, 8, 4, 4 ... for L = 0,
+//     1, ...): level 5's cells are then exactly the Mipper over the coarse level-4 cells, which agree with full
+//     columns in >= 99% of cells (with s = 8 level 5 agreed in 97.8-98.2%, at a third of the cost); levels 6..8,
+//     beyond the default pyramid and the sample, keep 2^L / 4 and its cost.
 //     Each takes the terrain sample at one block
 //     column of its patch (TerrainModel::sample_grid, bit-identical to sample()): the patch's last block (highest
 //     x and z, the column the Mipper keeps when tops tie) at s <= 4, its first at s >= 8 (where the terrain model's
@@ -286,7 +287,7 @@ struct CoarseTerrain::Impl {
 void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const {
   const int L = pos.level;
   const int cell = 1 << L;
-  const int s = std::max(1, cell / (L >= 5 ? 8 : 4));  // blocks per virtual column side (see the top of the file)
+  const int s = L == 5 ? 4 : std::max(1, cell / 4);  // blocks per virtual column side (see the top of the file)
   const int n = cell / s;               // virtual columns per cell side
   const int margin = (gen::SurfaceModel::kTreeReach + s - 1) / s + 1;
   const int V = 34 * n;
@@ -295,7 +296,7 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
   const int64_t sx = wrap_add(b.x, -int64_t{cell} - int64_t{margin} * s);
   const int64_t sz = wrap_add(b.z, -int64_t{cell} - int64_t{margin} * s);
   // Each virtual column's sample: its patch's last block (x and z offset s - 1), the block column the Mipper keeps
-  // among the patch's when their tops tie; at s >= 8 (levels 6 and up) the patch's first block instead (offset 0),
+  // among the patch's when their tops tie; at s >= 8 (levels 6 to 8) the patch's first block instead (offset 0),
   // where the terrain model's lattice nodes (every 4 blocks) fall on the samples and the node costs about a
   // quarter (level 5 sampled at s = 8 that way cost a third of what it does at s = 4).
   const int off = s >= 8 ? 0 : s - 1;

@@ -142,8 +142,8 @@ class OcclusionBuffer {
   // Tiles of kTile x kTile buffer pixels: the farthest depth at which they are all covered (kFar while one is not),
   // so a box behind what is drawn already is skipped whole, and a test answers a tile at once.
   int m_tw = 0, m_th = 0;
-  // Floats from one tile row to the next: a multiple of 16 (64 bytes), so threads filling neighbouring bands never
-  // write one cache line.
+  // Floats from one tile row to the next: a multiple of 16 with at least 16 unused between rows (64 bytes,
+  // whatever the vector's alignment), so threads filling neighbouring bands never write one cache line.
   int m_tile_stride = 0;
   std::vector<float> m_tile_far;
   size_t tile(int ti, int tj) const { return static_cast<size_t>(tj) * static_cast<size_t>(m_tile_stride) + static_cast<size_t>(ti); }
