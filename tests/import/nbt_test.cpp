@@ -125,6 +125,47 @@ TEST(Nbt, ModifiedUtf8BecomesUtf8) {
   }
 }
 
+// Edge cases of the payloads: zero-length arrays and strings, an overlong modified UTF-8 form (Java's readUTF takes
+// C1 81 as 'A'), a lone high surrogate at the string's end (U+FFFD), a continuation byte where a character starts.
+TEST(Nbt, EmptyPayloadsAndUtf8EdgeCases) {
+  Bytes x;
+  x.named(NbtType::kCompound, "");
+  x.named(NbtType::kByteArray, "b").be(0, 4);
+  x.named(NbtType::kIntArray, "i").be(0, 4);
+  x.named(NbtType::kLongArray, "l").be(0, 4);
+  x.named(NbtType::kString, "s").be(0, 2);
+  x.named(NbtType::kString, "overlong").be(2, 2).raw({0xC1, 0x81});
+  x.named(NbtType::kString, "high").be(4, 2).raw({'z', 0xED, 0xA0, 0xBD});
+  x.u8(0);
+  const auto r = import::read_nbt(x.b, "edge.nbt");
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_TRUE(r->tag.get("b", NbtType::kByteArray)->bytes()->empty());
+  EXPECT_TRUE(r->tag.get("i", NbtType::kIntArray)->ints()->empty());
+  EXPECT_TRUE(r->tag.get("l", NbtType::kLongArray)->longs()->empty());
+  EXPECT_EQ(*r->tag.get("s", NbtType::kString)->string(), "");
+  EXPECT_EQ(*r->tag.get("overlong", NbtType::kString)->string(), "A");
+  EXPECT_EQ(*r->tag.get("high", NbtType::kString)->string(), "z\xEF\xBF\xBD");
+  Bytes y;
+  y.named(NbtType::kString, "").be(1, 2).u8(0x80);
+  const auto e = import::read_nbt(y.b, "edge.nbt");
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().offset, 5);
+}
+
+// Lists nested in their first items, each claiming nearly the whole input as its length: what a read allocates
+// follows the items it reads, not the lengths (allocating by length let each of the 256 levels claim the whole
+// 1 MiB again: about 16 GiB). The input is valid NBT up to where the innermost list runs out of bytes.
+TEST(Nbt, NestedListLengthsDoNotMultiplyTheAllocation) {
+  constexpr size_t kSize = size_t{1} << 20;
+  Bytes x;
+  for (int i = 0; i < 256; ++i)
+    x.u8(static_cast<uint8_t>(NbtType::kList)).be(0, 2).u8(static_cast<uint8_t>(NbtType::kCompound)).be(kSize - 8 * (i + 1), 4);
+  x.b.resize(kSize, 0);
+  const auto r = import::read_nbt(x.b, "nested.nbt");
+  ASSERT_FALSE(r.ok());  // the outer lists' remaining items find no bytes left
+  EXPECT_LE(r.error().offset, static_cast<int64_t>(kSize));
+}
+
 // Nesting: 512 lists and compounds read, 513 refused with an error (not a stack overflow), and a deep file of
 // 100,000 nested lists is refused at the limit.
 TEST(Nbt, NestingDeeperThanTheLimitIsRefused) {

@@ -2,7 +2,6 @@
 #include "voxen/import/nbt.h"
 
 #include <bit>
-#include <cstring>
 
 namespace voxen::import {
 
@@ -227,9 +226,9 @@ class Reader {
       case NbtType::kByteArray: {
         int32_t n = 0;
         if (!length(n, 1, "a TAG_Byte_Array's length")) return false;
-        std::vector<int8_t> v(static_cast<size_t>(n));
-        std::memcpy(v.data(), m_bytes.data() + m_pos, v.size());
-        m_pos += v.size();
+        const uint8_t* p = m_bytes.data() + m_pos;
+        std::vector<int8_t> v(reinterpret_cast<const int8_t*>(p), reinterpret_cast<const int8_t*>(p) + n);
+        m_pos += static_cast<size_t>(n);
         tag.value = std::move(v);
         return true;
       }
@@ -268,13 +267,17 @@ class Reader {
         if (!length(n, min_payload(list.element), "a TAG_List's length")) return false;
         if (list.element == NbtType::kEnd && n > 0)
           return set_error(at, "a TAG_List of TAG_End holds " + std::to_string(n) + " items");
-        list.items.resize(static_cast<size_t>(n));
+        // Items are added as they are read, never allocated up front by the length: a list's length is checked
+        // against the bytes left, but a list nested in its first item is checked against the same bytes, so
+        // allocating by lengths would let each level claim the whole input again (16,000 times a 1 MiB input for 256
+        // levels, found by review). Read one by one, every tag costs at least one input byte.
         for (int32_t i = 0; i < n; ++i) {
           // Appended piece by piece: GCC 12 reports a false -Wrestrict for `"literal" + std::string` here.
           std::string item(1, '[');
           item.append(std::to_string(i)).push_back(']');
           m_path.push_back(std::move(item));
-          if (!payload(list.element, list.items[static_cast<size_t>(i)], depth + 1)) return false;
+          list.items.emplace_back();
+          if (!payload(list.element, list.items.back(), depth + 1)) return false;
           m_path.pop_back();
         }
         tag.value = std::move(list);

@@ -67,8 +67,8 @@ struct NbtCompound {
 
 /// One tag: its type and payload, held as the variant alternative for that type: int64_t for Byte, Short, Int and
 /// Long (sign-extended), double for Float (widened exactly) and Double, std::string for String (UTF-8), the three
-/// arrays as vectors of their element type, NbtList, NbtCompound. About 40 bytes a tag, so what a read allocates
-/// stays a small multiple of its input (every tag costs at least one input byte).
+/// arrays as vectors of their element type, NbtList, NbtCompound. 64 bytes a tag (libstdc++), and every tag costs
+/// at least one input byte, so what a read allocates stays a small multiple of its input.
 struct NbtTag {
   using Value = std::variant<std::monostate, int64_t, double, std::string, std::vector<int8_t>, std::vector<int32_t>,
                              std::vector<int64_t>, NbtList, NbtCompound>;
