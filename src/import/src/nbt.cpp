@@ -195,6 +195,17 @@ class Reader {
     return {d[b >> 4], d[b & 15]};
   }
 
+  // An Int_Array or Long_Array payload (i32 length, then that many big-endian T) into `tag`.
+  template <typename T>
+  bool number_array(NbtTag& tag, const char* what) {
+    int32_t n = 0;
+    if (!length(n, sizeof(T), what)) return false;
+    std::vector<T> v(static_cast<size_t>(n));
+    for (T& x : v) x = static_cast<T>(be(sizeof(T)));  // two's complement: the low sizeof(T) bytes
+    tag.value = std::move(v);
+    return true;
+  }
+
   // The payload of a tag of `type` at nesting depth `depth` (of the compounds and lists around it).
   bool payload(NbtType type, NbtTag& tag, int depth) {
     tag.type = type;
@@ -238,22 +249,8 @@ class Reader {
         tag.value = std::move(s);
         return true;
       }
-      case NbtType::kIntArray: {
-        int32_t n = 0;
-        if (!length(n, 4, "a TAG_Int_Array's length")) return false;
-        std::vector<int32_t> v(static_cast<size_t>(n));
-        for (int32_t& x : v) x = static_cast<int32_t>(static_cast<uint32_t>(be(4)));
-        tag.value = std::move(v);
-        return true;
-      }
-      case NbtType::kLongArray: {
-        int32_t n = 0;
-        if (!length(n, 8, "a TAG_Long_Array's length")) return false;
-        std::vector<int64_t> v(static_cast<size_t>(n));
-        for (int64_t& x : v) x = static_cast<int64_t>(be(8));
-        tag.value = std::move(v);
-        return true;
-      }
+      case NbtType::kIntArray: return number_array<int32_t>(tag, "a TAG_Int_Array's length");
+      case NbtType::kLongArray: return number_array<int64_t>(tag, "a TAG_Long_Array's length");
       case NbtType::kList: {
         if (depth + 1 > m_limits.max_depth)
           return set_error(m_pos, "nested deeper than " + std::to_string(m_limits.max_depth) + " lists and compounds");
