@@ -353,12 +353,13 @@ int OcclusionBuffer::add_occluder(const ProjectedBox& box, int tile_row_begin, i
     const int i0 = lo / k, i1 = hi_col / k;
     const int tj = j / kTile;
     const size_t row = idx(0, j);
-    // Whether the box may add to pixel i: its tile and the pixel itself are not covered nearer than the box's
-    // nearest point.
-    const auto open = [&](int i) {
+    // Whether pixel i is covered whole nearer than the box's nearest point (nothing to add there); open: neither it
+    // nor its tile is.
+    const auto covered_nearer = [&](int i) {
       const size_t p = row + static_cast<size_t>(i);
-      return m_tile_far[tile(i / kTile, tj)] > pr.zmin && !(m_mask[p] == m_full[p] && m_depth[p] <= pr.zmin);
+      return m_mask[p] == m_full[p] && m_depth[p] <= pr.zmin;
     };
+    const auto open = [&](int i) { return m_tile_far[tile(i / kTile, tj)] > pr.zmin && !covered_nearer(i); };
     const auto whole = [&](int i) { return i * k >= in_lo && std::min(i * k + k, W) - 1 <= in_hi; };
     // A pixel's samples `mask` at depth `df` (float, rounded up) merged into the buffer.
     const auto merge = [&](int i, uint64_t mask, float df) {
@@ -385,9 +386,7 @@ int OcclusionBuffer::add_occluder(const ProjectedBox& box, int tile_row_begin, i
         i = (i / kTile) * kTile + kTile;
         continue;
       }
-      const size_t p = row + static_cast<size_t>(i);
-      // Nothing to add where the pixel is covered nearer than the box's nearest point.
-      if (m_mask[p] == m_full[p] && m_depth[p] <= pr.zmin) {
+      if (covered_nearer(i)) {
         ++i;
         continue;
       }

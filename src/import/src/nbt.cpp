@@ -195,6 +195,14 @@ class Reader {
     return {d[b >> 4], d[b & 15]};
   }
 
+  // A Byte, Short, Int or Long payload: n big-endian bytes, sign-extended into `tag`.
+  bool integer(NbtTag& tag, size_t n, const char* what) {
+    if (!need(n, what)) return false;
+    const int unused = static_cast<int>(64 - 8 * n);
+    tag.value = static_cast<int64_t>(be(n) << unused) >> unused;
+    return true;
+  }
+
   // An Int_Array or Long_Array payload (i32 length, then that many big-endian T) into `tag`.
   template <typename T>
   bool number_array(NbtTag& tag, const char* what) {
@@ -210,22 +218,10 @@ class Reader {
   bool payload(NbtType type, NbtTag& tag, int depth) {
     tag.type = type;
     switch (type) {
-      case NbtType::kByte:
-        if (!need(1, "a TAG_Byte")) return false;
-        tag.value = static_cast<int64_t>(static_cast<int8_t>(be(1)));
-        return true;
-      case NbtType::kShort:
-        if (!need(2, "a TAG_Short")) return false;
-        tag.value = static_cast<int64_t>(static_cast<int16_t>(be(2)));
-        return true;
-      case NbtType::kInt:
-        if (!need(4, "a TAG_Int")) return false;
-        tag.value = static_cast<int64_t>(static_cast<int32_t>(be(4)));
-        return true;
-      case NbtType::kLong:
-        if (!need(8, "a TAG_Long")) return false;
-        tag.value = static_cast<int64_t>(be(8));
-        return true;
+      case NbtType::kByte: return integer(tag, 1, "a TAG_Byte");
+      case NbtType::kShort: return integer(tag, 2, "a TAG_Short");
+      case NbtType::kInt: return integer(tag, 4, "a TAG_Int");
+      case NbtType::kLong: return integer(tag, 8, "a TAG_Long");
       case NbtType::kFloat:
         if (!need(4, "a TAG_Float")) return false;
         tag.value = static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(be(4))));
