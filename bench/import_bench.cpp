@@ -1,11 +1,15 @@
 // Import speed: reading, evaluating and placing the largest real .vox files (../shared/data/vox), and writing a
-// generated region back. Release build; figures in docs/PERFORMANCE.md (Import).
+// generated region back; Anvil import of the shared Minecraft regions (../shared/data/anvil) on one thread, whole
+// (read, decompress, NBT, decode, map into columns; the store's writes are another thread's and left out) and by
+// stage. Release build; figures in docs/PERFORMANCE.md (Import).
 #include <benchmark/benchmark.h>
 
 #include <fstream>
 #include <iterator>
 
 #include "voxen/gen/generator.h"
+#include "voxen/import/anvil_chunk.h"
+#include "voxen/import/anvil_import.h"
 #include "voxen/import/vox_place.h"
 #include "voxen/import/vox_write.h"
 
@@ -90,4 +94,70 @@ BENCHMARK(BM_WriteVox)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace voxen::import
+namespace voxen::import::anvil_bench {
+
+const char* kRegions[] = {"gomc_1.18.1_world/region/r.0.0.mca", "gomc_1.14.4_world/region/r.0.0.mca"};
+std::string region_path(int i) { return std::string(VOXEN_SOURCE_DIR) + "/../shared/data/anvil/" + kRegions[i]; }
+
+const BlockRegistry& registry() {
+  static const BlockRegistry r = *BlockRegistry::load_default();
+  return r;
+}
+const MinecraftBlockMap& block_map() {
+  static const MinecraftBlockMap m = *MinecraftBlockMap::load_default(registry());
+  return m;
+}
+
+// The whole import of one region on one thread into a sink that drops the columns: chunks/s.
+void BM_AnvilImportRegion(benchmark::State& state) {
+  const std::string path = region_path(static_cast<int>(state.range(0)));
+  if (!std::ifstream(path).good()) return state.SkipWithError("shared data file absent");
+  AnvilImportOptions o;
+  o.threads = 1;
+  uint64_t chunks = 0;
+  for (auto _ : state) {
+    auto r = import_anvil(path, block_map(), o, [](std::span<const Column* const>) -> Status { return Ok{}; });
+    chunks = r->chunks_imported;
+  }
+  state.SetLabel(kRegions[state.range(0)]);
+  state.counters["chunks"] = static_cast<double>(chunks);
+  state.counters["chunks_per_s"] = benchmark::Counter(static_cast<double>(chunks), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_AnvilImportRegion)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Stages over the same region, each over every chunk: 0 read + decompress, 1 NBT, 2 decode, 3 map into a column.
+void BM_AnvilStage(benchmark::State& state) {
+  const std::string path = region_path(0);
+  if (!std::ifstream(path).good()) return state.SkipWithError("shared data file absent");
+  auto file = RegionFile::open(path);
+  std::vector<ChunkBytes> bytes;
+  std::vector<NbtRoot> roots;
+  std::vector<AnvilChunk> chunks;
+  for (const RegionSlot& s : file->slots()) {
+    bytes.push_back(file->read_chunk(s));
+    roots.push_back(*read_nbt(bytes.back().nbt, "bench"));
+    chunks.push_back(*decode_chunk(roots.back().tag));
+  }
+  BlockStateCache cache(block_map());
+  const int stage = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      if (stage == 0) benchmark::DoNotOptimize(file->read_chunk(file->slots()[i]).nbt.size());
+      if (stage == 1) benchmark::DoNotOptimize(read_nbt(bytes[i].nbt, "bench")->name.size());
+      if (stage == 2) benchmark::DoNotOptimize(decode_chunk(roots[i].tag)->sections.size());
+      if (stage == 3) {
+        Column col(ColumnPos{0, 0});
+        benchmark::DoNotOptimize(convert_chunk(chunks[i], cache, 0, col).blocks);
+      }
+    }
+  }
+  static const char* kNames[] = {"read+decompress", "nbt", "decode", "map"};
+  state.SetLabel(kNames[stage]);
+  state.counters["chunks_per_s"] =
+      benchmark::Counter(static_cast<double>(chunks.size()), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_AnvilStage)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
+
+}  // namespace voxen::import::anvil_bench
+
 BENCHMARK_MAIN();

@@ -9,7 +9,7 @@ pkgs=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
   libspdlog-dev libfmt-dev
-  libzstd-dev librocksdb-dev
+  libzstd-dev librocksdb-dev zlib1g-dev liblz4-dev libxxhash-dev
   libepoxy-dev libglfw3-dev libglm-dev libstb-dev
   libegl-dev libegl-mesa0 libgl1-mesa-dri libgles-dev libopengl-dev
   xvfb xauth

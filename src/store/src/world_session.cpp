@@ -754,6 +754,53 @@ Status WorldSession::put_column(const Column& column) {
   return Ok{};
 }
 
+Result<uint64_t> WorldSession::store_columns(std::span<const Column* const> columns) {
+  if (generated()) return Error{"store_columns: only imported worlds store whole columns (this world is generated)"};
+  std::vector<PendingRecord> batch;
+  batch.reserve(columns.size() * kSectionsPerColumn);
+  std::lock_guard lock(m_mu);
+  if (m_closed) return Error{"world is closed"};
+  for (const Column* c : columns) {
+    const ColumnPos p = c->pos();
+    if (m_columns.count(p))
+      return Error{"store_columns: column (" + std::to_string(p.x) + ", " + std::to_string(p.z) +
+                   ") is loaded in this session (put_column() replaces a loaded column)"};
+    for (int s = 0; s < kSectionsPerColumn; ++s) {
+      PendingRecord r;
+      r.key = {RecordKind::kSection, SectionPos{p.x, s, p.z}};
+      const Section& sec = c->section(s);
+      if (m_remap.identity()) {
+        // Every id must have its saved id: identity holds for the ids the table lists; a block added to the
+        // registry since (imports add none) goes through saved_cell() below.
+        bool all_known = true;
+        for (uint32_t v : sec.palette()) all_known = all_known && m_remap.to_saved(Cell::from_packed(v)).has_value();
+        if (all_known) {
+          r.section = sec;
+          batch.push_back(std::move(r));
+          continue;
+        }
+      }
+      uint32_t buf[kSectionVolume];
+      sec.unpack(buf);
+      for (uint32_t& v : buf) v = saved_cell(Cell::from_packed(v)).packed();
+      r.section.pack(buf);
+      batch.push_back(std::move(r));
+    }
+  }
+  if (Status m = save_meta_locked(); !m.ok()) return m.error();
+  if (batch.empty()) return uint64_t{0};
+  // Submitted under the lock, like commit(): tickets follow the metadata writes they depend on. submit() blocks
+  // while the queue is full, which is what bounds an importer's memory.
+  const uint64_t ticket = m_queue->submit(std::move(batch));
+  const uint64_t done = m_queue->committed();
+  // Forget columns whose batches are committed (a load no longer needs to wait), so the table stays as small as
+  // the queue, not as large as the world.
+  if (m_unload_tickets.size() > 4096)
+    std::erase_if(m_unload_tickets, [done](const auto& e) { return e.second <= done; });
+  for (const Column* c : columns) m_unload_tickets[c->pos()] = ticket;
+  return ticket;
+}
+
 std::map<std::string, uint64_t> WorldSession::unknown_cells() const {
   std::lock_guard lock(m_mu);
   return m_unknown;

@@ -4,6 +4,8 @@
 #include <bit>
 #include <unordered_map>
 
+#include "voxen/core/error.h"
+
 namespace voxen {
 namespace {
 int bits_for(size_t palette_size) {
@@ -101,11 +103,21 @@ void Section::pack(const uint32_t* in) {
     idx[i] = last_idx;
   }
   m_palette = std::move(palette);
+  store_indices(idx);
+}
+
+void Section::assign(std::vector<uint32_t> palette, const uint16_t* indices) {
+  VOXEN_ASSERT(!palette.empty() && palette.size() <= static_cast<size_t>(kSectionVolume));
+  m_palette = std::move(palette);
+  store_indices(indices);
+}
+
+void Section::store_indices(const uint16_t* idx) {
   m_bits = bits_for(m_palette.size());
   m_words.assign(words_for(m_bits), 0);
   if (m_bits == 0) return;
-  // Pass 2: stream the indices into the words LSB-first (the layout write_index() and palette_index() use),
-  // without a read-modify-write per cell.
+  // Stream the indices into the words LSB-first (the layout write_index() and palette_index() use), without a
+  // read-modify-write per cell.
   const unsigned bits = static_cast<unsigned>(m_bits);
   uint64_t acc = 0;
   unsigned filled = 0;

@@ -45,6 +45,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -165,6 +166,13 @@ class WorldSession {
   /// Imported worlds: holds (or replaces) a whole column, every section marked changed, so the next commit stores
   /// it. Errors: the world is a generated one.
   Status put_column(const Column& column);
+  /// Imported worlds (an importer's path, e.g. Anvil import): queues the whole columns as one batch (24 section
+  /// records each; an all-air section deletes its record) without holding them, so the memory it takes is the write
+  /// queue's, bounded (WriteBehindQueue::Options::max_queued_batches), not the world's. Returns the batch's ticket.
+  /// A later load() of one of them waits for that batch, as after unload(). Errors: the world is a generated one; a
+  /// column is loaded in this session (put_column() replaces loaded columns); the session is closed; voxen.toml or the
+  /// metadata copy cannot be rewritten (the id table grew): nothing is queued.
+  Result<uint64_t> store_columns(std::span<const Column* const> columns);
 
   /// Saved cells shown as "unknown" since open, by saved block name.
   std::map<std::string, uint64_t> unknown_cells() const;

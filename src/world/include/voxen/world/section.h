@@ -41,6 +41,11 @@ class Section {
   /// Replaces the contents with 4096 packed cells (index order), building a minimal palette.
   void pack(const uint32_t* in);
 
+  /// Replaces the contents with a given palette (Cell::packed values, distinct, 1..4096 entries) and 4096 indices
+  /// into it (index order), kept as given: the importer's path (an Anvil section's palette, mapped and deduplicated)
+  /// without pack()'s search. Entries no index uses stay until compact(), as after set().
+  void assign(std::vector<uint32_t> palette, const uint16_t* indices);
+
   /// Drops unused palette entries and narrows the index width; becomes uniform if one cell remains.
   void compact();
 
@@ -68,6 +73,7 @@ class Section {
     return static_cast<uint32_t>(v & ((uint64_t{1} << m_bits) - 1));
   }
   void write_index(int index, uint32_t value);
+  void store_indices(const uint16_t* indices);  // m_bits and m_words from m_palette's size and 4096 indices
   void resize_bits(int new_bits);
   int find_or_add(uint32_t packed);
 

@@ -1,0 +1,192 @@
+// voxen import-anvil: a Minecraft Java world (1.13 and later) or one region file into a voxen world (issue 17).
+// The world is an imported one (docs/formats/world_store_v1.md: whole sections, no generator): a Minecraft world is
+// not the output of any voxen generator, so there is nothing for a journal to be the difference from, and every
+// column outside the import reads as air. Importing into an existing imported world adds its columns (a column
+// imported again is replaced); a generated world is refused. The columns go to the store through the session's
+// write-behind queue as they are made (WorldSession::store_columns), so memory stays bounded by the threads' working
+// sets and the queue, whatever the world's size. Reading and mapping: src/import/include/voxen/import/anvil_import.h.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "voxen/core/job_pool.h"
+#include "voxen/import/anvil_import.h"
+#include "voxen/store/world_session.h"
+#include "world_setup.h"
+
+namespace voxen::app {
+namespace {
+
+struct ImportOptions {
+  std::string source;
+  std::string world;
+  int64_t y_offset = 0;
+  std::array<int64_t, 2> region{};
+  bool region_given = false;
+  int threads = 0;
+  bool json = false;
+};
+
+constexpr size_t kProblemsShown = 20;  // skipped chunks named on stderr; the rest are counted
+
+int run_import(const ImportOptions& o) {
+  if (o.region_given)
+    for (int64_t v : o.region)
+      if (v < -(int64_t{1} << 25) || v >= (int64_t{1} << 25))
+        throw UsageError("--region", "region coordinate " + std::to_string(v) + " is out of range (|X|, |Z| < 2^25)");
+  const BlockRegistry reg = load_registry();
+  auto map = import::MinecraftBlockMap::load_default(reg);
+  if (!map) throw RunError("loading the Minecraft block mapping: " + map.error().to_string());
+
+  store::OpenOptions open;
+  open.dir = o.world;
+  open.create_seed = 0;
+  open.create_kind = store::WorldKind::kImported;
+  auto no_generator = [](const std::string& name, uint64_t) -> Result<std::string> {
+    return Error{"generator '" + name + "': an imported world has none"};
+  };
+  auto session = store::WorldSession::open(open, reg, no_generator);
+  if (!session) throw RunError(session.error().to_string());
+  if ((*session)->generated())
+    throw RunError(o.world + " is a generated world (edits over a voxen generator); import a Minecraft world into a "
+                             "new folder, or into a world made by import-anvil");
+
+  import::AnvilImportOptions io;
+  io.y_offset = o.y_offset;
+  if (o.region_given) io.region = std::array<int32_t, 2>{static_cast<int32_t>(o.region[0]), static_cast<int32_t>(o.region[1])};
+  io.threads = o.threads > 0 ? o.threads : JobPool::default_thread_count();
+  const bool tty = !o.json && ::isatty(STDERR_FILENO);
+  const auto start = std::chrono::steady_clock::now();
+  auto last = start - std::chrono::seconds(1);
+  if (tty) {
+    io.progress = [&](uint64_t done, uint64_t total) {
+      const auto now = std::chrono::steady_clock::now();
+      if (done < total && now - last < std::chrono::milliseconds(100)) return;
+      last = now;
+      const double s = std::chrono::duration<double>(now - start).count();
+      std::fprintf(stderr, "\rimport-anvil: %llu / %llu chunks (%.0f chunks/s)   ", static_cast<unsigned long long>(done),
+                   static_cast<unsigned long long>(total), s > 0 ? static_cast<double>(done) / s : 0.0);
+      std::fflush(stderr);
+    };
+  }
+  store::WorldSession& ws = **session;
+  auto sink = [&ws](std::span<const Column* const> columns) -> Status {
+    auto t = ws.store_columns(columns);
+    if (!t) return t.error();
+    return Ok{};
+  };
+  auto report = import::import_anvil(o.source, *map, io, sink);
+  if (tty) std::fprintf(stderr, "\n");
+  // Everything queued is written and the world closed before anything is reported as imported.
+  Status closed = ws.close();
+  if (!report) throw RunError("import-anvil: " + report.error().to_string());
+  if (!closed.ok()) throw RunError("import-anvil: saving the world: " + closed.error().to_string());
+  const import::AnvilImportReport& r = *report;
+
+  for (const std::string& e : r.region_errors) std::fprintf(stderr, "voxen: warning: region skipped: %s\n", e.c_str());
+  for (size_t i = 0; i < r.problems.size() && i < kProblemsShown; ++i)
+    std::fprintf(stderr, "voxen: warning: chunk skipped: %s\n", r.problems[i].to_string().c_str());
+  if (r.problems.size() > kProblemsShown)
+    std::fprintf(stderr, "voxen: warning: ... and %zu more skipped chunks (counted by reason in the report)\n",
+                 r.problems.size() - kProblemsShown);
+  const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  if (o.json) {
+    nlohmann::json j;
+    j["source"] = o.source;
+    j["source_kind"] = r.source_kind;
+    j["world"] = o.world;
+    if (!r.level_name.empty()) j["level_name"] = r.level_name;
+    if (!r.version_name.empty()) j["version_name"] = r.version_name;
+    if (r.level_data_version >= 0) j["level_data_version"] = r.level_data_version;
+    j["regions"] = r.regions;
+    j["region_errors"] = r.region_errors;
+    j["chunks"] = r.chunks;
+    j["chunks_imported"] = r.chunks_imported;
+    j["chunks_skipped"] = nlohmann::json::object();
+    for (const auto& [k, v] : r.chunks_skipped) j["chunks_skipped"][k] = v;
+    j["statuses"] = nlohmann::json::object();
+    for (const auto& [k, v] : r.statuses) j["statuses"][k] = v;
+    j["relocated"] = r.relocated;
+    j["blocks"] = r.blocks;
+    j["distinct_states"] = r.distinct_states;
+    j["unmapped"] = nlohmann::json::object();
+    for (const auto& [k, v] : r.unmapped) j["unmapped"][k] = v;
+    j["clipped_blocks"] = r.clipped_blocks;
+    j["y_offset"] = o.y_offset;
+    j["data_versions"] = nlohmann::json::object();
+    for (const auto& [k, v] : r.data_versions) j["data_versions"][std::to_string(k)] = v;
+    j["seconds"] = r.seconds;
+    j["seconds_with_writes"] = total_s;
+    j["chunks_per_second"] = r.seconds > 0 ? static_cast<double>(r.chunks_imported) / r.seconds : 0.0;
+    j["bytes_read"] = r.bytes_read;
+    j["threads"] = io.threads;
+    nlohmann::json problems = nlohmann::json::array();
+    for (const auto& p : r.problems) problems.push_back(p.to_string());
+    j["problems"] = problems;
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf("source          %s (%s%s%s)\n", o.source.c_str(), r.source_kind.c_str(),
+                r.level_name.empty() ? "" : (", \"" + r.level_name + "\"").c_str(),
+                r.version_name.empty() ? "" : (", Minecraft " + r.version_name).c_str());
+    std::printf("world           %s\n", o.world.c_str());
+    std::printf("regions         %llu\n", static_cast<unsigned long long>(r.regions));
+    std::printf("chunks          %llu listed, %llu imported\n", static_cast<unsigned long long>(r.chunks),
+                static_cast<unsigned long long>(r.chunks_imported));
+    for (const auto& [k, v] : r.chunks_skipped)
+      std::printf("  skipped       %llu %s\n", static_cast<unsigned long long>(v), k.c_str());
+    for (const auto& [k, v] : r.statuses)
+      std::printf("  proto-chunks  %llu with status %s (not imported)\n", static_cast<unsigned long long>(v), k.c_str());
+    if (r.relocated) std::printf("  relocated     %llu (xPos/zPos differ from the slot)\n", static_cast<unsigned long long>(r.relocated));
+    std::printf("blocks          %llu non-air, %llu distinct block states\n", static_cast<unsigned long long>(r.blocks),
+                static_cast<unsigned long long>(r.distinct_states));
+    std::printf("clipped         %llu blocks outside y -128..255 (y offset %lld)\n",
+                static_cast<unsigned long long>(r.clipped_blocks), static_cast<long long>(o.y_offset));
+    std::vector<std::pair<std::string, uint64_t>> un(r.unmapped.begin(), r.unmapped.end());
+    std::sort(un.begin(), un.end(), [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+    std::printf("unmapped        %zu names (fallback blocks)%s\n", un.size(), un.empty() ? "" : ":");
+    for (size_t i = 0; i < un.size() && i < 10; ++i)
+      std::printf("  %-40s %llu\n", un[i].first.c_str(), static_cast<unsigned long long>(un[i].second));
+    if (un.size() > 10) std::printf("  ... %zu more (--json lists all)\n", un.size() - 10);
+    std::printf("seconds         %.3f (%.0f chunks/s on %d thread%s), %.3f with the writes\n", r.seconds,
+                r.seconds > 0 ? static_cast<double>(r.chunks_imported) / r.seconds : 0.0, io.threads,
+                io.threads == 1 ? "" : "s", total_s);
+    std::printf("bytes read      %llu\n", static_cast<unsigned long long>(r.bytes_read));
+  }
+  if (r.chunks > 0 && r.chunks_imported == 0 && r.statuses.empty()) {
+    std::fprintf(stderr, "voxen: error: import-anvil: none of the %llu chunks could be imported\n",
+                 static_cast<unsigned long long>(r.chunks));
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_import_anvil_command(CLI::App& app, RunFn& run) {
+  auto o = std::make_shared<ImportOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "import-anvil", "import a Minecraft Java world (1.13 or later: level.dat + region/) or one r.X.Z.mca region file into a voxen world");
+  cmd->add_option("SRC", o->source, "a Minecraft world folder, a folder of region files, or one .mca file")->required();
+  cmd->add_option("--world", o->world, "the voxen world to write: created when missing or empty, or an imported world to add to")
+      ->required()
+      ->check([](const std::string& v) { return v.empty() ? std::string("must name a directory (got an empty string)") : std::string(); });
+  cmd->add_option("--y-offset", o->y_offset, "voxen y = Minecraft y + N (default 0; -64 fits 1.18's -64..319 into -128..255)")
+      ->check(CLI::Range(int64_t{-4096}, int64_t{4096}));
+  add_int_pair_option(*cmd, "--region", o->region, "X,Z: import only the region file r.X.Z.mca");
+  add_threads_option(*cmd, o->threads, "worker threads reading and converting chunks (default: cores - 1, at least 1)");
+  cmd->add_flag("--json", o->json, "print one JSON object");
+  cmd->callback([o, cmd, &run] {
+    o->region_given = cmd->count("--region") > 0;
+    run = [o] { return run_import(*o); };
+  });
+}
+
+}  // namespace voxen::app

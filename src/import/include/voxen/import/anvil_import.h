@@ -1,0 +1,79 @@
+// Anvil import: a Minecraft Java world (level.dat + region/) or one region file into voxen columns (issue 17).
+//
+// Data flow: list the region files (r.X.Z.mca) and read their 8 KiB headers (the chunk count for progress), then
+// workers take one row of 32 chunk slots at a time: read and decompress each chunk (anvil_region.h), parse its NBT
+// (nbt.h), decode the sections (anvil_chunk.h), map the block states (minecraft_blocks.h) into a Column, and hand the
+// row's columns to the sink (the caller's: voxen import-anvil stores them in an imported world). A worker holds one
+// row at a time, so memory is bounded by the threads' working sets and the sink's queue, not by the world's size.
+// Chunk coordinates are the region slot's (32 X + i % 32, 32 Z + i / 32); a chunk whose xPos/zPos say otherwise is
+// imported at its slot and counted as relocated (what Minecraft does when it loads such a chunk). A Minecraft chunk
+// is a voxen column: 16 x 16 blocks, ColumnPos = chunk coordinates.
+// Threads: import_anvil() runs `threads` workers (std::thread) and calls the sink and progress from them, one call
+// at a time per worker (the sink must be thread-safe); the report is merged at the end (deterministic: counts, sets).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "voxen/core/error.h"
+#include "voxen/import/anvil_region.h"
+#include "voxen/import/minecraft_blocks.h"
+#include "voxen/world/column.h"
+
+namespace voxen::import {
+
+struct AnvilImportOptions {
+  int64_t y_offset = 0;                               // voxen y = Minecraft y + y_offset
+  std::optional<std::array<int32_t, 2>> region;       // only the region file r.X.Z.mca
+  int threads = 1;                                     // workers, >= 1
+  RegionLimits limits;
+  /// Called after each row of chunks with (chunks done, chunks listed); from worker threads, serialised.
+  std::function<void(uint64_t, uint64_t)> progress;
+};
+
+/// What an import did. Chunks are those the regions' location tables list.
+struct AnvilImportReport {
+  std::string source_kind;   // "world" (a folder with region/) or "region" (one .mca file)
+  std::string level_name;    // level.dat's Data.LevelName, when read
+  std::string version_name;  // level.dat's Data.Version.Name, when read
+  int64_t level_data_version = -1;  // level.dat's Data.DataVersion, -1 when absent
+  uint64_t regions = 0;             // region files read
+  std::vector<std::string> region_errors;  // region files that could not be opened (name and reason)
+  uint64_t chunks = 0;
+  uint64_t chunks_imported = 0;
+  std::map<std::string, uint64_t> chunks_skipped;  // reason_key -> chunks
+  std::map<std::string, uint64_t> statuses;        // proto-chunks (not imported), by status as written
+  uint64_t relocated = 0;        // imported at their slot though xPos/zPos named another place
+  uint64_t blocks = 0;           // non-air cells written
+  uint64_t distinct_states = 0;  // distinct Minecraft block states (name + properties) in imported chunks
+  std::map<std::string, uint64_t> unmapped;  // Minecraft names that fell back -> blocks
+  uint64_t clipped_blocks = 0;   // non-air blocks outside voxen's y range after the offset
+  std::map<int64_t, uint64_t> data_versions;  // DataVersion -> chunks, of every chunk whose NBT was read
+  uint64_t bytes_read = 0;       // bytes read from region and .mcc files (headers included)
+  double seconds = 0;
+  std::vector<ChunkProblem> problems;  // every skipped chunk, sorted by region then chunk
+};
+
+/// Receives finished columns (one call per row of up to 32); an error stops the import with that error.
+using ColumnSink = std::function<Status(std::span<const Column* const> columns)>;
+
+/// Imports `source`: a world folder (its region/ folder; level.dat read when present), a folder of region files, or
+/// one .mca file. Errors (nothing imported): source missing or not of those kinds; no region file (or not the
+/// --region asked for); level.dat older than 1.13 (DataVersion below 1451); level.dat present but unreadable;
+/// every chunk refused as pre-1.13 (the message names the DataVersion); the sink's error. Chunk-level problems are
+/// reported, not errors.
+Result<AnvilImportReport> import_anvil(const std::filesystem::path& source, const MinecraftBlockMap& map,
+                                       const AnvilImportOptions& options, const ColumnSink& sink);
+
+/// A Minecraft release name for a DataVersion the shared worlds and common releases use ("1.12.2" for 1343), or ""
+/// when not in the table.
+std::string minecraft_version_name(int64_t data_version);
+
+}  // namespace voxen::import
