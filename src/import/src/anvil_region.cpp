@@ -93,7 +93,8 @@ Result<std::vector<uint8_t>> lz4_blocks(std::span<const uint8_t> in, size_t limi
   size_t at = 0;
   while (true) {
     if (at == in.size()) return out;  // ends at a block boundary without the end block: what lz4-java also accepts
-    auto err = [&](const std::string& m) { return Error{"lz4 block at byte " + std::to_string(at) + ": " + m}; };
+    const size_t block = at;
+    auto err = [block](const std::string& m) { return Error{"lz4 block at byte " + std::to_string(block) + ": " + m}; };
     if (in.size() - at < kLz4HeaderSize) return err("header truncated (" + std::to_string(in.size() - at) + " bytes)");
     const uint8_t* h = in.data() + at;
     if (std::memcmp(h, kMagic, 8) != 0) return err("no 'LZ4Block' magic");
