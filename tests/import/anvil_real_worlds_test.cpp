@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -318,6 +319,85 @@ TEST(RealAnvilWorlds, OneTwelveIsRefusedNamingItsDataVersion) {
   EXPECT_NE(r.err.find("DataVersion 1343, Minecraft 1.12.2"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("numeric block ids"), std::string::npos) << r.err;
   fs::remove_all(dir);
+}
+
+// The 100 most common non-air blocks of the shared worlds (1.13 and later, by block count) each have a voxen block
+// of their own (a [blocks] entry), not a map-colour or "unknown" fallback.
+TEST(RealAnvilWorlds, TheHundredMostCommonBlocksMapToRealBlocks) {
+  if (!fs::exists(kAnvil + "gomc_1.18.1_world")) GTEST_SKIP() << "shared data " << kAnvil << " is absent (../shared/data)";
+  std::map<std::string, uint64_t> by_name;
+  for (const auto& world : fs::directory_iterator(kAnvil)) {
+    if (world.path().filename().string().find("1.12") != std::string::npos || !fs::exists(world.path() / "region")) continue;
+    for (const auto& e : fs::directory_iterator(world.path() / "region")) {
+      int32_t rx = 0, rz = 0;
+      if (std::sscanf(e.path().filename().c_str(), "r.%d.%d.mca", &rx, &rz) != 2) continue;
+      uint64_t listed = 0;
+      for (const auto& [pos, cc] : count_region(e.path(), rx, rz, listed))
+        for (const auto& [key, n] : cc.states) by_name[key.substr(0, key.find('['))] += n;
+    }
+  }
+  std::vector<std::pair<uint64_t, std::string>> ranked;
+  for (const auto& [name, n] : by_name)
+    if (!air_name(name)) ranked.emplace_back(n, name);
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  ASSERT_GE(ranked.size(), 100u);
+  const auto map = *import::MinecraftBlockMap::load_default(reg());
+  for (size_t i = 0; i < 100; ++i) {
+    EXPECT_TRUE(map.has_block(ranked[i].second)) << "#" << i + 1 << " " << ranked[i].second << " (" << ranked[i].first
+                                                 << " blocks) has no [blocks] entry in data/minecraft_blocks.toml";
+    EXPECT_FALSE(map.map(import::MinecraftBlockState{ranked[i].second, {}}).fallback) << ranked[i].second;
+  }
+}
+
+// A picture of an imported world (the 1.18.1 world: a forested hill) against its golden. Strict on the
+// renderer that made the golden, look mode on others (the rule of tests/render/golden_test.cpp). The golden changes only
+// with a reason: VOXEN_UPDATE_ANVIL_GOLDEN="why" rewrites it and appends the reason to tests/golden/CHANGELOG.md.
+TEST(RealAnvilWorlds, AnImportedWorldDrawsLikeItsGolden) {
+  const fs::path src = kAnvil + "gomc_1.18.1_world";
+  if (!fs::exists(src)) GTEST_SKIP() << "shared data " << src << " is absent (../shared/data)";
+  const std::string golden_dir = std::string(VOXEN_SOURCE_DIR) + "/tests/golden/";
+  const std::string name = "anvil_gomc_1_18_1";
+  const fs::path dir = fs::temp_directory_path() / ("voxen_anvil_golden_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  auto r = testing::run_voxen({"import-anvil", src.string(), "--world", dir.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string png = (dir / "shot.png").string();
+  const std::vector<std::string> shot = {"shot", "--world", dir.string(), "--pos", "-60,110,-60", "--look", "135,-32",
+                                         "--size", "320x180", "--render-distance", "8", "--json", "--out"};
+  auto with_out = [&](const std::string& out) {
+    auto a = shot;
+    a.push_back(out);
+    return a;
+  };
+  r = testing::run_voxen(with_out(png));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["quads_drawn"].get<uint64_t>(), 1000u);
+  const std::string png2 = (dir / "shot2.png").string();
+  ASSERT_EQ(testing::run_voxen(with_out(png2)).exit_code, 0);
+  auto a = render::load_png(png);
+  auto b = render::load_png(png2);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->pixels, b->pixels) << "two shots of one imported world differ";
+  const std::string renderer = j["gl_renderer"].get<std::string>();
+  if (const char* why = std::getenv("VOXEN_UPDATE_ANVIL_GOLDEN"); why && *why) {
+    fs::copy_file(png, golden_dir + name + ".png", fs::copy_options::overwrite_existing);
+    std::ofstream(golden_dir + name + ".renderer") << renderer << "\n";
+    char date[16];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    std::ofstream(golden_dir + "CHANGELOG.md", std::ios::app) << "- " << date << " `" << name << "`: " << why << " (" << renderer << ")\n";
+  }
+  auto golden = render::load_png(golden_dir + name + ".png");
+  ASSERT_TRUE(golden.ok()) << golden.error().to_string();
+  std::ifstream rin(golden_dir + name + ".renderer");
+  std::string recorded;
+  std::getline(rin, recorded);
+  const bool strict = recorded == renderer;
+  const auto d = render::compare_images(*a, *golden, strict ? render::DiffMode::kStrict : render::DiffMode::kLook);
+  EXPECT_TRUE(d.pass) << name << " differs from its golden (" << (strict ? "strict" : "look") << " mode): "
+                      << d.pixels_differing << " pixels differ; new picture kept at " << png;
+  if (d.pass) fs::remove_all(dir);
 }
 
 }  // namespace
