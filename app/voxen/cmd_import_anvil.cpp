@@ -5,6 +5,7 @@
 // imported again is replaced); a generated world is refused. The columns go to the store through the session's
 // write-behind queue as they are made (WorldSession::store_columns), so memory stays bounded by the threads' working
 // sets and the queue, whatever the world's size. Reading and mapping: src/import/include/voxen/import/anvil_import.h.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -77,9 +78,13 @@ int run_import(const ImportOptions& o) {
     };
   }
   store::WorldSession& ws = **session;
+  // At most kInFlight rows wait to be written: each holds up to 32 columns of sections (a few MiB), and the queue's own
+  // bound counts batches, not bytes, so without this a writer slower than the readers would let them pile up.
+  constexpr uint64_t kInFlight = 4;
   auto sink = [&ws](std::span<const Column* const> columns) -> Status {
     auto t = ws.store_columns(columns);
     if (!t) return t.error();
+    if (*t > kInFlight) return ws.wait(*t - kInFlight);
     return Ok{};
   };
   auto report = import::import_anvil(o.source, *map, io, sink);
@@ -128,6 +133,9 @@ int run_import(const ImportOptions& o) {
     j["chunks_per_second"] = r.seconds > 0 ? static_cast<double>(r.chunks_imported) / r.seconds : 0.0;
     j["bytes_read"] = r.bytes_read;
     j["threads"] = io.threads;
+    struct rusage ru{};
+    ::getrusage(RUSAGE_SELF, &ru);
+    j["peak_rss_bytes"] = static_cast<uint64_t>(ru.ru_maxrss) * 1024;  // Linux reports KiB
     nlohmann::json problems = nlohmann::json::array();
     for (const auto& p : r.problems) problems.push_back(p.to_string());
     j["problems"] = problems;

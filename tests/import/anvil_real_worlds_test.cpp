@@ -349,6 +349,34 @@ TEST(RealAnvilWorlds, TheHundredMostCommonBlocksMapToRealBlocks) {
   }
 }
 
+// Peak memory is bounded by the threads' working sets and the writer, not by the world's size: a world of 40 regions
+// (each a hard link to the 1.18.1 world's r.0.0.mca under another name: 144 chunks each, imported at their slots and
+// counted as relocated) peaks within 25% + 8 MiB of a world of 8 (JSON peak_rss_bytes, the process's maximum RSS).
+TEST(RealAnvilWorlds, PeakMemoryDoesNotGrowWithTheWorld) {
+  const fs::path region = kAnvil + "gomc_1.18.1_world/region/r.0.0.mca";
+  if (!fs::exists(region)) GTEST_SKIP() << "shared data " << region << " is absent (../shared/data)";
+  auto peak = [&](int regions) {
+    const fs::path base = fs::temp_directory_path() / ("voxen_anvil_mem" + std::to_string(regions) + "_" + std::to_string(::getpid()));
+    fs::remove_all(base);
+    fs::create_directories(base / "mc" / "region");
+    for (int i = 0; i < regions; ++i) {
+      const fs::path link = base / "mc" / "region" / ("r." + std::to_string(i % 8) + "." + std::to_string(i / 8) + ".mca");
+      std::error_code ec;
+      fs::create_hard_link(region, link, ec);
+      if (ec) fs::copy_file(region, link);  // another file system
+    }
+    const auto r = testing::run_voxen({"import-anvil", (base / "mc").string(), "--world", (base / "w").string(), "--threads", "2", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["chunks_imported"].get<uint64_t>(), 144u * static_cast<uint64_t>(regions));
+    fs::remove_all(base);
+    return j["peak_rss_bytes"].get<double>();
+  };
+  const double small = peak(8);
+  const double large = peak(40);
+  EXPECT_LE(large, small * 1.25 + 8.0 * (1 << 20)) << "8 regions: " << small / (1 << 20) << " MiB, 40 regions: " << large / (1 << 20) << " MiB";
+}
+
 // A picture of an imported world (the 1.18.1 world: a forested hill) against its golden. Strict on the
 // renderer that made the golden, look mode on others (the rule of tests/render/golden_test.cpp). The golden changes only
 // with a reason: VOXEN_UPDATE_ANVIL_GOLDEN="why" rewrites it and appends the reason to tests/golden/CHANGELOG.md.
