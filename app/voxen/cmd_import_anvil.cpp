@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <string>
 
@@ -53,11 +54,16 @@ int run_import(const ImportOptions& o) {
   auto no_generator = [](const std::string& name, uint64_t) -> Result<std::string> {
     return Error{"generator '" + name + "': an imported world has none"};
   };
+  // A generated world is refused before it is opened (opening one would make its generator to check it).
+  const std::filesystem::path meta_file = std::filesystem::path(o.world) / "voxen.toml";
+  if (std::filesystem::exists(meta_file)) {
+    auto meta = store::read_meta(meta_file);
+    if (meta && meta->kind == store::WorldKind::kGenerated)
+      throw RunError(o.world + " is a generated world (edits over a voxen generator); import a Minecraft world into a "
+                               "new folder, or into a world made by import-anvil");
+  }
   auto session = store::WorldSession::open(open, reg, no_generator);
   if (!session) throw RunError(session.error().to_string());
-  if ((*session)->generated())
-    throw RunError(o.world + " is a generated world (edits over a voxen generator); import a Minecraft world into a "
-                             "new folder, or into a world made by import-anvil");
 
   import::AnvilImportOptions io;
   io.y_offset = o.y_offset;
