@@ -156,7 +156,9 @@ Result<AnvilChunk> decode_chunk(const NbtTag& root, ChunkSkipReason* why) {
         for (int j = 0; j < per && i < 4096; ++j, ++i, v >>= bits) out.indices[static_cast<size_t>(i)] = static_cast<uint16_t>(v & mask);
       }
     }
-    for (int i = 0; i < 4096; ++i) {
+    // One pass for the largest index; the cell is looked for only when one is past the palette.
+    const uint16_t top = *std::max_element(out.indices.begin(), out.indices.end());
+    for (int i = 0; top >= out.palette.size() && i < 4096; ++i) {
       if (out.indices[static_cast<size_t>(i)] >= out.palette.size())
         return fail(why, ChunkSkipReason::kBadBlockData,
                     where + " (Y " + std::to_string(out.y) + ") cell " + std::to_string(i) + " has palette index " +
