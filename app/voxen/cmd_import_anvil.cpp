@@ -38,6 +38,21 @@ struct ImportOptions {
 
 constexpr size_t kProblemsShown = 20;  // skipped chunks named on stderr; the rest are counted
 
+// Text for a terminal: bytes outside printable ASCII (control characters, escape sequences, other encodings) as \xNN.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7F) {
+      out += static_cast<char>(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
 int run_import(const ImportOptions& o) {
   if (o.region_given)
     for (int64_t v : o.region)
@@ -46,6 +61,14 @@ int run_import(const ImportOptions& o) {
   const BlockRegistry reg = load_registry();
   auto map = import::MinecraftBlockMap::load_default(reg);
   if (!map) throw RunError("loading the Minecraft block mapping: " + map.error().to_string());
+
+  import::AnvilImportOptions io;
+  io.y_offset = o.y_offset;
+  if (o.region_given) io.region = std::array<int32_t, 2>{static_cast<int32_t>(o.region[0]), static_cast<int32_t>(o.region[1])};
+  io.threads = o.threads > 0 ? o.threads : JobPool::default_thread_count();
+  // What to import, before the world is touched: a refused source writes nothing.
+  auto plan = import::plan_anvil_import(o.source, io);
+  if (!plan) throw RunError("import-anvil: " + plan.error().to_string());
 
   store::OpenOptions open;
   open.dir = o.world;
@@ -62,13 +85,13 @@ int run_import(const ImportOptions& o) {
       throw RunError(o.world + " is a generated world (edits over a voxen generator); import a Minecraft world into a "
                                "new folder, or into a world made by import-anvil");
   }
+  // A world this command creates is removed again when the import fails (nothing of it was there before).
+  std::error_code ec;
+  const bool created = !std::filesystem::exists(o.world, ec) ||
+                       (std::filesystem::is_directory(o.world, ec) && std::filesystem::is_empty(o.world, ec));
   auto session = store::WorldSession::open(open, reg, no_generator);
   if (!session) throw RunError(session.error().to_string());
 
-  import::AnvilImportOptions io;
-  io.y_offset = o.y_offset;
-  if (o.region_given) io.region = std::array<int32_t, 2>{static_cast<int32_t>(o.region[0]), static_cast<int32_t>(o.region[1])};
-  io.threads = o.threads > 0 ? o.threads : JobPool::default_thread_count();
   const bool tty = !o.json && ::isatty(STDERR_FILENO);
   const auto start = std::chrono::steady_clock::now();
   auto last = start - std::chrono::seconds(1);
@@ -93,17 +116,24 @@ int run_import(const ImportOptions& o) {
     if (*t > kInFlight) return ws.wait(*t - kInFlight);
     return Ok{};
   };
-  auto report = import::import_anvil(o.source, *map, io, sink);
+  auto report = import::run_anvil_import(*plan, *map, io, sink);
   if (tty) std::fprintf(stderr, "\n");
   // Everything queued is written and the world closed before anything is reported as imported.
   Status closed = ws.close();
-  if (!report) throw RunError("import-anvil: " + report.error().to_string());
+  session->reset();
+  if (!report) {
+    if (created) std::filesystem::remove_all(o.world, ec);
+    throw RunError("import-anvil: " + report.error().to_string() + (created ? " (the new world was removed)" : ""));
+  }
   if (!closed.ok()) throw RunError("import-anvil: saving the world: " + closed.error().to_string());
   const import::AnvilImportReport& r = *report;
 
-  for (const std::string& e : r.region_errors) std::fprintf(stderr, "voxen: warning: region skipped: %s\n", e.c_str());
+  if (!r.level_dat_error.empty())
+    std::fprintf(stderr, "voxen: warning: level.dat not read (%s): the world's name and version are not reported\n",
+                 printable(r.level_dat_error).c_str());
+  for (const std::string& e : r.region_errors) std::fprintf(stderr, "voxen: warning: region skipped: %s\n", printable(e).c_str());
   for (size_t i = 0; i < r.problems.size() && i < kProblemsShown; ++i)
-    std::fprintf(stderr, "voxen: warning: chunk skipped: %s\n", r.problems[i].to_string().c_str());
+    std::fprintf(stderr, "voxen: warning: chunk skipped: %s\n", printable(r.problems[i].to_string()).c_str());
   if (r.problems.size() > kProblemsShown)
     std::fprintf(stderr, "voxen: warning: ... and %zu more skipped chunks (counted by reason in the report)\n",
                  r.problems.size() - kProblemsShown);
@@ -116,6 +146,7 @@ int run_import(const ImportOptions& o) {
     j["world"] = o.world;
     if (!r.level_name.empty()) j["level_name"] = r.level_name;
     if (!r.version_name.empty()) j["version_name"] = r.version_name;
+    if (!r.level_dat_error.empty()) j["level_dat_error"] = r.level_dat_error;
     if (r.level_data_version >= 0) j["level_data_version"] = r.level_data_version;
     j["regions"] = r.regions;
     j["region_errors"] = r.region_errors;
@@ -145,12 +176,13 @@ int run_import(const ImportOptions& o) {
     nlohmann::json problems = nlohmann::json::array();
     for (const auto& p : r.problems) problems.push_back(p.to_string());
     j["problems"] = problems;
-    std::printf("%s\n", j.dump(2).c_str());
+    // Names and paths come from the files: bytes that are not UTF-8 are replaced, never a failure after the import.
+    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
-    std::printf("source          %s (%s%s%s)\n", o.source.c_str(), r.source_kind.c_str(),
-                r.level_name.empty() ? "" : (", \"" + r.level_name + "\"").c_str(),
+    std::printf("source          %s (%s%s%s)\n", printable(o.source).c_str(), r.source_kind.c_str(),
+                r.level_name.empty() ? "" : (", \"" + printable(r.level_name) + "\"").c_str(),
                 r.version_name.empty() ? "" : (", Minecraft " + r.version_name).c_str());
-    std::printf("world           %s\n", o.world.c_str());
+    std::printf("world           %s\n", printable(o.world).c_str());
     std::printf("regions         %llu\n", static_cast<unsigned long long>(r.regions));
     std::printf("chunks          %llu listed, %llu imported\n", static_cast<unsigned long long>(r.chunks),
                 static_cast<unsigned long long>(r.chunks_imported));
@@ -167,16 +199,19 @@ int run_import(const ImportOptions& o) {
     std::sort(un.begin(), un.end(), [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
     std::printf("unmapped        %zu names (fallback blocks)%s\n", un.size(), un.empty() ? "" : ":");
     for (size_t i = 0; i < un.size() && i < 10; ++i)
-      std::printf("  %-40s %llu\n", un[i].first.c_str(), static_cast<unsigned long long>(un[i].second));
+      std::printf("  %-40s %llu\n", printable(un[i].first).c_str(), static_cast<unsigned long long>(un[i].second));
     if (un.size() > 10) std::printf("  ... %zu more (--json lists all)\n", un.size() - 10);
     std::printf("seconds         %.3f (%.0f chunks/s on %d thread%s), %.3f with the writes\n", r.seconds,
                 r.seconds > 0 ? static_cast<double>(r.chunks_imported) / r.seconds : 0.0, io.threads,
                 io.threads == 1 ? "" : "s", total_s);
     std::printf("bytes read      %llu\n", static_cast<unsigned long long>(r.bytes_read));
   }
-  if (r.chunks > 0 && r.chunks_imported == 0 && r.statuses.empty()) {
-    std::fprintf(stderr, "voxen: error: import-anvil: none of the %llu chunks could be imported\n",
-                 static_cast<unsigned long long>(r.chunks));
+  // Nothing imported because nothing could be read (every region or chunk failed) is a failure; a world of
+  // proto-chunks only, or of empty regions, imports nothing and succeeds.
+  if (r.chunks_imported == 0 && (!r.region_errors.empty() || !r.problems.empty() || !r.chunks_skipped.empty())) {
+    std::fprintf(stderr, "voxen: error: import-anvil: nothing could be imported (%llu chunks listed, %zu region files "
+                         "skipped)\n",
+                 static_cast<unsigned long long>(r.chunks), r.region_errors.size());
     return 1;
   }
   return 0;

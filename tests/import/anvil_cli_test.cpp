@@ -125,6 +125,46 @@ TEST(AnvilCli, RefusalsAndBadFlags) {
   r = testing::run_voxen({"import-anvil", (t.path / "mc").string(), "--world", (t.path / "w5").string()});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("level.dat says DataVersion 1343 (Minecraft 1.12.2)"), std::string::npos) << r.err;
+  // Refused before anything is written: none of the refused imports above made a world folder.
+  for (const char* w : {"w1", "w2", "w3", "w4", "w5"}) EXPECT_FALSE(fs::exists(t.path / w)) << w;
+}
+
+TEST(AnvilCli, NothingReadableFailsAndANewWorldIsRemoved) {
+  TempDir t("unreadable");
+  // Only a region shorter than its header: nothing could be read, exit 1 (not "0 chunks, fine").
+  testing::write_file(t.path / "short" / "region" / "r.0.0.mca", std::vector<uint8_t>(100, 0));
+  auto r = testing::run_voxen({"import-anvil", (t.path / "short").string(), "--world", (t.path / "w1").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("shorter (100 bytes) than the 8192-byte header"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing could be imported"), std::string::npos) << r.err;
+  // Every chunk from before 1.13: refused, and the world this command created is removed again.
+  testing::NbtWriter w;
+  w.begin_root().int32("DataVersion", 1343).begin_compound("Level").int32("xPos", 0).int32("zPos", 0).end().end();
+  testing::write_file(t.path / "old" / "r.0.0.mca", testing::region_bytes({{0, 2, testing::compress_chunk(w.bytes(), 2)}}));
+  r = testing::run_voxen({"import-anvil", (t.path / "old" / "r.0.0.mca").string(), "--world", (t.path / "w2").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("DataVersion 1343, Minecraft 1.12.2"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(t.path / "w2"));
+  // A world that was there before is kept whatever happens.
+  make_world(t.path / "mc");
+  ASSERT_EQ(testing::run_voxen({"import-anvil", (t.path / "mc").string(), "--world", (t.path / "w3").string()}).exit_code, 0);
+  r = testing::run_voxen({"import-anvil", (t.path / "old" / "r.0.0.mca").string(), "--world", (t.path / "w3").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(probe(t.path / "w3", "3,5,7"), "granite:0");
+}
+
+TEST(AnvilCli, ADamagedLevelDatAndNamesThatAreNotUtf8) {
+  TempDir t("names");
+  const fs::path src = t.path / "mc\xff";  // a folder name that is not UTF-8
+  make_world(src);
+  testing::write_file(src / "level.dat", {});  // what a crash can leave
+  const auto r = testing::run_voxen({"import-anvil", src.string(), "--world", (t.path / "w").string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: level.dat not read"), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(r.out);  // the invalid byte replaced, not a failure after the import
+  EXPECT_EQ(j["chunks_imported"], 2);
+  EXPECT_TRUE(j.contains("level_dat_error"));
+  EXPECT_EQ(probe(t.path / "w", "3,5,7"), "granite:0");
 }
 
 }  // namespace

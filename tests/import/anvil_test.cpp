@@ -5,6 +5,8 @@
 // and what the message says.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <map>
 #include <mutex>
 
@@ -308,6 +310,11 @@ TEST(AnvilRegion, BadChunksAreSkippedWithTheirReasonAndTheRestImports) {
 
 TEST(AnvilRegion, NamesAndEmptyFiles) {
   EXPECT_EQ(import::RegionFile::parse_name("r.-3.12.mca"), (std::array<int32_t, 2>{-3, 12}));
+  EXPECT_FALSE(import::RegionFile::parse_name("r.00.0.mca"));   // would alias r.0.0.mca
+  EXPECT_FALSE(import::RegionFile::parse_name("r.-0.0.mca"));
+  EXPECT_FALSE(import::RegionFile::parse_name("r.+1.0.mca"));
+  EXPECT_FALSE(import::RegionFile::parse_name("r.33554432.0.mca"));  // 2^25: chunk coordinates past int32
+  EXPECT_EQ(import::RegionFile::parse_name("r.-33554432.0.mca"), (std::array<int32_t, 2>{-33554432, 0}));
   EXPECT_FALSE(import::RegionFile::parse_name("r.1.mca"));
   EXPECT_FALSE(import::RegionFile::parse_name("r.a.1.mca"));
   EXPECT_FALSE(import::RegionFile::parse_name("r.1.2.mcr"));
@@ -323,10 +330,71 @@ TEST(AnvilRegion, NamesAndEmptyFiles) {
   EXPECT_NE(short_file.error().to_string().find("r.1.0.mca @ byte 100: shorter (100 bytes) than the 8192-byte header"),
             std::string::npos)
       << short_file.error().to_string();
-  // A folder import goes on past the short region and names it.
+  // A folder import goes on past the short region and names it, and names a region file it will not read.
+  testing::write_file(dir / "r.00.0.mca", {});
   const Imported im = run_import(dir);
-  ASSERT_EQ(im.report.region_errors.size(), 1u);
-  EXPECT_NE(im.report.region_errors[0].find("r.1.0.mca"), std::string::npos);
+  ASSERT_EQ(im.report.region_errors.size(), 2u);
+  EXPECT_NE(im.report.region_errors[0].find("r.00.0.mca: not a region name voxen reads"), std::string::npos)
+      << im.report.region_errors[0];
+  EXPECT_NE(im.report.region_errors[1].find("r.1.0.mca"), std::string::npos);
+  // A FIFO named like a region is refused at once, not waited on (opened without blocking).
+  ASSERT_EQ(::mkfifo((dir / "r.2.0.mca").c_str(), 0600), 0);
+  auto fifo = import::RegionFile::open(dir / "r.2.0.mca");
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_NE(fifo.error().to_string().find("not a regular file"), std::string::npos) << fifo.error().to_string();
+  fs::remove_all(dir);
+}
+
+// A palette name that spells another state's canonical form ("minecraft:oak_log[axis=z]" with no properties) is a
+// different state: it falls back, and the real oak log keeps its block, in whichever order the chunks are read.
+TEST(AnvilChunk, StatesAreIdentifiedByNameAndPropertiesNotByTheirSpelling) {
+  const fs::path dir = temp_dir("spelling");
+  const auto real_nbt = testing::chunk_nbt(2865, 1, 0, "minecraft:full", {{0, {"minecraft:oak_log[axis=z]"}, {}}}, false);
+  // real_nbt's entry has a Properties compound (the builder's "[...]" syntax); this one's name holds the brackets.
+  testing::NbtWriter w;
+  w.begin_root().int32("DataVersion", 2865).int32("xPos", 0).int32("zPos", 0).string("Status", "minecraft:full");
+  w.begin_list("sections", 10, 1).item_compound().byte("Y", 0).begin_compound("block_states");
+  w.begin_list("palette", 10, 1).item_compound().string("Name", "minecraft:oak_log[axis=z]").end();
+  w.end().end().end();
+  testing::write_file(dir / "r.0.0.mca", testing::region_bytes({{0, 2, testing::compress_chunk(w.bytes(), 2)},
+                                                                 {1, 2, testing::compress_chunk(real_nbt, 2)}}));
+  for (int threads : {1, 2}) {
+    AnvilImportOptions o;
+    o.threads = threads;
+    const Imported im = run_import(dir / "r.0.0.mca", o);
+    EXPECT_EQ(im.at(0, 0, 0), cell_of("unknown"));
+    EXPECT_EQ(im.at(16, 0, 0), cell_of("oak_log", state::make_axis(2)));
+    EXPECT_EQ(im.report.unmapped, (std::map<std::string, uint64_t>{{"minecraft:oak_log[axis=z]", 4096}}));
+    EXPECT_EQ(im.report.distinct_states, 2u);
+  }
+  fs::remove_all(dir);
+}
+
+// Hostile chunks are bounded: a tree of more than kMaxChunkTags tags, a palette entry of more than kMaxStateBytes,
+// and a repeated section Y (the later one wins, as in Minecraft, and is counted once).
+TEST(AnvilChunk, HostileChunksAreBounded) {
+  const fs::path dir = temp_dir("hostile");
+  testing::NbtWriter many;
+  many.begin_root().int32("DataVersion", 2865).begin_list("junk", 10, import::kMaxChunkTags + 1);
+  for (size_t i = 0; i <= import::kMaxChunkTags; ++i) many.end();  // empty compounds
+  many.end();
+  const std::string long_name = "minecraft:" + std::string(import::kMaxStateBytes, 'x');
+  const auto long_nbt = testing::chunk_nbt(2865, 1, 0, "minecraft:full", {{0, {long_name}, {}}}, false);
+  const auto twice = testing::chunk_nbt(2865, 2, 0, "minecraft:full",
+                                        {{0, {"minecraft:stone"}, {}}, {0, {"minecraft:air", "minecraft:dirt"}, pattern(2)}}, false);
+  testing::write_file(dir / "r.0.0.mca", testing::region_bytes({{0, 2, testing::compress_chunk(many.bytes(), 2)},
+                                                                 {1, 2, testing::compress_chunk(long_nbt, 2)},
+                                                                 {2, 2, testing::compress_chunk(twice, 2)}}));
+  const Imported im = run_import(dir / "r.0.0.mca");
+  ASSERT_EQ(im.report.problems.size(), 2u);
+  EXPECT_NE(im.report.problems[0].to_string().find("chunk (0, 0): bad_nbt: byte "), std::string::npos) << im.report.problems[0].to_string();
+  EXPECT_NE(im.report.problems[0].to_string().find("more than 2097152 tags"), std::string::npos) << im.report.problems[0].to_string();
+  EXPECT_NE(im.report.problems[1].to_string().find("chunk (1, 0): bad_block_data: sections[0] palette[0] is 1034 bytes"),
+            std::string::npos)
+      << im.report.problems[1].to_string();
+  EXPECT_EQ(im.report.blocks, 2048u);
+  EXPECT_EQ(im.at(32, 0, 0), kAir);  // the second Y 0 section replaced the stone one: cell 0 is entry 0, air
+  EXPECT_EQ(im.at(33, 0, 0), cell_of("dirt"));
   fs::remove_all(dir);
 }
 

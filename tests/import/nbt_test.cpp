@@ -237,5 +237,19 @@ TEST(Nbt, ErrorsNameTheListItem) {
   EXPECT_NE(r.error().message.find("sections[1].data"), std::string::npos) << r.error().to_string();
 }
 
+// NbtLimits::max_tags counts compound members and list items: at the limit a tree reads, one past it is refused.
+TEST(Nbt, TagsPastTheLimitAreRefused) {
+  Bytes x;  // a root compound of one list of three empty compounds: 4 tags
+  x.named(NbtType::kCompound, "").named(NbtType::kList, "l").u8(static_cast<uint8_t>(NbtType::kCompound)).be(3, 4);
+  x.u8(0).u8(0).u8(0).u8(0);
+  import::NbtLimits limits;
+  limits.max_tags = 4;
+  EXPECT_TRUE(import::read_nbt(x.b, "t.nbt", limits).ok());
+  limits.max_tags = 3;
+  const auto r = import::read_nbt(x.b, "t.nbt", limits);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().to_string(), "t.nbt @ byte 14: NBT (root).l: more than 3 tags");  // at item 2
+}
+
 }  // namespace
 }  // namespace voxen

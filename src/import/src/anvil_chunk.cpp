@@ -4,6 +4,8 @@
 #include <array>
 #include <bit>
 
+#include <xxhash.h>
+
 #include "voxen/core/coords.h"
 
 namespace voxen::import {
@@ -28,6 +30,16 @@ size_t padded_length(int bits) {
   return static_cast<size_t>((4096 + per - 1) / per);
 }
 
+// A section replaces an earlier one of the same Y (as Minecraft reads them: by Y into an array).
+void add_section(AnvilChunk& c, AnvilSection s) {
+  for (AnvilSection& old : c.sections)
+    if (old.y == s.y) {
+      old = std::move(s);
+      return;
+    }
+  c.sections.push_back(std::move(s));
+}
+
 Error fail(ChunkSkipReason* why, ChunkSkipReason reason, std::string message) {
   if (why) *why = reason;
   return Error{std::move(message)};
@@ -40,6 +52,9 @@ Result<AnvilChunk> decode_chunk(const NbtTag& root, ChunkSkipReason* why) {
   AnvilChunk c;
   const NbtTag* level = root.get("Level", NbtType::kCompound);
   const NbtTag* dv = root.get("DataVersion", NbtType::kInt);
+  if (!dv && root.compound()->find("DataVersion"))
+    return fail(why, ChunkSkipReason::kBadNbt,
+                "DataVersion is a " + std::string(nbt_type_name(root.compound()->find("DataVersion")->type)) + ", not a TAG_Int");
   if (!dv) {
     return fail(why, level ? ChunkSkipReason::kLegacyFormat : ChunkSkipReason::kBadNbt,
                 level ? "no DataVersion: written before Minecraft 1.9 (numeric block ids); open and save the world in "
@@ -79,8 +94,14 @@ Result<AnvilChunk> decode_chunk(const NbtTag& root, ChunkSkipReason* why) {
     const NbtTag& sec = list.items[si];
     const std::string where = std::string(sections_name) + "[" + std::to_string(si) + "]";
     const NbtTag* y = sec.get("Y", NbtType::kByte);
-    if (!y) y = sec.get("Y", NbtType::kInt);  // some tools write an Int
+    if (!y) y = sec.get("Y", NbtType::kShort);  // some tools write a wider integer
+    if (!y) y = sec.get("Y", NbtType::kInt);
+    if (!y && sec.compound() && sec.compound()->find("Y"))
+      return fail(why, ChunkSkipReason::kBadNbt,
+                  where + " Y is a " + std::string(nbt_type_name(sec.compound()->find("Y")->type)) + ", not an integer");
     if (!y) return fail(why, ChunkSkipReason::kBadNbt, where + " has no Y");
+    if (*y->integer() < -2048 || *y->integer() > 2047)
+      return fail(why, ChunkSkipReason::kBadBlockData, where + " Y " + std::to_string(*y->integer()) + " is out of range");
     const NbtTag* palette = nullptr;
     const NbtTag* data = nullptr;
     if (level) {
@@ -109,11 +130,20 @@ Result<AnvilChunk> decode_chunk(const NbtTag& root, ChunkSkipReason* why) {
       if (!name) return fail(why, ChunkSkipReason::kBadNbt, where + " palette[" + std::to_string(pi) + "] has no Name");
       MinecraftBlockState s;
       s.name = *name->string();
+      size_t bytes = s.name.size();
       if (const NbtTag* props = pal.items[pi].get("Properties", NbtType::kCompound)) {
         const NbtCompound& pc = *props->compound();
         for (size_t k = 0; k < pc.names.size(); ++k)
-          if (const std::string* v = pc.tags[k].string()) s.properties.emplace_back(pc.names[k], *v);
+          if (const std::string* v = pc.tags[k].string()) {
+            s.properties.emplace_back(pc.names[k], *v);
+            bytes += pc.names[k].size() + v->size();
+          }
       }
+      // Real block states are a few dozen bytes; a longer one is hostile (each distinct one is kept for the report).
+      if (bytes > kMaxStateBytes)
+        return fail(why, ChunkSkipReason::kBadBlockData, where + " palette[" + std::to_string(pi) + "] is " +
+                                                             std::to_string(bytes) + " bytes of name and properties (at most " +
+                                                             std::to_string(kMaxStateBytes) + ")");
       out.palette.push_back(std::move(s));
     }
     const std::vector<int64_t>* longs = data ? data->longs() : nullptr;
@@ -121,7 +151,7 @@ Result<AnvilChunk> decode_chunk(const NbtTag& root, ChunkSkipReason* why) {
       if (out.palette.size() != 1)
         return fail(why, ChunkSkipReason::kBadBlockData, where + " has a palette of " +
                                                              std::to_string(out.palette.size()) + " entries but no data");
-      c.sections.push_back(std::move(out));
+      add_section(c, std::move(out));
       continue;
     }
     const int bits = index_bits(std::max<size_t>(out.palette.size(), 2));
@@ -165,7 +195,7 @@ Result<AnvilChunk> decode_chunk(const NbtTag& root, ChunkSkipReason* why) {
                         std::to_string(out.indices[static_cast<size_t>(i)]) + " of a palette of " +
                         std::to_string(out.palette.size()));
     }
-    c.sections.push_back(std::move(out));
+    add_section(c, std::move(out));
   }
   return c;
 }
@@ -174,6 +204,7 @@ MinecraftBlockMap::Mapping BlockStateCache::map(const MinecraftBlockState& s, co
   auto it = m_cache.find(key);
   if (it != m_cache.end()) return it->second;
   const auto m = is_air_name(s.name) ? MinecraftBlockMap::Mapping{kAir, false} : m_map->map(s);
+  if (m_cache.size() >= kMaxEntries) m_cache.clear();  // a cache: bounded whatever the input's variety
   m_cache.emplace(key, m);
   return m;
 }
@@ -200,12 +231,13 @@ ChunkConversion convert_chunk(const AnvilChunk& chunk, BlockStateCache& cache, i
     }
     for (size_t i = 0; i < n; ++i) {
       const MinecraftBlockState& s = sec.palette[i];
-      std::string key = s.canonical();
+      const std::string key = s.key();
       air[i] = is_air_name(s.name);
       const auto m = cache.map(s, key);
       cells[i] = m.cell.packed();
       if (counts[i] && m.fallback && !air[i]) out.unmapped[s.name] += counts[i];
-      out.states.push_back(std::move(key));
+      const XXH128_hash_t h = XXH3_128bits(key.data(), key.size());
+      out.states.push_back({h.high64, h.low64});
     }
     const int64_t base = int64_t{sec.y} * kSectionSize + y_offset;  // voxen world y of the section's bottom layer
     if (aligned && base >= kMinY && base + kSectionSize - 1 <= kMaxY) {

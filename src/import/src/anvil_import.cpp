@@ -1,6 +1,7 @@
 #include "voxen/import/anvil_import.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <fstream>
@@ -17,12 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct RegionEntry {
-  fs::path path;
-  int32_t x = 0;
-  int32_t z = 0;
-  uint64_t chunks = 0;
-};
 
 // One worker's share of the report, merged at the end.
 struct Partial {
@@ -31,7 +26,7 @@ struct Partial {
   std::map<std::string, uint64_t> statuses;
   uint64_t relocated = 0;
   uint64_t blocks = 0;
-  std::set<std::string> states;
+  std::set<std::array<uint64_t, 2>> states;
   std::map<std::string, uint64_t> unmapped;
   uint64_t clipped = 0;
   std::map<int64_t, uint64_t> versions;
@@ -41,7 +36,10 @@ struct Partial {
 };
 
 // Reads level.dat (gzip NBT) into the report. Errors: unreadable or not NBT.
-Status read_level_dat(const fs::path& file, AnvilImportReport& r) {
+Status read_level_dat(const fs::path& file, AnvilImportPlan& r) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return Error{"not a regular file", file.string()};
+  if (fs::file_size(file, ec) > (size_t{16} << 20)) return Error{"larger than 16 MiB", file.string()};
   std::ifstream in(file, std::ios::binary);
   if (!in) return Error{"cannot open", file.string()};
   std::vector<uint8_t> raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -53,7 +51,9 @@ Status read_level_dat(const fs::path& file, AnvilImportReport& r) {
   } else {
     nbt = std::move(raw);  // some tools write it uncompressed
   }
-  auto root = read_nbt(nbt, file.string());
+  NbtLimits limits;
+  limits.max_tags = size_t{1} << 21;
+  auto root = read_nbt(nbt, file.string(), limits);
   if (!root) return root.error();
   const NbtTag* data = root->tag.get("Data", NbtType::kCompound);
   if (!data) return Error{"no Data compound: not a level.dat", file.string()};
@@ -64,19 +64,42 @@ Status read_level_dat(const fs::path& file, AnvilImportReport& r) {
   return Ok{};
 }
 
-// Region files of a folder, sorted by (x, z); names that are not r.X.Z.mca are left alone.
-std::vector<RegionEntry> list_regions(const fs::path& dir) {
-  std::vector<RegionEntry> out;
+// Region files of a folder, sorted by (x, z). Other files are left alone; a name r.*.mca that does not parse (another
+// spelling of a region's numbers, coordinates past +-2^25) is named in `errors`.
+std::vector<AnvilRegionEntry> list_regions(const fs::path& dir, std::vector<std::string>& errors) {
+  std::vector<AnvilRegionEntry> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    auto xz = RegionFile::parse_name(e.path().filename().string());
-    if (!xz) continue;
-    out.push_back({e.path(), (*xz)[0], (*xz)[1], 0});
+    const std::string name = e.path().filename().string();
+    auto xz = RegionFile::parse_name(name);
+    if (!xz) {
+      if (RegionFile::looks_like_region_name(name))
+        errors.push_back(e.path().string() + ": not a region name voxen reads (r.<x>.<z>.mca, integers without leading "
+                                             "zeros, each within +-2^25): skipped");
+      continue;
+    }
+    AnvilRegionEntry r;
+    r.path = e.path();
+    r.x = (*xz)[0];
+    r.z = (*xz)[1];
+    out.push_back(std::move(r));
   }
-  std::sort(out.begin(), out.end(), [](const RegionEntry& a, const RegionEntry& b) {
+  std::sort(out.begin(), out.end(), [](const AnvilRegionEntry& a, const AnvilRegionEntry& b) {
     return std::tie(a.x, a.z) < std::tie(b.x, b.z);
   });
   return out;
+}
+
+// Adds blocks of an unmapped name; past kMaxUnmappedNames distinct names the rest are counted under kOtherNames (a
+// hostile world could name millions).
+void add_unmapped(std::map<std::string, uint64_t>& m, const std::string& name, uint64_t n) {
+  auto it = m.find(name);
+  if (it != m.end()) {
+    it->second += n;
+    return;
+  }
+  if (m.size() < kMaxUnmappedNames) m.emplace(name, n);
+  else m[std::string(kOtherNames)] += n;
 }
 
 }  // namespace
@@ -92,25 +115,37 @@ std::string minecraft_version_name(int64_t dv) {
   return it == kNames.end() ? std::string() : std::string(it->second);
 }
 
-Result<AnvilImportReport> import_anvil(const fs::path& source, const MinecraftBlockMap& map,
-                                       const AnvilImportOptions& options, const ColumnSink& sink) {
-  const auto start = std::chrono::steady_clock::now();
-  AnvilImportReport report;
+Result<AnvilImportPlan> plan_anvil_import(const fs::path& source, const AnvilImportOptions& options) {
+  AnvilImportPlan plan;
+  plan.source = source;
   std::error_code ec;
-  std::vector<RegionEntry> regions;
-  if (fs::is_regular_file(source, ec)) {
+  const fs::file_status st = fs::status(source, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) return Error{"cannot read: " + ec.message(), source.string()};
+  if (fs::is_regular_file(st)) {
     auto xz = RegionFile::parse_name(source.filename().string());
-    if (!xz) return Error{"not a region file (expected a name r.<x>.<z>.mca) nor a world folder", source.string()};
-    report.source_kind = "region";
-    regions.push_back({source, (*xz)[0], (*xz)[1], 0});
-  } else if (fs::is_directory(source, ec)) {
-    report.source_kind = "world";
+    if (!xz)
+      return Error{RegionFile::looks_like_region_name(source.filename().string())
+                       ? "not a region name voxen reads (r.<x>.<z>.mca: integers without leading zeros, each within "
+                         "+-2^25)"
+                       : "not a region file (expected a name r.<x>.<z>.mca) nor a world folder",
+                   source.string()};
+    plan.source_kind = "region";
+    AnvilRegionEntry r;
+    r.path = source;
+    r.x = (*xz)[0];
+    r.z = (*xz)[1];
+    plan.regions.push_back(std::move(r));
+  } else if (fs::is_directory(st)) {
+    plan.source_kind = "world";
     const fs::path level = source / "level.dat";
-    if (fs::exists(level, ec)) {
-      if (Status s = read_level_dat(level, report); !s.ok()) return Error{"reading level.dat: " + s.error().to_string()};
-      if (report.level_data_version >= 0 && report.level_data_version < kFirstFlattenedDataVersion) {
-        const std::string name = minecraft_version_name(report.level_data_version);
-        return Error{"level.dat says DataVersion " + std::to_string(report.level_data_version) +
+    if (fs::exists(fs::symlink_status(level, ec))) {
+      // level.dat only names the world and its version; a damaged one (Minecraft can leave it empty after a crash) is
+      // reported and the regions' own DataVersions decide. An old one refuses the import before anything is written.
+      if (Status s = read_level_dat(level, plan); !s.ok()) {
+        plan.level_dat_error = s.error().to_string();
+      } else if (plan.level_data_version >= 0 && plan.level_data_version < kFirstFlattenedDataVersion) {
+        const std::string name = minecraft_version_name(plan.level_data_version);
+        return Error{"level.dat says DataVersion " + std::to_string(plan.level_data_version) +
                          (name.empty() ? "" : " (Minecraft " + name + ")") +
                          ": worlds from before Minecraft 1.13 (DataVersion 1451) hold numeric block ids, which voxen "
                          "does not import; open and save the world in Minecraft 1.13 or newer to convert it",
@@ -118,36 +153,63 @@ Result<AnvilImportReport> import_anvil(const fs::path& source, const MinecraftBl
       }
     }
     const fs::path region_dir = fs::is_directory(source / "region", ec) ? source / "region" : source;
-    regions = list_regions(region_dir);
-    if (regions.empty())
+    plan.regions = list_regions(region_dir, plan.region_errors);
+    if (plan.regions.empty())
       return Error{"no region files (r.<x>.<z>.mca) in " + region_dir.string() +
                        (region_dir == source ? " (nor a region/ folder)" : ""),
                    source.string()};
+  } else if (fs::exists(st)) {
+    return Error{"not a regular file or folder", source.string()};
   } else {
     return Error{"no such file or folder", source.string()};
   }
   if (options.region) {
     const auto want = *options.region;
-    std::erase_if(regions, [&](const RegionEntry& r) { return r.x != want[0] || r.z != want[1]; });
-    if (regions.empty())
+    std::erase_if(plan.regions, [&](const AnvilRegionEntry& r) { return r.x != want[0] || r.z != want[1]; });
+    if (plan.regions.empty())
       return Error{"no region r." + std::to_string(want[0]) + "." + std::to_string(want[1]) + ".mca in the source",
                    source.string()};
   }
-
-  // Headers first: the chunk count for progress, and region files that cannot be read at all.
-  std::vector<RegionEntry> readable;
-  for (RegionEntry& r : regions) {
+  // Headers: the chunk counts (per row of 32 slots) for progress and accounting, and region files that cannot be read.
+  std::vector<AnvilRegionEntry> readable;
+  for (AnvilRegionEntry& r : plan.regions) {
     auto f = RegionFile::open(r.path, options.limits);
     if (!f) {
-      report.region_errors.push_back(f.error().to_string());
+      plan.region_errors.push_back(f.error().to_string());
       continue;
     }
+    for (const RegionSlot& slot : f->slots()) ++r.row_chunks[static_cast<size_t>(slot.index >> 5)];
     r.chunks = f->slots().size();
-    report.chunks += r.chunks;
-    report.bytes_read += std::min<uint64_t>(f->file_size(), 8192);
-    readable.push_back(r);
+    plan.chunks += r.chunks;
+    plan.header_bytes += std::min<uint64_t>(f->file_size(), 8192);
+    readable.push_back(std::move(r));
   }
-  report.regions = readable.size();
+  plan.regions = std::move(readable);
+  return plan;
+}
+
+Result<AnvilImportReport> import_anvil(const fs::path& source, const MinecraftBlockMap& map,
+                                       const AnvilImportOptions& options, const ColumnSink& sink) {
+  auto plan = plan_anvil_import(source, options);
+  if (!plan) return plan.error();
+  return run_anvil_import(*plan, map, options, sink);
+}
+
+Result<AnvilImportReport> run_anvil_import(const AnvilImportPlan& plan, const MinecraftBlockMap& map,
+                                           const AnvilImportOptions& options, const ColumnSink& sink) {
+  const auto start = std::chrono::steady_clock::now();
+  const fs::path& source = plan.source;
+  AnvilImportReport report;
+  report.source_kind = plan.source_kind;
+  report.level_name = plan.level_name;
+  report.version_name = plan.version_name;
+  report.level_data_version = plan.level_data_version;
+  report.level_dat_error = plan.level_dat_error;
+  report.region_errors = plan.region_errors;
+  report.chunks = plan.chunks;
+  report.bytes_read = plan.header_bytes;
+  report.regions = plan.regions.size();
+  const std::vector<AnvilRegionEntry>& readable = plan.regions;
 
   // Work items: (region, row of 32 slots).
   struct Item {
@@ -161,6 +223,8 @@ Result<AnvilImportReport> import_anvil(const fs::path& source, const MinecraftBl
 
   const int threads = std::max(1, options.threads);
   std::vector<Partial> partials(static_cast<size_t>(threads));
+  std::unique_ptr<std::atomic<bool>[]> region_failed(new std::atomic<bool>[readable.size()]);
+  for (size_t i = 0; i < readable.size(); ++i) region_failed[i] = false;
   std::atomic<size_t> next{0};
   std::atomic<uint64_t> done{0};
   std::atomic<bool> stop{false};
@@ -173,19 +237,30 @@ Result<AnvilImportReport> import_anvil(const fs::path& source, const MinecraftBl
     // The region of the last item, kept open while consecutive items come from it.
     std::optional<RegionFile> file;
     size_t file_index = SIZE_MAX;
+    NbtLimits limits;
+    limits.max_tags = kMaxChunkTags;
     while (!stop.load(std::memory_order_relaxed)) {
       const size_t k = next.fetch_add(1);
       if (k >= items.size()) break;
       const Item it = items[k];
+      const uint64_t listed = readable[it.region].row_chunks[static_cast<size_t>(it.row)];
       if (file_index != it.region) {
-        auto f = RegionFile::open(readable[it.region].path, options.limits);
-        if (!f) {  // it was readable a moment ago: report, and leave the region's remaining rows
-          std::lock_guard lock(mu);
-          report.region_errors.push_back(f.error().to_string());
-          continue;
-        }
-        file.emplace(std::move(f).value());
+        file.reset();
         file_index = it.region;
+        if (!region_failed[it.region].load()) {
+          auto f = RegionFile::open(readable[it.region].path, options.limits);
+          if (f) {
+            file.emplace(std::move(f).value());
+          } else if (!region_failed[it.region].exchange(true)) {  // it was readable when listed: named once
+            std::lock_guard lock(mu);
+            report.region_errors.push_back(f.error().to_string());
+          }
+        }
+      }
+      if (!file) {  // the region's chunks are counted, not lost from the report
+        part.skipped[std::string(reason_key(ChunkSkipReason::kRegionUnreadable))] += listed;
+        done.fetch_add(listed);
+        continue;
       }
       row.clear();
       uint64_t row_chunks = 0;
@@ -203,9 +278,10 @@ Result<AnvilImportReport> import_anvil(const fs::path& source, const MinecraftBl
           continue;
         }
         const std::string where = file->name() + " chunk (" + std::to_string(slot.chunk_x) + ", " + std::to_string(slot.chunk_z) + ")";
-        auto root = read_nbt(bytes.nbt, where);
-        if (!root) {
-          skip({file->name(), slot.chunk_x, slot.chunk_z, ChunkSkipReason::kBadNbt, root.error().to_string()});
+        auto root = read_nbt(bytes.nbt, where, limits);
+        if (!root) {  // the problem names region and chunk already: the NBT error's message and byte offset
+          skip({file->name(), slot.chunk_x, slot.chunk_z, ChunkSkipReason::kBadNbt,
+                Error{root.error().message, "", -1, root.error().offset}.to_string()});
           continue;
         }
         if (const NbtTag* dv = root->tag.get("DataVersion", NbtType::kInt)) ++part.versions[*dv->integer()];
@@ -227,7 +303,7 @@ Result<AnvilImportReport> import_anvil(const fs::path& source, const MinecraftBl
         ++part.imported;
         part.blocks += conv.blocks;
         part.clipped += conv.clipped;
-        for (const auto& [n, c] : conv.unmapped) part.unmapped[n] += c;
+        for (const auto& [n, c] : conv.unmapped) add_unmapped(part.unmapped, n, c);
         part.states.insert(conv.states.begin(), conv.states.end());
         row.push_back(std::move(col));
       }
@@ -257,7 +333,7 @@ Result<AnvilImportReport> import_anvil(const fs::path& source, const MinecraftBl
   }
   if (first_error) return *first_error;
 
-  std::set<std::string> states;
+  std::set<std::array<uint64_t, 2>> states;
   uint64_t legacy_version = 0;
   for (Partial& p : partials) {
     report.chunks_imported += p.imported;
@@ -266,7 +342,7 @@ Result<AnvilImportReport> import_anvil(const fs::path& source, const MinecraftBl
     report.relocated += p.relocated;
     report.blocks += p.blocks;
     states.merge(p.states);
-    for (const auto& [k, v] : p.unmapped) report.unmapped[k] += v;
+    for (const auto& [k, v] : p.unmapped) add_unmapped(report.unmapped, k, v);
     report.clipped_blocks += p.clipped;
     for (const auto& [k, v] : p.versions) report.data_versions[k] += v;
     report.bytes_read += p.bytes_read;

@@ -149,6 +149,7 @@ std::string_view reason_key(ChunkSkipReason reason) {
     case ChunkSkipReason::kBadNbt: return "bad_nbt";
     case ChunkSkipReason::kLegacyFormat: return "pre_1_13";
     case ChunkSkipReason::kBadBlockData: return "bad_block_data";
+    case ChunkSkipReason::kRegionUnreadable: return "region_unreadable";
   }
   return "unknown";
 }
@@ -189,10 +190,16 @@ std::optional<std::array<int32_t, 2>> RegionFile::parse_name(std::string_view n)
     if (part.empty()) return std::nullopt;
     auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), v[static_cast<size_t>(i)]);
     if (ec != std::errc() || p != part.data() + part.size()) return std::nullopt;
+    // One spelling per region, as Minecraft writes it: "r.00.0.mca" or "r.-0.0.mca" would alias r.0.0.mca.
+    if (std::to_string(v[static_cast<size_t>(i)]) != part) return std::nullopt;
     // Chunk coordinates 32 * r + 31 must fit int32 (Minecraft's own range is far smaller).
     if (v[static_cast<size_t>(i)] < -(1 << 25) || v[static_cast<size_t>(i)] >= (1 << 25)) return std::nullopt;
   }
   return v;
+}
+
+bool RegionFile::looks_like_region_name(std::string_view n) {
+  return n.size() >= 8 && n.substr(0, 2) == "r." && n.substr(n.size() - 4) == ".mca";
 }
 
 RegionFile::RegionFile(RegionFile&& o) noexcept { *this = std::move(o); }
@@ -216,13 +223,17 @@ RegionFile::~RegionFile() {
 Result<RegionFile> RegionFile::open(const std::filesystem::path& path, RegionLimits limits) {
   const std::string file = path.string();
   auto xz = parse_name(path.filename().string());
-  if (!xz) return Error{"not a region file name (expected r.<x>.<z>.mca, the region's coordinates)", file};
+  if (!xz)
+    return Error{"not a region file name (expected r.<x>.<z>.mca: the region's coordinates, integers written without "
+                 "leading zeros, each within +-2^25)",
+                 file};
   RegionFile r;
   r.m_path = path;
   r.m_limits = limits;
   r.m_x = (*xz)[0];
   r.m_z = (*xz)[1];
-  r.m_fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO named like a region must not block the open; it is refused below as not a regular file.
+  r.m_fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (r.m_fd < 0) return Error{std::string("cannot open: ") + std::strerror(errno), file};
   struct stat st{};
   if (::fstat(r.m_fd, &st) != 0) return Error{std::string("cannot stat: ") + std::strerror(errno), file};
@@ -325,10 +336,14 @@ ChunkBytes RegionFile::read_chunk(const RegionSlot& slot) const {
   if (external) {
     const std::filesystem::path mcc =
         m_path.parent_path() / ("c." + std::to_string(slot.chunk_x) + "." + std::to_string(slot.chunk_z) + ".mcc");
-    const int fd = ::open(mcc.c_str(), O_RDONLY | O_CLOEXEC);
+    const int fd = ::open(mcc.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block
     if (fd < 0) return fail(ChunkSkipReason::kMissingExternal, mcc.filename().string() + ": " + std::strerror(errno));
     struct stat st{};
     bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (!ok) {
+      ::close(fd);
+      return fail(ChunkSkipReason::kMissingExternal, mcc.filename().string() + " is not a regular file");
+    }
     // A compressed payload larger than the output limit cannot be a chunk within it (compression 3 is 1:1).
     if (ok && static_cast<uint64_t>(st.st_size) > m_limits.max_chunk_bytes) {
       ::close(fd);

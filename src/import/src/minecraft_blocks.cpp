@@ -47,6 +47,23 @@ std::string MinecraftBlockState::canonical() const {
   return s;
 }
 
+std::string MinecraftBlockState::key() const {
+  std::vector<const std::pair<std::string, std::string>*> sorted;
+  for (const auto& p : properties) sorted.push_back(&p);
+  std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return *a < *b; });
+  std::string k;
+  auto field = [&k](const std::string& v) {
+    const uint32_t n = static_cast<uint32_t>(v.size());
+    k.append(reinterpret_cast<const char*>(&n), sizeof n).append(v);
+  };
+  field(name);
+  for (const auto* p : sorted) {
+    field(p->first);
+    field(p->second);
+  }
+  return k;
+}
+
 Result<MinecraftBlockMap> MinecraftBlockMap::load(const std::string& path, const BlockRegistry& registry) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{"cannot open the Minecraft block mapping", path};

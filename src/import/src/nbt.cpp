@@ -71,7 +71,7 @@ class Reader {
     if (!u8(id, "the root tag's type")) return take_error();
     if (id == 0 || id > 12) return fail(at, "the root tag's type is " + std::to_string(id) + ", not a tag");
     if (!string(r.name, "the root tag's name")) return take_error();
-    m_path.push_back(r.name.empty() ? std::string("(root)") : r.name);
+    m_path.push_back({r.name.empty() ? std::string("(root)") : r.name, -1});
     if (!payload(static_cast<NbtType>(id), r.tag, 0)) return take_error();
     return r;
   }
@@ -79,11 +79,20 @@ class Reader {
  private:
   std::string path() const {
     std::string p;
-    for (const std::string& s : m_path) {
-      if (!p.empty() && s[0] != '[') p += '.';
-      p += s;
+    for (const PathPart& s : m_path) {
+      if (s.index >= 0) {
+        p.append("[").append(std::to_string(s.index)).append("]");
+        continue;
+      }
+      if (!p.empty()) p += '.';
+      p += s.name;
     }
     return p.empty() ? "(root)" : p;
+  }
+  // One more tag: false (an error) past the limit.
+  bool count_tag() {
+    if (++m_tags <= m_limits.max_tags) return true;
+    return set_error(m_pos, "more than " + std::to_string(m_limits.max_tags) + " tags");
   }
   bool set_error(size_t at, std::string message) {
     if (!m_failed) {
@@ -265,10 +274,8 @@ class Reader {
         // allocating by lengths would let each level claim the whole input again (16,000 times a 1 MiB input for 256
         // levels, found by review). Read one by one, every tag costs at least one input byte.
         for (int32_t i = 0; i < n; ++i) {
-          // Appended piece by piece: GCC 12 reports a false -Wrestrict for `"literal" + std::string` here.
-          std::string item(1, '[');
-          item.append(std::to_string(i)).push_back(']');
-          m_path.push_back(std::move(item));
+          if (!count_tag()) return false;
+          m_path.push_back({std::string(), i});
           list.items.emplace_back();
           if (!payload(list.element, list.items.back(), depth + 1)) return false;
           m_path.pop_back();
@@ -288,7 +295,8 @@ class Reader {
           if (id > 12) return set_error(at, "tag type " + std::to_string(id) + " is not a tag type");
           std::string name;
           if (!string(name, "a tag's name")) return false;
-          m_path.push_back(name);
+          if (!count_tag()) return false;
+          m_path.push_back({name, -1});
           NbtTag child;
           if (!payload(static_cast<NbtType>(id), child, depth + 1)) return false;
           m_path.pop_back();
@@ -308,7 +316,12 @@ class Reader {
   std::string_view m_source;
   NbtLimits m_limits;
   size_t m_pos = 0;
-  std::vector<std::string> m_path;
+  struct PathPart {
+    std::string name;    // a compound member's name
+    int64_t index = -1;  // or a list item's index
+  };
+  std::vector<PathPart> m_path;
+  size_t m_tags = 0;
   std::vector<uint32_t> m_units;
   bool m_failed = false;
   Error m_error;

@@ -17,6 +17,7 @@
 // Threads: pure functions.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -36,6 +37,9 @@ namespace voxen::import {
 inline constexpr int64_t kFirstFlattenedDataVersion = 1451;
 /// DataVersion from which block-state indices no longer span two longs (20w17a, a 1.16 snapshot).
 inline constexpr int64_t kFirstPaddedDataVersion = 2529;
+/// A palette entry's name and properties together longer than this are refused (bad_block_data): real ones are a few
+/// dozen bytes, and every distinct state is kept for the report.
+inline constexpr size_t kMaxStateBytes = 1024;
 
 /// One section of a chunk as stored: its section Y (blocks 16 Y .. 16 Y + 15) and palette, and 4096 palette
 /// indices in voxen's section order (empty when the palette has one entry).
@@ -65,14 +69,15 @@ struct ChunkConversion {
   uint64_t blocks = 0;       // non-air voxen cells written
   uint64_t clipped = 0;      // non-air Minecraft blocks whose y (after the offset) lies outside voxen's -128..255
   std::map<std::string, uint64_t> unmapped;  // Minecraft names that fell back -> blocks
-  std::vector<std::string> states;           // every distinct block state (canonical()) in the chunk's palettes
+  std::vector<std::array<uint64_t, 2>> states;  // every distinct block state in the chunk's palettes: XXH3-128 of key()
 };
 
 /// Caches a block map's answers by canonical state (palettes repeat across sections and chunks). One per thread.
 class BlockStateCache {
  public:
+  static constexpr size_t kMaxEntries = 65536;  // then the cache starts over (bounded memory for any input)
   explicit BlockStateCache(const MinecraftBlockMap& map) : m_map(&map) {}
-  /// The mapping of `s`, whose canonical() is `key` (Minecraft's air names map to air).
+  /// The mapping of `s`, whose key() is `key` (Minecraft's air names map to air).
   MinecraftBlockMap::Mapping map(const MinecraftBlockState& s, const std::string& key);
 
  private:

@@ -20,6 +20,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "voxen/core/error.h"
@@ -38,12 +39,43 @@ struct AnvilImportOptions {
   std::function<void(uint64_t, uint64_t)> progress;
 };
 
+/// Tags one chunk's NBT may hold (NbtLimits::max_tags): real chunks hold tens of thousands; a 64 MiB chunk of empty
+/// compounds would otherwise build a 4 GiB tree.
+inline constexpr size_t kMaxChunkTags = size_t{1} << 21;
+/// Distinct unmapped names kept in a report; the blocks of further names are counted under kOtherNames.
+inline constexpr size_t kMaxUnmappedNames = 4096;
+inline constexpr std::string_view kOtherNames = "(other names)";
+
+/// One region file to import and its chunks per row of 32 slots (from its header).
+struct AnvilRegionEntry {
+  std::filesystem::path path;
+  int32_t x = 0;
+  int32_t z = 0;
+  uint64_t chunks = 0;
+  std::array<uint16_t, 32> row_chunks{};
+};
+
+/// What plan_anvil_import found before anything is imported: the regions and their headers, level.dat's fields.
+struct AnvilImportPlan {
+  std::filesystem::path source;
+  std::string source_kind;          // "world" (a folder) or "region" (one .mca file)
+  std::string level_name;
+  std::string version_name;
+  int64_t level_data_version = -1;
+  std::string level_dat_error;      // a level.dat that could not be read (the import goes on without it)
+  std::vector<AnvilRegionEntry> regions;   // readable regions, sorted by (x, z)
+  std::vector<std::string> region_errors;  // region files left out, each with its reason
+  uint64_t chunks = 0;
+  uint64_t header_bytes = 0;
+};
+
 /// What an import did. Chunks are those the regions' location tables list.
 struct AnvilImportReport {
   std::string source_kind;   // "world" (a folder with region/) or "region" (one .mca file)
   std::string level_name;    // level.dat's Data.LevelName, when read
   std::string version_name;  // level.dat's Data.Version.Name, when read
   int64_t level_data_version = -1;  // level.dat's Data.DataVersion, -1 when absent
+  std::string level_dat_error;      // level.dat present but unreadable (reported; the import went on)
   uint64_t regions = 0;             // region files read
   std::vector<std::string> region_errors;  // region files that could not be opened (name and reason)
   uint64_t chunks = 0;
@@ -64,11 +96,17 @@ struct AnvilImportReport {
 /// Receives finished columns (one call per row of up to 32); an error stops the import with that error.
 using ColumnSink = std::function<Status(std::span<const Column* const> columns)>;
 
-/// Imports `source`: a world folder (its region/ folder; level.dat read when present), a folder of region files, or
-/// one .mca file. Errors (nothing imported): source missing or not of those kinds; no region file (or not the
-/// --region asked for); level.dat older than 1.13 (DataVersion below 1451); level.dat present but unreadable;
-/// every chunk refused as pre-1.13 (the message names the DataVersion); the sink's error. Chunk-level problems are
-/// reported, not errors.
+/// Finds what to import from `source`: a world folder (its region/ folder; level.dat read when present), a folder of
+/// region files, or one .mca file; reads the regions' headers. Nothing is imported, so a caller can refuse before it
+/// writes anything. Errors: source missing, unreadable or not of those kinds; no region file (or not the region
+/// asked for); level.dat older than 1.13 (DataVersion below 1451). A level.dat that cannot be read and region files
+/// that cannot be opened are reported in the plan, not errors.
+Result<AnvilImportPlan> plan_anvil_import(const std::filesystem::path& source, const AnvilImportOptions& options);
+/// Imports a plan's regions into the sink. Errors: every chunk refused as pre-1.13 (the message names the
+/// DataVersion); the sink's error. Chunk-level problems are reported, not errors.
+Result<AnvilImportReport> run_anvil_import(const AnvilImportPlan& plan, const MinecraftBlockMap& map,
+                                           const AnvilImportOptions& options, const ColumnSink& sink);
+/// plan_anvil_import, then run_anvil_import.
 Result<AnvilImportReport> import_anvil(const std::filesystem::path& source, const MinecraftBlockMap& map,
                                        const AnvilImportOptions& options, const ColumnSink& sink);
 

@@ -44,6 +44,7 @@ enum class ChunkSkipReason : uint8_t {
   kBadNbt,              // the NBT does not parse, or lacks what a chunk must hold
   kLegacyFormat,        // written before Minecraft 1.13 (numeric block ids): not importable
   kBadBlockData,        // a section's palette or block-state indices are malformed
+  kRegionUnreadable,    // the region file could be read when listed but not when its chunks were (removed meanwhile)
 };
 /// A short snake_case name for a reason ("unknown_compression", "missing_external", ...).
 std::string_view reason_key(ChunkSkipReason reason);
@@ -93,8 +94,11 @@ class RegionFile {
   /// them). Slots with a bad location (past the end, into the header, overlapping) are kept, and read_chunk() of one
   /// returns its problem.
   static Result<RegionFile> open(const std::filesystem::path& path, RegionLimits limits = {});
-  /// Parses r.<x>.<z>.mca into region coordinates; nullopt for other names.
+  /// Parses r.<x>.<z>.mca into region coordinates; nullopt for other names, for another spelling of the same numbers
+  /// ("r.00.0.mca", "r.-0.0.mca", "r.+1.0.mca": they would alias a region) and for coordinates past +-2^25.
   static std::optional<std::array<int32_t, 2>> parse_name(std::string_view filename);
+  /// True for any name r.*.mca (what a region folder's listing reports when parse_name() refuses it).
+  static bool looks_like_region_name(std::string_view filename);
 
   RegionFile(RegionFile&&) noexcept;
   RegionFile& operator=(RegionFile&&) noexcept;

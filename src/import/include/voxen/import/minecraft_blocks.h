@@ -40,8 +40,12 @@ struct MinecraftBlockState {
   std::vector<std::pair<std::string, std::string>> properties;  // e.g. {"facing", "east"}, {"half", "bottom"}
   /// The property's value, or an empty view when absent.
   std::string_view property(std::string_view key) const;
-  /// "minecraft:oak_stairs[facing=east,half=bottom]" with the properties sorted by key: equal for equal states.
+  /// "minecraft:oak_stairs[facing=east,half=bottom]" with the properties sorted by key: equal for equal states, for
+  /// people to read (a name may itself contain "[k=v]", so two states can share it: see key()).
   std::string canonical() const;
+  /// An unambiguous identity: every string length-prefixed, the properties sorted by key. Equal exactly for equal
+  /// states (the block-state cache and the distinct-state count use it).
+  std::string key() const;
 };
 
 class MinecraftBlockMap {

@@ -16,6 +16,7 @@
 // Threads: read_nbt is a pure function; the tags are plain data.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -96,6 +97,9 @@ struct NbtRoot {
 
 struct NbtLimits {
   int max_depth = 512;  // compounds and lists nested deeper are refused (the root compound is depth 1)
+  /// Tags (compound members and list items) past this many are refused: each costs at least one input byte but 64
+  /// in the tree, so this bounds the tree of a large input (Anvil import: 2^21, about 130 MiB a chunk at most).
+  size_t max_tags = SIZE_MAX;
 };
 
 /// Reads one named root tag from `bytes` (uncompressed NBT). `source` names the input in errors (a file path, or
