@@ -200,13 +200,7 @@ Result<AnvilImportReport> run_anvil_import(const AnvilImportPlan& plan, const Mi
   const auto start = std::chrono::steady_clock::now();
   const fs::path& source = plan.source;
   AnvilImportReport report;
-  report.source_kind = plan.source_kind;
-  report.level_name = plan.level_name;
-  report.version_name = plan.version_name;
-  report.level_data_version = plan.level_data_version;
-  report.level_dat_error = plan.level_dat_error;
-  report.region_errors = plan.region_errors;
-  report.chunks = plan.chunks;
+  static_cast<AnvilSourceInfo&>(report) = plan;
   report.bytes_read = plan.header_bytes;
   report.regions = plan.regions.size();
   const std::vector<AnvilRegionEntry>& readable = plan.regions;

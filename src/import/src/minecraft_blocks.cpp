@@ -1,11 +1,11 @@
 #include "voxen/import/minecraft_blocks.h"
 
-#include <toml++/toml.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+
+#include "voxen/world/toml_text.h"
 
 namespace voxen::import {
 namespace {
@@ -86,16 +86,9 @@ Result<MinecraftBlockMap> MinecraftBlockMap::load_default(const BlockRegistry& r
 
 Result<MinecraftBlockMap> MinecraftBlockMap::parse(std::string_view text, const std::string& path,
                                                    const BlockRegistry& registry) {
-  toml::table root;
-  try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& err) {
-    Error e;
-    e.file = path;
-    e.line = err.source().begin.line;
-    e.message = "TOML syntax: " + std::string(err.description());
-    return e;
-  }
+  auto parsed = parse_toml_text(text, path);
+  if (!parsed) return parsed.error();
+  const toml::table& root = *parsed;
   MinecraftBlockMap m;
   m.m_registry = &registry;
   const auto unknown = registry.find("unknown");

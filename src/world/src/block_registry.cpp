@@ -6,6 +6,8 @@
 
 #include <toml++/toml.h>
 
+#include "voxen/world/toml_text.h"
+
 namespace voxen {
 namespace {
 
@@ -86,16 +88,9 @@ Result<BlockRegistry> BlockRegistry::load_default() {
 }
 
 Result<BlockRegistry> BlockRegistry::parse(std::string_view text, const std::string& path) {
-  toml::table root;
-  try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& err) {
-    Error e;
-    e.file = path;
-    e.line = err.source().begin.line;
-    e.message = "TOML syntax: " + std::string(err.description());
-    return e;
-  }
+  auto parsed = parse_toml_text(text, path);
+  if (!parsed) return parsed.error();
+  const toml::table& root = *parsed;
 
   BlockRegistry reg;
   for (auto&& [key, node] : root) {

@@ -55,30 +55,27 @@ struct AnvilRegionEntry {
   std::array<uint16_t, 32> row_chunks{};
 };
 
-/// What plan_anvil_import found before anything is imported: the regions and their headers, level.dat's fields.
-struct AnvilImportPlan {
-  std::filesystem::path source;
-  std::string source_kind;          // "world" (a folder) or "region" (one .mca file)
-  std::string level_name;
-  std::string version_name;
-  int64_t level_data_version = -1;
-  std::string level_dat_error;      // a level.dat that could not be read (the import goes on without it)
-  std::vector<AnvilRegionEntry> regions;   // readable regions, sorted by (x, z)
+/// What the source says of itself, found before anything is imported (a plan's and a report's first fields).
+struct AnvilSourceInfo {
+  std::string source_kind;          // "world" (a folder with region/ or region files) or "region" (one .mca file)
+  std::string level_name;           // level.dat's Data.LevelName, when read
+  std::string version_name;         // level.dat's Data.Version.Name, when read
+  int64_t level_data_version = -1;  // level.dat's Data.DataVersion, -1 when absent
+  std::string level_dat_error;      // level.dat present but unreadable (reported; the import goes on without it)
   std::vector<std::string> region_errors;  // region files left out, each with its reason
-  uint64_t chunks = 0;
+  uint64_t chunks = 0;                     // chunks the readable regions' location tables list
+};
+
+/// What plan_anvil_import found before anything is imported: the regions and their headers, level.dat's fields.
+struct AnvilImportPlan : AnvilSourceInfo {
+  std::filesystem::path source;
+  std::vector<AnvilRegionEntry> regions;  // readable regions, sorted by (x, z)
   uint64_t header_bytes = 0;
 };
 
-/// What an import did. Chunks are those the regions' location tables list.
-struct AnvilImportReport {
-  std::string source_kind;   // "world" (a folder with region/) or "region" (one .mca file)
-  std::string level_name;    // level.dat's Data.LevelName, when read
-  std::string version_name;  // level.dat's Data.Version.Name, when read
-  int64_t level_data_version = -1;  // level.dat's Data.DataVersion, -1 when absent
-  std::string level_dat_error;      // level.dat present but unreadable (reported; the import went on)
+/// What an import did (the source's own fields first). Chunks are those the regions' location tables list.
+struct AnvilImportReport : AnvilSourceInfo {
   uint64_t regions = 0;             // region files read
-  std::vector<std::string> region_errors;  // region files that could not be opened (name and reason)
-  uint64_t chunks = 0;
   uint64_t chunks_imported = 0;
   std::map<std::string, uint64_t> chunks_skipped;  // reason_key -> chunks
   std::map<std::string, uint64_t> statuses;        // proto-chunks (not imported), by status as written
