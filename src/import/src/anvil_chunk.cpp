@@ -248,21 +248,25 @@ ChunkConversion convert_chunk(const AnvilChunk& chunk, BlockStateCache& cache, i
         dst.fill(Cell::from_packed(cells[0]));
         continue;
       }
-      // The section's voxen palette: the used entries' cells, each once (two Minecraft states may map to one cell).
+      // The section's voxen palette: the used entries' cells, each once (two Minecraft states may map to one cell), in
+      // order of first appearance, which is the store's record order (so its encoder writes the indices as they are).
       palette.clear();
-      slot.assign(n, 0);
-      for (size_t i = 0; i < n; ++i) {
-        if (!counts[i]) continue;
-        size_t k = 0;
-        while (k < palette.size() && palette[k] != cells[i]) ++k;
-        if (k == palette.size()) palette.push_back(cells[i]);
-        slot[i] = static_cast<uint16_t>(k);
+      constexpr uint16_t kUnset = 0xFFFF;
+      slot.assign(n, kUnset);
+      for (int i = 0; i < kSectionVolume; ++i) {
+        const uint16_t p = sec.indices[static_cast<size_t>(i)];
+        if (slot[p] == kUnset) {
+          size_t k = 0;
+          while (k < palette.size() && palette[k] != cells[p]) ++k;
+          if (k == palette.size()) palette.push_back(cells[p]);
+          slot[p] = static_cast<uint16_t>(k);
+        }
+        idx[static_cast<size_t>(i)] = slot[p];
       }
       if (palette.size() == 1) {
         dst.fill(Cell::from_packed(palette[0]));
         continue;
       }
-      for (int i = 0; i < kSectionVolume; ++i) idx[static_cast<size_t>(i)] = slot[sec.indices[static_cast<size_t>(i)]];
       dst.assign(palette, idx.data());
       continue;
     }

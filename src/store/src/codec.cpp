@@ -198,11 +198,28 @@ void encode_section(const Section& section, std::string& out) {
     detail::put_u8(out, 0);
     return;
   }
-  uint32_t buf[kSectionVolume];
-  section.unpack(buf);
+  // The record's palette is the distinct cells in order of first appearance. A section whose own palette is exactly
+  // that (every entry used, first used in palette order: what pack() and the importer's assign() build) is written
+  // from its indices as they are; any other is unpacked and its palette rebuilt. Both give the same bytes.
+  std::vector<uint16_t> idx(kSectionVolume);
+  section.indices(idx.data());
+  const std::vector<uint32_t>& own = section.palette();
+  size_t seen = 0;
+  bool canonical = true;
+  for (int i = 0; i < kSectionVolume && canonical; ++i) {
+    const uint16_t k = idx[static_cast<size_t>(i)];
+    if (k == seen) ++seen;
+    else canonical = k < seen;
+  }
+  canonical = canonical && seen == own.size();
   std::vector<uint32_t> palette;
-  std::vector<uint16_t> idx;
-  build_cell_palette(buf, kSectionVolume, palette, idx);
+  if (canonical) {
+    palette = own;
+  } else {
+    uint32_t buf[kSectionVolume];
+    section.unpack(buf);
+    build_cell_palette(buf, kSectionVolume, palette, idx);
+  }
   const int bits = index_bits(palette.size());
   detail::put_varint(out, palette.size());
   for (uint32_t v : palette) put_cell(out, v);

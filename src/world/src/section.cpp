@@ -70,6 +70,14 @@ void Section::unpack(uint32_t* out) const {
   for (int i = 0; i < kSectionVolume; ++i) out[i] = m_palette[palette_index(i)];
 }
 
+void Section::indices(uint16_t* out) const {
+  if (m_bits == 0) {
+    std::fill(out, out + kSectionVolume, uint16_t{0});
+    return;
+  }
+  for (int i = 0; i < kSectionVolume; ++i) out[i] = static_cast<uint16_t>(palette_index(i));
+}
+
 void Section::pack(const uint32_t* in) {
   // Pass 1: palette in order of first appearance (deterministic for the same input) and one index per cell.
   // Most sections have a handful of distinct cells, so a linear search behind a last-value cache beats a hash

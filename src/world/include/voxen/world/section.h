@@ -38,6 +38,8 @@ class Section {
 
   /// Writes all 4096 cells, index order, into out[4096] (Cell::packed values).
   void unpack(uint32_t* out) const;
+  /// Writes every cell's palette index (into palette()), index order, into out[4096]; all 0 when uniform.
+  void indices(uint16_t* out) const;
   /// Replaces the contents with 4096 packed cells (index order), building a minimal palette.
   void pack(const uint32_t* in);
 
