@@ -176,6 +176,7 @@ int run_import(const ImportOptions& o) {
     nlohmann::json problems = nlohmann::json::array();
     for (const auto& p : r.problems) problems.push_back(p.to_string());
     j["problems"] = problems;
+    if (r.problems_not_listed) j["problems_not_listed"] = r.problems_not_listed;
     // Names and paths come from the files: bytes that are not UTF-8 are replaced, never a failure after the import.
     std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {

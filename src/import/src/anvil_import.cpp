@@ -265,7 +265,7 @@ Result<AnvilImportReport> run_anvil_import(const AnvilImportPlan& plan, const Mi
         part.bytes_read += bytes.bytes_read;
         auto skip = [&](ChunkProblem p) {
           ++part.skipped[std::string(reason_key(p.reason))];
-          part.problems.push_back(std::move(p));
+          if (part.problems.size() < kMaxProblems) part.problems.push_back(std::move(p));  // counted either way
         };
         if (bytes.problem) {
           skip(*bytes.problem);
@@ -341,6 +341,10 @@ Result<AnvilImportReport> run_anvil_import(const AnvilImportPlan& plan, const Mi
     for (const auto& [k, v] : p.versions) report.data_versions[k] += v;
     report.bytes_read += p.bytes_read;
     for (auto& pr : p.problems) report.problems.push_back(std::move(pr));
+    uint64_t counted = 0;
+    for (const auto& [k, v] : p.skipped)
+      if (k != reason_key(ChunkSkipReason::kRegionUnreadable)) counted += v;
+    report.problems_not_listed += counted - p.problems.size();
     if (p.legacy_version) legacy_version = p.legacy_version;
   }
   report.distinct_states = states.size();

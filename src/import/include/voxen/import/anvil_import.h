@@ -45,6 +45,8 @@ inline constexpr size_t kMaxChunkTags = size_t{1} << 21;
 /// Distinct unmapped names kept in a report; the blocks of further names are counted under kOtherNames.
 inline constexpr size_t kMaxUnmappedNames = 4096;
 inline constexpr std::string_view kOtherNames = "(other names)";
+/// Skipped chunks listed with their messages per worker; further ones are counted (chunks_skipped) but not listed.
+inline constexpr size_t kMaxProblems = 10000;
 
 /// One region file to import and its chunks per row of 32 slots (from its header).
 struct AnvilRegionEntry {
@@ -87,7 +89,8 @@ struct AnvilImportReport : AnvilSourceInfo {
   std::map<int64_t, uint64_t> data_versions;  // DataVersion -> chunks, of every chunk whose NBT was read
   uint64_t bytes_read = 0;       // bytes read from region and .mcc files (headers included)
   double seconds = 0;
-  std::vector<ChunkProblem> problems;  // every skipped chunk, sorted by region then chunk
+  std::vector<ChunkProblem> problems;  // skipped chunks (up to kMaxProblems a worker), sorted by region then chunk
+  uint64_t problems_not_listed = 0;    // skipped chunks past that, counted in chunks_skipped only
 };
 
 /// Receives finished columns (one call per row of up to 32); an error stops the import with that error.
