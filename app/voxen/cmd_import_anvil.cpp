@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <cstdio>
 #include <string>
 
@@ -87,8 +88,9 @@ int run_import(const ImportOptions& o) {
   }
   // A world this command creates is removed again when the import fails (nothing of it was there before).
   std::error_code ec;
-  const bool created = !std::filesystem::exists(o.world, ec) ||
-                       (std::filesystem::is_directory(o.world, ec) && std::filesystem::is_empty(o.world, ec));
+  // What to remove again on failure: the folder itself if this command makes it, its contents if it was empty.
+  const bool made_dir = !std::filesystem::exists(o.world, ec);
+  const bool created = made_dir || (std::filesystem::is_directory(o.world, ec) && std::filesystem::is_empty(o.world, ec));
   auto session = store::WorldSession::open(open, reg, no_generator);
   if (!session) throw RunError(session.error().to_string());
 
@@ -122,7 +124,11 @@ int run_import(const ImportOptions& o) {
   Status closed = ws.close();
   session->reset();
   if (!report) {
-    if (created) std::filesystem::remove_all(o.world, ec);
+    if (made_dir) {
+      std::filesystem::remove_all(o.world, ec);
+    } else if (created) {
+      for (const auto& e : std::filesystem::directory_iterator(o.world, ec)) std::filesystem::remove_all(e.path(), ec);
+    }
     throw RunError("import-anvil: " + report.error().to_string() + (created ? " (the new world was removed)" : ""));
   }
   if (!closed.ok()) throw RunError("import-anvil: saving the world: " + closed.error().to_string());
@@ -139,6 +145,21 @@ int run_import(const ImportOptions& o) {
                  r.problems.size() - kProblemsShown);
   const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
+  // Where the import lies, and a place to start: level.dat's spawn when it is inside, else the middle.
+  std::optional<std::array<int64_t, 2>> spawn;
+  if (r.chunk_bounds) {
+    const auto& b = *r.chunk_bounds;
+    const int64_t x0 = int64_t{b[0]} * 16, z0 = int64_t{b[1]} * 16, x1 = int64_t{b[2]} * 16 + 15, z1 = int64_t{b[3]} * 16 + 15;
+    if (r.level_spawn && (*r.level_spawn)[0] >= x0 && (*r.level_spawn)[0] <= x1 && (*r.level_spawn)[1] >= z0 &&
+        (*r.level_spawn)[1] <= z1)
+      spawn = r.level_spawn;
+    else
+      spawn = std::array<int64_t, 2>{x0 + (x1 - x0) / 2, z0 + (z1 - z0) / 2};
+  }
+  auto unmapped_kind = [&](const std::string& name) {
+    const Cell c = map->map(import::MinecraftBlockState{name, {}}).cell;
+    return std::string(reg[c.id].name);
+  };
   if (o.json) {
     nlohmann::json j;
     j["source"] = o.source;
@@ -161,7 +182,16 @@ int run_import(const ImportOptions& o) {
     j["distinct_states"] = r.distinct_states;
     j["unmapped"] = nlohmann::json::object();
     for (const auto& [k, v] : r.unmapped) j["unmapped"][k] = v;
+    j["unmapped_as"] = nlohmann::json::object();  // name -> the fallback block it became (map_<colour> or unknown)
+    for (const auto& [k, v] : r.unmapped)
+      if (k != import::kOtherNames) j["unmapped_as"][k] = unmapped_kind(k);
     j["clipped_blocks"] = r.clipped_blocks;
+    if (r.chunk_bounds) {
+      const auto& b = *r.chunk_bounds;
+      j["bounds"] = {{"min_x", int64_t{b[0]} * 16}, {"min_z", int64_t{b[1]} * 16}, {"max_x", int64_t{b[2]} * 16 + 15},
+                     {"max_z", int64_t{b[3]} * 16 + 15}};
+      j["spawn"] = {(*spawn)[0], (*spawn)[1]};
+    }
     j["y_offset"] = o.y_offset;
     j["data_versions"] = nlohmann::json::object();
     for (const auto& [k, v] : r.data_versions) j["data_versions"][std::to_string(k)] = v;
@@ -198,14 +228,23 @@ int run_import(const ImportOptions& o) {
                 static_cast<unsigned long long>(r.clipped_blocks), static_cast<long long>(o.y_offset));
     std::vector<std::pair<std::string, uint64_t>> un(r.unmapped.begin(), r.unmapped.end());
     std::sort(un.begin(), un.end(), [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
-    std::printf("unmapped        %zu names (fallback blocks)%s\n", un.size(), un.empty() ? "" : ":");
+    std::printf("unmapped        %zu name%s (fallback blocks)%s\n", un.size(), un.size() == 1 ? "" : "s", un.empty() ? "" : ":");
     for (size_t i = 0; i < un.size() && i < 10; ++i)
-      std::printf("  %-40s %llu\n", printable(un[i].first).c_str(), static_cast<unsigned long long>(un[i].second));
+      std::printf("  %-40s %10llu  as %s\n", printable(un[i].first).c_str(), static_cast<unsigned long long>(un[i].second),
+                  un[i].first == import::kOtherNames ? "(several)" : unmapped_kind(un[i].first).c_str());
     if (un.size() > 10) std::printf("  ... %zu more (--json lists all)\n", un.size() - 10);
     std::printf("seconds         %.3f (%.0f chunks/s on %d thread%s), %.3f with the writes\n", r.seconds,
                 r.seconds > 0 ? static_cast<double>(r.chunks_imported) / r.seconds : 0.0, io.threads,
                 io.threads == 1 ? "" : "s", total_s);
     std::printf("bytes read      %llu\n", static_cast<unsigned long long>(r.bytes_read));
+    if (r.chunk_bounds) {
+      const auto& b = *r.chunk_bounds;
+      std::printf("area            x %lld..%lld, z %lld..%lld (world blocks)\n", static_cast<long long>(int64_t{b[0]} * 16),
+                  static_cast<long long>(int64_t{b[2]} * 16 + 15), static_cast<long long>(int64_t{b[1]} * 16),
+                  static_cast<long long>(int64_t{b[3]} * 16 + 15));
+      std::printf("open it with    voxen play --world %s --spawn %lld,%lld\n", printable(o.world).c_str(),
+                  static_cast<long long>((*spawn)[0]), static_cast<long long>((*spawn)[1]));
+    }
   }
   // Nothing imported because nothing could be read (every region or chunk failed) is a failure; a world of
   // proto-chunks only, or of empty regions, imports nothing and succeeds.

@@ -83,7 +83,15 @@ int run_play(const PlayOptions& o) {
   CommandWorld cw(o.world_dir, o.world, reg);
   stream::SavedWorld* saved = cw.saved();
   h.seed = cw.seed();
-  if (saved) h.generator = saved->session().generated() ? saved->session().meta().generator : "flat";  // imported: never generated
+  const bool imported = saved && !saved->session().generated();
+  if (saved) h.generator = imported ? "flat" : saved->session().meta().generator;  // imported: never generated
+  if (imported && h.far_distance > 0) {
+    // The far view is built from a generator's terrain model; an imported world has none (the "flat" above only
+    // names a generator for the header and is never run), so beyond the render distance there is nothing to show.
+    h.far_distance = 0;
+    std::fprintf(stderr, "voxen play: %s is an imported world: no far view (it shows to the render distance)\n",
+                 o.world_dir.dir.c_str());
+  }
   std::optional<BlockPos> spawn;
   if (cw.generator()) spawn = play::find_generated_spawn(*cw.generator(), reg, sx, sz);
   if (saved) {
@@ -96,7 +104,11 @@ int run_play(const PlayOptions& o) {
     spawn = play::find_world_spawn(cw.world(), reg, wx, wz, 1);
     for (const ColumnPos& c : around) cw.unload(c);  // the game's streamer loads its own (one owner per column)
   }
-  if (!spawn) throw RunError("no place to stand found near " + std::to_string(sx) + "," + std::to_string(sz));
+  if (!spawn)
+    throw RunError("no place to stand found near " + std::to_string(sx) + "," + std::to_string(sz) +
+                   (imported ? " (an imported world is air outside its import: give --spawn X,Z inside it; voxen "
+                               "import-anvil prints the imported area and a spawn)"
+                             : ""));
   h.start_block = *spawn;
   h.start_frac = {0.5, 0.0, 0.5};
   h.stream_lag = 2;  // deterministic: a frame of slack for the workers in a window
@@ -132,8 +144,10 @@ int run_play(const PlayOptions& o) {
                                    : "";
     if (auto s = writer.open(o.record, h, note); !s.ok()) throw RunError(s.error().to_string());
   }
-  std::printf("voxen play: seed %llu (%s), spawn %lld %lld %lld, render distance %d; Esc releases the mouse, close the window to quit\n",
-              static_cast<unsigned long long>(h.seed), h.generator.c_str(), static_cast<long long>(spawn->x),
+  const std::string what = imported ? std::string("imported world, no generator")
+                                    : "seed " + std::to_string(h.seed) + " (" + h.generator + ")";
+  std::printf("voxen play: %s, spawn %lld %lld %lld, render distance %d; Esc releases the mouse, close the window to quit\n",
+              what.c_str(), static_cast<long long>(spawn->x),
               static_cast<long long>(spawn->y), static_cast<long long>(spawn->z), h.render_distance);
 
   Stopwatch frame_clock;  // the measured time step

@@ -64,10 +64,17 @@ CommandWorld::CommandWorld(const WorldDirFlag& dir, const WorldFlags& flags, con
   m_source = m_saved.get();
   const store::WorldSession& session = m_saved->session();
   m_seed = session.meta().seed;
+  if (!session.generated()) {
+    // An imported world (voxen import-anvil) has no seed or generator to keep.
+    if (dir.seed_given() || dir.generator_given())
+      std::fprintf(stderr, "voxen: warning: world %s is an imported world (no generator); --seed and --generator are ignored\n",
+                   dir.dir.c_str());
+    return;
+  }
   if (dir.seed_given() && flags.seed != m_seed)
     std::fprintf(stderr, "voxen: warning: world %s has seed %llu; --seed %llu is ignored\n", dir.dir.c_str(),
                  static_cast<unsigned long long>(m_seed), static_cast<unsigned long long>(flags.seed));
-  if (dir.generator_given() && session.generated() && flags.generator != session.meta().generator)
+  if (dir.generator_given() && flags.generator != session.meta().generator)
     std::fprintf(stderr, "voxen: warning: world %s uses generator '%s'; --generator %s is ignored\n", dir.dir.c_str(),
                  session.meta().generator.c_str(), flags.generator.c_str());
 }

@@ -61,6 +61,9 @@ TEST(AnvilCli, ImportsAWorldThatProbeReadsBack) {
   EXPECT_EQ(j["chunks_imported"], 2);
   EXPECT_EQ(j["blocks"], 4096 * 2 + 1);
   EXPECT_EQ(j["level_name"], "Hand built");
+  EXPECT_EQ(j["source_kind"], "world");
+  EXPECT_EQ(j["bounds"], nlohmann::json({{"min_x", -16}, {"min_z", 0}, {"max_x", 15}, {"max_z", 15}}));
+  EXPECT_EQ(j["spawn"], nlohmann::json({-1, 7}));  // no SpawnX/SpawnZ in this level.dat: the middle
   EXPECT_EQ(j["version_name"], "1.18.1");
   EXPECT_EQ(r.err.find("import-anvil:"), std::string::npos) << "no progress line off a terminal: " << r.err;
   EXPECT_EQ(probe(t.path / "w", "3,5,7"), "granite:0");
@@ -145,6 +148,12 @@ TEST(AnvilCli, NothingReadableFailsAndANewWorldIsRemoved) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("DataVersion 1343, Minecraft 1.12.2"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(t.path / "w2"));
+  // An empty folder the user made is emptied again, not removed.
+  fs::create_directories(t.path / "mine");
+  r = testing::run_voxen({"import-anvil", (t.path / "old" / "r.0.0.mca").string(), "--world", (t.path / "mine").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(fs::is_directory(t.path / "mine"));
+  EXPECT_TRUE(fs::is_empty(t.path / "mine"));
   // A world that was there before is kept whatever happens.
   make_world(t.path / "mc");
   ASSERT_EQ(testing::run_voxen({"import-anvil", (t.path / "mc").string(), "--world", (t.path / "w3").string()}).exit_code, 0);

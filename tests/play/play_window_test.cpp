@@ -16,6 +16,7 @@
 
 #include <unistd.h>
 
+#include "../import/anvil_builder.h"
 #include "hud_reader.h"
 #include "play_test_util.h"
 #include "run_command.h"
@@ -84,6 +85,42 @@ TEST(PlayWindow, WithAWorldTheHudNamesItAndTheWorldIsCreated) {
   // The created world keeps its seed: a probe through it reads the flat world's ground.
   const auto probe = run_voxen({"probe", "--world", world, "--at", "0,0,0"});
   EXPECT_EQ(probe.exit_code, 0) << probe.err;
+}
+
+// An imported world (voxen import-anvil) has no generator: play draws it to the render distance and nothing beyond (the
+// far view, on by default, would draw a "flat" generator's terrain that is not there), and says what it opened.
+TEST(PlayWindow, AnImportedWorldShowsNoInventedTerrainBeyondIt) {
+  if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (scripts/install-deps.sh installs xvfb)";
+  const std::string dir = temp_dir("window_imported");
+  // One Minecraft chunk at (0, 0): stone from y 0 to 63.
+  std::vector<voxen::testing::TestSection> sections;
+  for (int y = 0; y < 4; ++y) sections.push_back({y, {"minecraft:stone"}, {}});
+  const auto nbt = voxen::testing::chunk_nbt(2865, 0, 0, "minecraft:full", sections, false);
+  voxen::testing::write_file(dir + "/mc/region/r.0.0.mca",
+                             voxen::testing::region_bytes({{0, 2, voxen::testing::compress_chunk(nbt, 2)}}));
+  const std::string world = dir + "/w";
+  const auto imp = run_voxen({"import-anvil", dir + "/mc", "--world", world});
+  ASSERT_EQ(imp.exit_code, 0) << imp.err;
+  std::string out;
+  const auto r = run_voxen({"play", "--size", "480x200", "--render-distance", "2", "--frames", "30", "--fps", "240",
+                            "--threads", "1", "--world", world, "--spawn", "8,8", "--stream", "deterministic",
+                            "--final-screenshot", dir + "/last.png"},
+                           kXvfb);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("imported world, no generator"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("no far view"), std::string::npos) << r.err;
+  auto img = render::load_png(dir + "/last.png");
+  ASSERT_TRUE(img.ok());
+  // Standing on a 16 x 16 island looking at the horizon: the island's far edge is 8 blocks away, so the rows just below
+  // the horizon show the void beyond it (sky colour), not a plain running to the fog.
+  size_t sky = 0, total = 0;
+  for (int y = img->height / 2 + 2; y < img->height / 2 + 20; ++y)
+    for (int x = 0; x < img->width; ++x) {
+      const uint8_t* p = &img->pixels[(static_cast<size_t>(y) * static_cast<size_t>(img->width) + static_cast<size_t>(x)) * 4];
+      ++total;
+      sky += p[2] > p[0] + 30 && p[2] > p[1];
+    }
+  EXPECT_GT(static_cast<double>(sky) / static_cast<double>(total), 0.9) << "terrain drawn beyond the imported chunk";
 }
 
 TEST(PlayWindow, LivePlayRecordsItsScheduleAndReplaysToOneWorldWhateverTheWorkers) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -33,7 +34,19 @@ struct Partial {
   uint64_t bytes_read = 0;
   std::vector<ChunkProblem> problems;
   uint64_t legacy_version = 0;  // a DataVersion of a refused pre-1.13 chunk (for the whole-import message)
+  std::optional<std::array<int32_t, 4>> chunk_bounds;  // imported chunks: min x, min z, max x, max z
 };
+
+void extend(std::optional<std::array<int32_t, 4>>& b, int32_t x, int32_t z) {
+  if (!b) {
+    b = std::array<int32_t, 4>{x, z, x, z};
+    return;
+  }
+  (*b)[0] = std::min((*b)[0], x);
+  (*b)[1] = std::min((*b)[1], z);
+  (*b)[2] = std::max((*b)[2], x);
+  (*b)[3] = std::max((*b)[3], z);
+}
 
 // Reads level.dat (gzip NBT) into the report. Errors: unreadable or not NBT.
 Status read_level_dat(const fs::path& file, AnvilImportPlan& r) {
@@ -59,6 +72,9 @@ Status read_level_dat(const fs::path& file, AnvilImportPlan& r) {
   if (!data) return Error{"no Data compound: not a level.dat", file.string()};
   if (const NbtTag* n = data->get("LevelName", NbtType::kString)) r.level_name = *n->string();
   if (const NbtTag* v = data->get("DataVersion", NbtType::kInt)) r.level_data_version = *v->integer();
+  const NbtTag* sx = data->get("SpawnX", NbtType::kInt);
+  const NbtTag* sz = data->get("SpawnZ", NbtType::kInt);
+  if (sx && sz) r.level_spawn = std::array<int64_t, 2>{*sx->integer(), *sz->integer()};
   if (const NbtTag* ver = data->get("Version", NbtType::kCompound))
     if (const NbtTag* n = ver->get("Name", NbtType::kString)) r.version_name = *n->string();
   return Ok{};
@@ -136,9 +152,10 @@ Result<AnvilImportPlan> plan_anvil_import(const fs::path& source, const AnvilImp
     r.z = (*xz)[1];
     plan.regions.push_back(std::move(r));
   } else if (fs::is_directory(st)) {
-    plan.source_kind = "world";
+    plan.source_kind = "folder";
     const fs::path level = source / "level.dat";
     if (fs::exists(fs::symlink_status(level, ec))) {
+      plan.source_kind = "world";
       // level.dat only names the world and its version; a damaged one (Minecraft can leave it empty after a crash) is
       // reported and the regions' own DataVersions decide. An old one refuses the import before anything is written.
       if (Status s = read_level_dat(level, plan); !s.ok()) {
@@ -295,6 +312,7 @@ Result<AnvilImportReport> run_anvil_import(const AnvilImportPlan& plan, const Mi
         auto col = std::make_unique<Column>(ColumnPos{slot.chunk_x, slot.chunk_z});
         ChunkConversion conv = convert_chunk(*chunk, cache, options.y_offset, *col);
         ++part.imported;
+        extend(part.chunk_bounds, slot.chunk_x, slot.chunk_z);
         part.blocks += conv.blocks;
         part.clipped += conv.clipped;
         for (const auto& [n, c] : conv.unmapped) add_unmapped(part.unmapped, n, c);
@@ -346,6 +364,10 @@ Result<AnvilImportReport> run_anvil_import(const AnvilImportPlan& plan, const Mi
       if (k != reason_key(ChunkSkipReason::kRegionUnreadable)) counted += v;
     report.problems_not_listed += counted - p.problems.size();
     if (p.legacy_version) legacy_version = p.legacy_version;
+    if (p.chunk_bounds) {
+      extend(report.chunk_bounds, (*p.chunk_bounds)[0], (*p.chunk_bounds)[1]);
+      extend(report.chunk_bounds, (*p.chunk_bounds)[2], (*p.chunk_bounds)[3]);
+    }
   }
   report.distinct_states = states.size();
   std::sort(report.problems.begin(), report.problems.end(), [](const ChunkProblem& a, const ChunkProblem& b) {

@@ -59,11 +59,12 @@ struct AnvilRegionEntry {
 
 /// What the source says of itself, found before anything is imported (a plan's and a report's first fields).
 struct AnvilSourceInfo {
-  std::string source_kind;          // "world" (a folder with region/ or region files) or "region" (one .mca file)
+  std::string source_kind;          // "world" (a folder with level.dat), "folder" (region files without one) or "region"
   std::string level_name;           // level.dat's Data.LevelName, when read
   std::string version_name;         // level.dat's Data.Version.Name, when read
   int64_t level_data_version = -1;  // level.dat's Data.DataVersion, -1 when absent
   std::string level_dat_error;      // level.dat present but unreadable (reported; the import goes on without it)
+  std::optional<std::array<int64_t, 2>> level_spawn;  // level.dat's Data.SpawnX, SpawnZ (world blocks), when read
   std::vector<std::string> region_errors;  // region files left out, each with its reason
   uint64_t chunks = 0;                     // chunks the readable regions' location tables list
 };
@@ -91,6 +92,7 @@ struct AnvilImportReport : AnvilSourceInfo {
   double seconds = 0;
   std::vector<ChunkProblem> problems;  // skipped chunks (up to kMaxProblems a worker), sorted by region then chunk
   uint64_t problems_not_listed = 0;    // skipped chunks past that, counted in chunks_skipped only
+  std::optional<std::array<int32_t, 4>> chunk_bounds;  // imported chunks' min x, min z, max x, max z (chunk coords)
 };
 
 /// Receives finished columns (one call per row of up to 32); an error stops the import with that error.
