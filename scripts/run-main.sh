@@ -35,4 +35,6 @@ Look at the pictures in $out/. To walk around the same world on a machine with a
   build/voxen play --seed 1                      (WASD + mouse; see README.md, \`voxen play --help\`)
 and to take your own pictures:
   build/voxen shot --seed 1 --pos X,surface,Z --look YAW,PITCH --out my.png   (\`voxen shot --help\`)
+and to bring in a Minecraft Java world (1.13 or later) and walk in it:
+  build/voxen import-anvil PATH/TO/MINECRAFT/WORLD --world mcworld   (it prints a \`voxen play --world mcworld --spawn X,Z\`)
 EOT
