@@ -57,16 +57,15 @@ Result<AnvilChunk> decode_chunk(const NbtTag& root, ChunkSkipReason* why) {
                 "DataVersion is a " + std::string(nbt_type_name(root.compound()->find("DataVersion")->type)) + ", not a TAG_Int");
   if (!dv) {
     return fail(why, level ? ChunkSkipReason::kLegacyFormat : ChunkSkipReason::kBadNbt,
-                level ? "no DataVersion: written before Minecraft 1.9 (numeric block ids); open and save the world in "
-                        "Minecraft 1.13 or newer to convert it"
-                      : "no DataVersion and no Level: not a chunk");
+                level ? "no DataVersion: written before Minecraft 1.9 (numeric block ids); " + std::string(kLegacyAdvice)
+                      : std::string("no DataVersion and no Level: not a chunk"));
   }
   c.data_version = *dv->integer();
   if (c.data_version < kFirstFlattenedDataVersion)
     return fail(why, ChunkSkipReason::kLegacyFormat,
                 "DataVersion " + std::to_string(c.data_version) +
-                    " is older than Minecraft 1.13 (DataVersion 1451), whose chunks hold numeric block ids; open and "
-                    "save the world in Minecraft 1.13 or newer to convert it");
+                    " is older than Minecraft 1.13 (DataVersion 1451), whose chunks hold numeric block ids; " +
+                    std::string(kLegacyAdvice));
   const NbtTag& body = level ? *level : root;  // 1.18+: the chunk's fields sit at the root
   const NbtTag* xp = body.get("xPos", NbtType::kInt);
   const NbtTag* zp = body.get("zPos", NbtType::kInt);

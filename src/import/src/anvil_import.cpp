@@ -4,7 +4,6 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <mutex>
@@ -50,12 +49,9 @@ void extend(std::optional<std::array<int32_t, 4>>& b, int32_t x, int32_t z) {
 
 // Reads level.dat (gzip NBT) into the report. Errors: unreadable or not NBT.
 Status read_level_dat(const fs::path& file, AnvilImportPlan& r) {
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) return Error{"not a regular file", file.string()};
-  if (fs::file_size(file, ec) > (size_t{16} << 20)) return Error{"larger than 16 MiB", file.string()};
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{"cannot open", file.string()};
-  std::vector<uint8_t> raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto bytes = read_regular_file(file, uint64_t{16} << 20);
+  if (!bytes) return Error{bytes.error().message, file.string()};
+  std::vector<uint8_t> raw = std::move(bytes).value();
   std::vector<uint8_t> nbt;
   if (raw.size() >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
     auto d = decompress_chunk(ChunkCompression::kGzip, raw, size_t{64} << 20);
@@ -65,7 +61,7 @@ Status read_level_dat(const fs::path& file, AnvilImportPlan& r) {
     nbt = std::move(raw);  // some tools write it uncompressed
   }
   NbtLimits limits;
-  limits.max_tags = size_t{1} << 21;
+  limits.max_tags = kMaxChunkTags;
   auto root = read_nbt(nbt, file.string(), limits);
   if (!root) return root.error();
   const NbtTag* data = root->tag.get("Data", NbtType::kCompound);
@@ -165,7 +161,7 @@ Result<AnvilImportPlan> plan_anvil_import(const fs::path& source, const AnvilImp
         return Error{"level.dat says DataVersion " + std::to_string(plan.level_data_version) +
                          (name.empty() ? "" : " (Minecraft " + name + ")") +
                          ": worlds from before Minecraft 1.13 (DataVersion 1451) hold numeric block ids, which voxen "
-                         "does not import; open and save the world in Minecraft 1.13 or newer to convert it",
+                         "does not import; " + std::string(kLegacyAdvice),
                      level.string()};
       }
     }
@@ -380,8 +376,8 @@ Result<AnvilImportReport> run_anvil_import(const AnvilImportPlan& plan, const Mi
     return Error{std::to_string(legacy->second) + " chunk" + (legacy->second == 1 ? " is" : "s are") +
                      " from before Minecraft 1.13 (DataVersion " + std::to_string(legacy_version) +
                      (name.empty() ? "" : ", Minecraft " + name) +
-                     "; 1.13 is DataVersion 1451), with numeric block ids, which voxen does not import; open and "
-                     "save the world in Minecraft 1.13 or newer to convert it",
+                     "; 1.13 is DataVersion 1451), with numeric block ids, which voxen does not import; " +
+                     std::string(kLegacyAdvice),
                  source.string()};
   }
   return report;

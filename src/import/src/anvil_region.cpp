@@ -40,6 +40,26 @@ bool pread_all(int fd, uint8_t* out, size_t n, uint64_t offset) {
   return true;
 }
 
+// Opens a file for reading without blocking (a FIFO must not hang the open) and only if it is a regular file. On
+// failure returns -1 with `why` set ("<strerror>" or "not a regular file"); else the fd and its size.
+int open_regular(const std::filesystem::path& path, uint64_t& size, std::string& why) {
+  why.clear();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    why = std::strerror(errno);
+    return -1;
+  }
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) why = std::string("cannot stat: ") + std::strerror(errno);
+  else if (!S_ISREG(st.st_mode)) why = "not a regular file";
+  if (!why.empty()) {
+    ::close(fd);
+    return -1;
+  }
+  size = static_cast<uint64_t>(st.st_size);
+  return fd;
+}
+
 std::string sectors(const RegionSlot& s) {
   return std::to_string(s.sector_offset) + ".." + std::to_string(s.sector_offset + s.sector_count - 1);
 }
@@ -161,6 +181,24 @@ std::string ChunkProblem::to_string() const {
   return s;
 }
 
+Result<std::vector<uint8_t>> read_regular_file(const std::filesystem::path& path, uint64_t max_bytes, bool* too_large) {
+  const std::string name = path.filename().string();
+  uint64_t size = 0;
+  std::string why;
+  const int fd = open_regular(path, size, why);
+  if (fd < 0) return Error{why == "not a regular file" ? name + " is " + why : name + ": " + why};
+  if (size > max_bytes) {
+    ::close(fd);
+    if (too_large) *too_large = true;
+    return Error{name + " is " + std::to_string(size) + " bytes"};
+  }
+  std::vector<uint8_t> out(static_cast<size_t>(size));
+  const bool ok = pread_all(fd, out.data(), out.size(), 0);
+  ::close(fd);
+  if (!ok) return Error{"cannot read " + name};
+  return out;
+}
+
 Result<std::vector<uint8_t>> decompress_chunk(ChunkCompression compression, std::span<const uint8_t> payload,
                                               size_t limit, bool* too_large) {
   bool big = false;
@@ -232,13 +270,9 @@ Result<RegionFile> RegionFile::open(const std::filesystem::path& path, RegionLim
   r.m_limits = limits;
   r.m_x = (*xz)[0];
   r.m_z = (*xz)[1];
-  // O_NONBLOCK: a FIFO named like a region must not block the open; it is refused below as not a regular file.
-  r.m_fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (r.m_fd < 0) return Error{std::string("cannot open: ") + std::strerror(errno), file};
-  struct stat st{};
-  if (::fstat(r.m_fd, &st) != 0) return Error{std::string("cannot stat: ") + std::strerror(errno), file};
-  if (!S_ISREG(st.st_mode)) return Error{"not a regular file", file};
-  r.m_size = static_cast<uint64_t>(st.st_size);
+  std::string open_error;
+  r.m_fd = open_regular(path, r.m_size, open_error);
+  if (r.m_fd < 0) return Error{open_error == "not a regular file" ? open_error : "cannot open: " + open_error, file};
   if (r.m_size == 0) return r;  // Minecraft leaves empty region files: no chunks
   if (r.m_size < 2 * kSector)
     return Error{"shorter (" + std::to_string(r.m_size) + " bytes) than the 8192-byte header", file, -1,
@@ -336,25 +370,11 @@ ChunkBytes RegionFile::read_chunk(const RegionSlot& slot) const {
   if (external) {
     const std::filesystem::path mcc =
         m_path.parent_path() / ("c." + std::to_string(slot.chunk_x) + "." + std::to_string(slot.chunk_z) + ".mcc");
-    const int fd = ::open(mcc.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block
-    if (fd < 0) return fail(ChunkSkipReason::kMissingExternal, mcc.filename().string() + ": " + std::strerror(errno));
-    struct stat st{};
-    bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    if (!ok) {
-      ::close(fd);
-      return fail(ChunkSkipReason::kMissingExternal, mcc.filename().string() + " is not a regular file");
-    }
+    bool big = false;
+    auto bytes = read_regular_file(mcc, m_limits.max_chunk_bytes, &big);
     // A compressed payload larger than the output limit cannot be a chunk within it (compression 3 is 1:1).
-    if (ok && static_cast<uint64_t>(st.st_size) > m_limits.max_chunk_bytes) {
-      ::close(fd);
-      return fail(ChunkSkipReason::kTooLarge, mcc.filename().string() + " is " + std::to_string(st.st_size) + " bytes");
-    }
-    if (ok) {
-      ext.resize(static_cast<size_t>(st.st_size));
-      ok = pread_all(fd, ext.data(), ext.size(), 0);
-    }
-    ::close(fd);
-    if (!ok) return fail(ChunkSkipReason::kMissingExternal, "cannot read " + mcc.filename().string());
+    if (!bytes) return fail(big ? ChunkSkipReason::kTooLarge : ChunkSkipReason::kMissingExternal, bytes.error().message);
+    ext = std::move(bytes).value();
     out.bytes_read += ext.size();
     payload = ext;
   }

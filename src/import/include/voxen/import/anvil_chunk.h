@@ -35,6 +35,8 @@ namespace voxen::import {
 
 /// DataVersion of the first 1.13 snapshot with block states (17w47a); older chunks use numeric ids.
 inline constexpr int64_t kFirstFlattenedDataVersion = 1451;
+/// What every refusal of a pre-1.13 world or chunk tells the user to do.
+inline constexpr std::string_view kLegacyAdvice = "open and save the world in Minecraft 1.13 or newer to convert it";
 /// DataVersion from which block-state indices no longer span two longs (20w17a, a 1.16 snapshot).
 inline constexpr int64_t kFirstPaddedDataVersion = 2529;
 /// A palette entry's name and properties together longer than this are refused (bad_block_data): real ones are a few

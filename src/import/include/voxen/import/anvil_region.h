@@ -128,6 +128,12 @@ class RegionFile {
   std::vector<std::optional<ChunkProblem>> m_slot_problem;  // by position in m_slots: a location-table problem
 };
 
+/// Reads a whole regular file of at most `max_bytes` (a .mcc chunk, level.dat), opened without blocking. Errors name the
+/// file by its name: missing or unreadable ("c.1.2.mcc: No such file or directory"), not a regular file (a FIFO, a
+/// folder), larger than `max_bytes` (then `too_large`, when given, is set).
+Result<std::vector<uint8_t>> read_regular_file(const std::filesystem::path& path, uint64_t max_bytes,
+                                               bool* too_large = nullptr);
+
 /// Decompresses one chunk payload of the given compression (1..4, without the +128 flag). `limit` bounds the output.
 /// Errors name the compression and what failed (zlib's message, the LZ4 block's byte offset, a checksum mismatch);
 /// `too_large` (optional) is set when the error is that the output would pass `limit`.
