@@ -47,6 +47,76 @@ std::optional<uint32_t> parse_color(std::string_view s) {
   return v;
 }
 
+/// A quench product named by a fluid, resolved after the whole file is read (it may name a later block).
+struct QuenchName {
+  uint16_t block = 0;  // the fluid's id
+  std::string field;   // "source", "flowing" or "below"
+  std::string name;    // the product's block name
+  int line = 0;
+};
+
+/// An optional integer field in [lo, hi]; false (with `err` set) when present and not such an integer.
+bool int_field(const std::string& path, const toml::table& t, const std::string& block, std::string_view field, int lo,
+               int hi, uint8_t& out, Error& err) {
+  const toml::node* n = t.get(field);
+  if (!n) return true;
+  auto v = n->value<int64_t>();
+  if (!v || *v < lo || *v > hi) {
+    err = field_error(path, *n, block, field, "must be an integer " + std::to_string(lo) + "-" + std::to_string(hi));
+    return false;
+  }
+  out = static_cast<uint8_t>(*v);
+  return true;
+}
+
+/// The simulation's fields (physics, flow_*, renews, quench, life), checked against the block's shape and states.
+Status parse_physics(const std::string& path, const toml::table& t, BlockDef& def, std::vector<QuenchName>& quench) {
+  const toml::node* n = t.get("physics");
+  if (n) {
+    auto v = n->value<std::string>();
+    if (v == "fluid") def.physics = Physics::kFluid;
+    else if (v == "granular") def.physics = Physics::kGranular;
+    else if (v == "gas") def.physics = Physics::kGas;
+    else return field_error(path, *n, def.name, "physics", "must be \"fluid\", \"granular\" or \"gas\"");
+    if (def.physics == Physics::kFluid &&
+        (def.shape != Shape::kFluid || (def.states & (kStateLevel | kStateFalling)) != (kStateLevel | kStateFalling)))
+      return field_error(path, *n, def.name, "physics", "\"fluid\" needs shape \"fluid\" and states level and falling");
+    if (def.physics == Physics::kGas && def.states != kStateAge)
+      return field_error(path, *n, def.name, "physics", "\"gas\" needs states [\"age\"]");
+  }
+  const bool fluid = def.physics == Physics::kFluid;
+  for (std::string_view f : {"flow_drop", "flow_every", "flow_slope", "renews", "quench"}) {
+    if (const toml::node* m = t.get(f); m && !fluid) return field_error(path, *m, def.name, f, "is for physics = \"fluid\" only");
+  }
+  if (const toml::node* m = t.get("life"); m && def.physics != Physics::kGas)
+    return field_error(path, *m, def.name, "life", "is for physics = \"gas\" only");
+  Error err{""};
+  if (!int_field(path, t, def.name, "flow_drop", 1, 7, def.fluid.drop, err) ||
+      !int_field(path, t, def.name, "flow_every", 1, 20, def.fluid.every, err) ||
+      !int_field(path, t, def.name, "flow_slope", 0, 8, def.fluid.slope, err) ||
+      !int_field(path, t, def.name, "life", 1, 255, def.life, err))
+    return err;
+  if (def.physics == Physics::kGas && def.life == 0) return field_error(path, t, def.name, "life", "is missing (a gas must dissipate)");
+  if (const toml::node* m = t.get("renews")) {
+    auto v = m->value<bool>();
+    if (!v) return field_error(path, *m, def.name, "renews", "must be true or false");
+    def.fluid.renews = *v;
+  }
+  if (const toml::node* m = t.get("quench")) {
+    const toml::table* q = m->as_table();
+    if (!q) return field_error(path, *m, def.name, "quench", "must be a table { source = .., flowing = .., below = .. }");
+    for (auto&& [k, v] : *q) {
+      const std::string key(k.str());
+      auto name = v.value<std::string>();
+      if (key != "source" && key != "flowing" && key != "below")
+        return field_error(path, v, def.name, "quench." + key, "is not a quench field (source, flowing, below)");
+      if (!name || !valid_name(*name)) return field_error(path, v, def.name, "quench." + key, "must be a block name");
+      quench.push_back(QuenchName{def.id, key, *name, static_cast<int>(v.source().begin.line)});
+    }
+  }
+  return Ok{};
+}
+
 uint8_t state_mask_of(uint8_t kinds) {
   uint8_t m = 0;
   if (kinds & kStateFacing) m |= state::kFacingMask;
@@ -54,6 +124,7 @@ uint8_t state_mask_of(uint8_t kinds) {
   if (kinds & kStateAxis) m |= state::kAxisMask;
   if (kinds & kStateLevel) m |= state::kLevelMask;
   if (kinds & kStateFalling) m |= state::kFallingBit;
+  if (kinds & kStateAge) m |= state::kAgeMask;
   return m;
 }
 
@@ -102,6 +173,7 @@ Result<BlockRegistry> BlockRegistry::parse(std::string_view text, const std::str
   }
   const toml::array* blocks = root["block"].as_array();
   if (!blocks) return Error{"no [[block]] tables", path};
+  std::vector<QuenchName> quench_names;
 
   for (const toml::node& bnode : *blocks) {
     const toml::table* t = bnode.as_table();
@@ -124,9 +196,10 @@ Result<BlockRegistry> BlockRegistry::parse(std::string_view text, const std::str
       return field_error(path, *name_node, "?", "name", "must be a string of [a-z0-9_]");
     }
 
-    static const std::array<std::string_view, 18> kKnown = {
+    static const std::array<std::string_view, 24> kKnown = {
         "name", "id", "opacity", "transparency", "shape", "emission", "color", "color_top", "color_side",
-        "color_bottom", "texture", "texture_top", "texture_side", "texture_bottom", "states", "solid", "", ""};
+        "color_bottom", "texture", "texture_top", "texture_side", "texture_bottom", "states", "solid",
+        "physics", "flow_drop", "flow_every", "flow_slope", "renews", "quench", "life", ""};
     for (auto&& [k, v] : *t) {
       bool known = false;
       for (auto kk : kKnown) known |= (!kk.empty() && kk == k.str());
@@ -228,8 +301,11 @@ Result<BlockRegistry> BlockRegistry::parse(std::string_view text, const std::str
         else if (v == "axis") def.states |= kStateAxis;
         else if (v == "level") def.states |= kStateLevel;
         else if (v == "falling") def.states |= kStateFalling;
-        else return field_error(path, s, def.name, "states", "entries must be facing, half, axis, level or falling");
+        else if (v == "age") def.states |= kStateAge;
+        else return field_error(path, s, def.name, "states", "entries must be facing, half, axis, level, falling or age");
       }
+      if ((def.states & kStateAge) && def.states != kStateAge)
+        return field_error(path, *n, def.name, "states", "\"age\" takes the whole state byte and cannot be combined");
     }
     def.state_mask = state_mask_of(def.states);
 
@@ -239,6 +315,8 @@ Result<BlockRegistry> BlockRegistry::parse(std::string_view text, const std::str
       if (!v) return field_error(path, *n, def.name, "solid", "must be true or false");
       def.solid = *v;
     }
+
+    if (Status p = parse_physics(path, *t, def, quench_names); !p.ok()) return p.error();
 
     if (def.id == 0 && (def.name != "air" || def.shape != Shape::kNone))
       return field_error(path, *id_node, def.name, "id", "0 is reserved for \"air\" with shape \"none\"");
@@ -252,6 +330,17 @@ Result<BlockRegistry> BlockRegistry::parse(std::string_view text, const std::str
     if (!added) return added.error();
   }
   if (!reg.find("air")) return Error{"no block named \"air\" (id 0)", path};
+  // Quench products name blocks anywhere in the file: resolved once every block is known.
+  for (const QuenchName& q : quench_names) {
+    auto id = reg.find(q.name);
+    if (!id) {
+      Error e{"block '" + reg[q.block].name + "': field 'quench." + q.field + "' names an unknown block '" + q.name + "'", path};
+      e.line = q.line;
+      return e;
+    }
+    FluidDef& f = reg.m_blocks[q.block].fluid;
+    (q.field == "source" ? f.quench_source : q.field == "flowing" ? f.quench_flowing : f.quench_below) = *id;
+  }
   return reg;
 }
 

@@ -14,8 +14,20 @@
 //   emission = [14, 12, 8]      # block light emitted, red green blue, 0..15 each (optional, default 0)
 //   color = "#ffd080"           # all faces; or color_top / color_side / color_bottom (optional)
 //   texture = "torch"           # all faces; or texture_top / texture_side / texture_bottom
-//   states = ["facing", "half"] # state bits used: "facing", "half", "axis", "level", "falling" (optional)
+//   states = ["facing", "half"] # state bits used: "facing", "half", "axis", "level", "falling", "age" (optional;
+//                               # "age" takes the whole state byte and goes alone)
 //   solid = true                # collides with the player (optional: default true unless fluid/cross/air)
+//   physics = "fluid"           # moved by the simulation (src/sim): "fluid" (shape fluid, states level + falling),
+//                               # "granular" (falls), "gas" (states ["age"]: rises, spreads, dissipates) (optional)
+//   flow_drop = 1               # fluid: levels lost per block of sideways flow, 1..7 (default 1)
+//   flow_every = 1              # fluid: it moves on ticks that are multiples of this, 1..20 (default 1)
+//   flow_slope = 4              # fluid: how far sideways it looks for a drop to flow towards, 0..8 (default 4)
+//   renews = true               # fluid: a cell beside two sources, on solid ground or a source, becomes one
+//   quench = { source = "obsidian", flowing = "cobblestone", below = "stone" }
+//                               # fluid: what it turns into where another fluid (one without quench) touches it from
+//                               # above or the side, as a source or flowing; and what that other fluid turns into
+//                               # right under it (block names; each optional)
+//   life = 100                  # gas: ticks before a cell of it dissipates, 1..255
 // Errors name the file, the line and the field (toml++ keeps each node's source position).
 #pragma once
 
@@ -47,7 +59,26 @@ inline constexpr int kFaceStep[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1
 inline constexpr Face kHorizontalFaces[4] = {kFacePosX, kFaceNegX, kFacePosZ, kFaceNegZ};
 
 /// State bits a block may use (BlockDef::state_mask is the OR of the bits they cover in Cell::state).
-enum StateKind : uint8_t { kStateFacing = 1, kStateHalf = 2, kStateAxis = 4, kStateLevel = 8, kStateFalling = 16 };
+enum StateKind : uint8_t {
+  kStateFacing = 1, kStateHalf = 2, kStateAxis = 4, kStateLevel = 8, kStateFalling = 16, kStateAge = 32
+};
+
+/// How the simulation (src/sim) moves a block: not at all, as a fluid (levels, flow), as a granular block (falls)
+/// or as a gas (rises, spreads under ceilings, dissipates).
+enum class Physics : uint8_t { kNone, kFluid, kGranular, kGas };
+
+/// A fluid's flow parameters (BlockDef::fluid; meaningful when physics is kFluid). After Minecraft's and Luanti's
+/// fluids: water drops 1 level a block, looks 4 blocks for a drop and renews; lava drops 2, looks 2 and moves every
+/// 3rd tick.
+struct FluidDef {
+  uint8_t drop = 1;    // levels lost per block of sideways flow, 1..7
+  uint8_t every = 1;   // moves on ticks that are multiples of this, 1..20
+  uint8_t slope = 4;   // blocks it looks sideways for a drop, 0..8
+  bool renews = false; // a cell between two of its sources (on solid ground or a source) becomes a source
+  uint16_t quench_source = 0;   // what a source of it becomes where another fluid touches it (0: nothing happens)
+  uint16_t quench_flowing = 0;  // what a flowing cell of it becomes there
+  uint16_t quench_below = 0;    // what another fluid's cell right under it becomes
+};
 
 /// One block type's properties, plain data. Colours are 0xAARRGGBB (sRGB).
 struct BlockDef {
@@ -63,6 +94,9 @@ struct BlockDef {
   uint8_t states = 0;                       // OR of StateKind
   uint8_t state_mask = 0;                   // bits of Cell::state this block may set
   bool solid = false;                       // collides with the player
+  Physics physics = Physics::kNone;         // how the simulation moves it
+  FluidDef fluid;                           // physics == kFluid: its flow
+  uint8_t life = 0;                         // physics == kGas: ticks a cell lasts, 1..255
   bool defined = false;                     // false for ids the file leaves unused
 
   bool is_air() const { return shape == Shape::kNone; }

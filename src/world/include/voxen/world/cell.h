@@ -10,6 +10,7 @@
 //   axis:           a a . . .     bits 3-4: 0 = y, 1 = x, 2 = z                                    (logs)
 //   level:                l l l   bits 0-2: fluid level, 0 = full (source), 7 = thinnest          (fluid)
 //   falling:            F . . .   bit 3: fluid falling from above                                 (fluid)
+//   age:      a a a a a a a a     bits 0-7: ticks since the cell appeared                         (gas, alone)
 #pragma once
 
 #include <compare>
@@ -38,6 +39,7 @@ inline constexpr uint8_t kHalfBit = 0x04;
 inline constexpr uint8_t kAxisMask = 0x18;
 inline constexpr uint8_t kLevelMask = 0x07;
 inline constexpr uint8_t kFallingBit = 0x08;
+inline constexpr uint8_t kAgeMask = 0xFF;
 
 enum Facing : uint8_t { kNorth = 0, kEast = 1, kSouth = 2, kWest = 3 };
 
