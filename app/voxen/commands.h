@@ -25,5 +25,6 @@ void add_tour_command(CLI::App& app, RunFn& run);
 void add_store_stress_command(CLI::App& app, RunFn& run);
 void add_mem_command(CLI::App& app, RunFn& run);
 void add_import_anvil_command(CLI::App& app, RunFn& run);
+void add_sim_command(CLI::App& app, RunFn& run);
 
 }  // namespace voxen::app

@@ -109,6 +109,9 @@ WorldSession::~WorldSession() {
 
 namespace {
 
+/// The key of the world's one simulation-state record: kind 'p', column (0, 0), section 0.
+RecordKey sim_state_key() { return RecordKey{RecordKind::kSimulation, SectionPos{0, 0, 0}}; }
+
 /// The sealed metadata copy of `meta` (payload 6), as the store keeps it.
 std::string seal_meta(const WorldMeta& meta) { return seal(PayloadKind::kMeta, encode_meta_record(meta)); }
 
@@ -663,6 +666,13 @@ Result<uint64_t> WorldSession::commit_locked() {
     for (auto& r : recs) batch.push_back(std::move(r));
   }
   m_dirty_columns.clear();
+  if (m_sim_dirty) {
+    PendingRecord r;
+    r.key = sim_state_key();
+    r.raw = m_sim_state.value_or(std::string());
+    batch.push_back(std::move(r));
+    m_sim_dirty = false;
+  }
   if (batch.empty()) return uint64_t{0};
   const uint64_t ticket = m_queue->submit(std::move(batch));
   for (ColumnState* st : in_batch) st->ticket = ticket;
@@ -697,6 +707,31 @@ Status WorldSession::wait_saved(uint64_t ticket, uint64_t max_retries) {
   }
   if (w.ok()) return w;
   return Error{unsaved_message(w.error())};
+}
+
+Result<std::optional<std::string>> WorldSession::sim_state() {
+  {
+    std::lock_guard lock(m_mu);
+    if (m_sim_state) return m_sim_state->empty() ? std::optional<std::string>() : m_sim_state;
+  }
+  const RecordKey key = sim_state_key();
+  auto got = m_store->get(key);
+  if (!got) return got.error();
+  if (!*got) return std::optional<std::string>();
+  auto payload = unseal(**got, PayloadKind::kSimState);
+  if (!payload) {
+    auto aside = m_store->keep_aside(key, **got);
+    return Error{"the simulation's pending updates (record 'p') cannot be read: " + payload.error().to_string() +
+                 (aside ? "; its bytes are kept at " + *aside : std::string())};
+  }
+  return std::optional<std::string>(std::move(*payload));
+}
+
+void WorldSession::set_sim_state(std::string bytes) {
+  std::lock_guard lock(m_mu);
+  if (m_sim_state && *m_sim_state == bytes) return;
+  m_sim_state = std::move(bytes);
+  m_sim_dirty = true;
 }
 
 Result<uint64_t> WorldSession::commit() {

@@ -174,6 +174,15 @@ class WorldSession {
   /// metadata copy cannot be rewritten (the id table grew): nothing is queued.
   Result<uint64_t> store_columns(std::span<const Column* const> columns);
 
+  /// The simulation's saved state (sim::Simulator::save_state's bytes; record 'p'), as last committed or set in
+  /// this session; nullopt when the world has none. Errors: store I/O; a record that fails to unseal (the message
+  /// names it; its bytes are kept aside, and the world opens without pending updates).
+  Result<std::optional<std::string>> sim_state();
+  /// Replaces the simulation's state. It is written by the next commit in the same atomic batch as the edits
+  /// recorded before this call, so after a crash the pending updates on disk belong to the cells on disk. Empty
+  /// bytes delete the record.
+  void set_sim_state(std::string bytes);
+
   /// Saved cells shown as "unknown" since open, by saved block name.
   std::map<std::string, uint64_t> unknown_cells() const;
   /// Flushes everything (a failed write is retried up to the kMaxWriteRetries left), closes the store and releases
@@ -201,6 +210,8 @@ class WorldSession {
   WorldStore* m_store = nullptr;
   std::unique_ptr<WriteBehindQueue> m_queue;
   bool m_meta_dirty = false;
+  bool m_sim_dirty = false;            // m_sim_state goes out with the next commit
+  std::optional<std::string> m_sim_state;  // set_sim_state's bytes (nullopt: read the store's)
   bool m_sync = false;
   bool m_closed = false;
 

@@ -36,10 +36,12 @@ namespace voxen::store {
 ///   kJournal: `journal` holds the section's cells that differ from generation, sorted by index; empty deletes
 ///             the record (the section is back to its generated state).
 ///   kSection: `section` is the whole section; uniform air deletes the record (a missing section reads as air).
+///   kSimulation: `raw` holds the simulation's state bytes, sealed as PayloadKind::kSimState; empty deletes it.
 struct PendingRecord {
   RecordKey key;
   std::vector<JournalCell> journal;
   Section section;
+  std::string raw;
 };
 
 /// Encodes a pending record into the WriteOp the store receives (a sealed value, or a delete).
