@@ -54,6 +54,7 @@ struct PlayOptions {
   std::string minimised_frames;  // "A,B": frames A..B-1 run as if minimised (a test hook)
   std::string stream = "live";   // live | deterministic
   double far_distance = 4096;    // the far view, blocks (0 or at most the render distance: off)
+  double tick_rate = 20;         // --tick-rate: world simulation ticks a second (0: off)
   std::string culling = "all";   // --culling
 };
 
@@ -65,6 +66,7 @@ int run_play(const PlayOptions& o) {
   h.height = o.size.height;
   h.render_distance = o.render_distance;
   h.far_distance = o.far_distance;
+  h.tick_rate = o.tick_rate;
   if (!(o.fov >= 10 && o.fov <= 150)) throw UsageError("--fov", "must be 10..150 degrees");
   if (o.fps < 0 || o.fps > 1000) throw UsageError("--fps", "must be 0 (the monitor's rate) .. 1000");
   int64_t min_from = -1, min_to = -1;  // frames [min_from, min_to) reported minimised
@@ -233,6 +235,9 @@ void add_play_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--far-distance", o->far_distance,
                   "blocks of far view (LOD) beyond the render distance, 0..65536; 0 or at most the render distance: off (default 4096)")
       ->check(finite_range(0.0, 65536.0));
+  cmd->add_option("--tick-rate", o->tick_rate,
+                  "world simulation ticks a second (fluids flow, sand falls, smoke rises), 0..1000; 0: off (default 20)")
+      ->check(finite_range(0.0, 1000.0));
   add_frame_size_option(*cmd, o->size, "window size WxH (default 1280x720)");
   cmd->add_option("--fps", o->fps, "frame rate to pace to (default: the monitor's)");
   cmd->add_option("--fov", o->fov, "vertical field of view in degrees (default 70)");

@@ -41,6 +41,7 @@ struct TourCliOptions {
   std::string stream = "deterministic";
   double jet_speed = 112.0;
   double far_distance = 0;        // the far view, blocks (0: off)
+  double tick_rate = 20;          // --tick-rate: world simulation ticks a second (0: off)
   std::string far_throttle = "on";
   std::string culling = "all";
 };
@@ -57,6 +58,7 @@ int run_tour_cmd(const TourCliOptions& o) {
   h.height = o.size.height;
   h.render_distance = o.render_distance;
   h.far_distance = o.far_distance;
+  h.tick_rate = o.tick_rate;
   if (o.frames < 1 || o.frames > 100000) throw UsageError("--frames", "must be 1..100000");
   if (o.holes_stride < 1 || o.holes_stride > 64) throw UsageError("--holes-stride", "must be 1..64");
   playtest::TourOptions to;
@@ -188,6 +190,13 @@ int run_tour_cmd(const TourCliOptions& o) {
                         {"light_ms", eb.light_ms}, {"remesh_ms", eb.remesh_ms}, {"upload_ms", eb.upload_ms},
                         {"sections_remeshed", eb.sections_remeshed}};
     js["distance_blocks"] = s.distance;
+    js["sim"] = {{"ticks", s.sim_ticks}, {"changes", s.sim_changes}, {"tick_ms", stat_json(s.sim_tick_ms)},
+                 {"active_sections", stat_json(s.sim_sections)}};
+    if (s.sim_changes > 0)
+      std::printf("  %s: world simulation: %llu ticks changed %llu cells; per tick %.3f ms mean, %.3f p99, %.3f max, %.1f "
+                  "active sections mean\n",
+                  s.name.c_str(), static_cast<unsigned long long>(s.sim_ticks), static_cast<unsigned long long>(s.sim_changes),
+                  s.sim_tick_ms.mean, s.sim_tick_ms.p99, s.sim_tick_ms.max, s.sim_sections.mean);
     nlohmann::json spikes = nlohmann::json::array();
     for (const playtest::Spike& sp : s.spikes) spikes.push_back({{"frame", sp.frame}, {"ms", sp.ms}, {"part", sp.part}, {"part_ms", sp.part_ms}});
     js["spikes"] = spikes;
@@ -238,10 +247,12 @@ void add_tour_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--json", o->json, "write the report as JSON to this file");
   cmd->add_flag("--headless", o->headless, "no window: render offscreen with EGL");
   cmd->add_option("--frames", o->frames, "measured frames per segment (default 120)");
+  cmd->add_option("--tick-rate", o->tick_rate, "world simulation ticks a second, 0..1000; 0: off (default 20)")
+      ->check(finite_range(0.0, 1000.0));
   cmd->add_option("--render-distance", o->render_distance, "columns, 1..64 (default 6)")->check(CLI::Range(1, 64));
   add_frame_size_option(*cmd, o->size, "frame size WxH (default 320x180)");
   add_threads_option(*cmd, o->threads, "worker threads (default: cores - 1)");
-  cmd->add_option("--segments", o->segments, "comma-separated subset: spawn,walk,fly_low,jet,dig,place,cave,storm");
+  cmd->add_option("--segments", o->segments, "comma-separated subset: spawn,walk,fly_low,jet,dig,place,cave,storm,flood");
   cmd->add_option("--holes-stride", o->holes_stride, "measure holes on every k-th pixel in x and y (default 2)");
   cmd->add_option("--hole-shots", o->hole_shots, "save each segment's first frame with holes near the player (SEGMENT-holes-FRAME.png) its first with far holes (SEGMENT-far-holes-FRAME.png) and each frame with more far holes than any before it (SEGMENT-far-holes-worst-FRAME.png) here, the holes in red");
   cmd->add_option("--stream", o->stream,

@@ -134,8 +134,9 @@ TEST(PlayWindow, LivePlayRecordsItsScheduleAndReplaysToOneWorldWhateverTheWorker
   play_frames(dir, {"--seed", "5", "--record", rec}, 30);  // render distance 2
   std::ifstream in(rec);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(text.rfind("voxen-input-recording 4\n", 0), 0u) << text.substr(0, 200);
+  EXPECT_EQ(text.rfind("voxen-input-recording 5\n", 0), 0u) << text.substr(0, 200);  // 5: the world simulates
   EXPECT_NE(text.find("\nfar_distance 4096\n"), std::string::npos);
+  EXPECT_NE(text.find("\ntick_rate 20\n"), std::string::npos);
   EXPECT_NE(text.find("\nstream live\n"), std::string::npos);
   EXPECT_NE(text.find(" jobs "), std::string::npos) << "no frame's schedule was recorded";
   EXPECT_NE(text.find(" far "), std::string::npos) << "no frame integrated far-view nodes";

@@ -71,6 +71,11 @@ TEST(Recording, LiveStreamingSchedulesRoundTripAfterTheirFramesEvents) {
   // line after the frame's events; it reads back to the same schedules and the same text. Without them the file is
   // still written as version 1 (older builds read it).
   Recording r = sample();
+  // With the world simulation on (the default 20 ticks a second) the file is version 5: older builds would replay
+  // it without the simulation. Without it, the version its other fields need.
+  EXPECT_EQ(format_recording(r).rfind("voxen-input-recording 5\n", 0), 0u);
+  EXPECT_NE(format_recording(r).find("\ntick_rate 20\n"), std::string::npos);
+  r.header.tick_rate = 0;
   EXPECT_EQ(format_recording(r).rfind("voxen-input-recording 1\n", 0), 0u);
   r.header.stream_live = true;  // the deterministic fields are then not written: back to their defaults
   r.header.stream_lag = 1;
@@ -101,6 +106,7 @@ TEST(Recording, FarViewRecordingsAreVersion3) {
   // `far N` when the far view integrated N results that frame (FarView::update's replay count). Reads back to the
   // same header, schedules and text; a frame that integrated nothing far keeps the version-2 line.
   Recording r = sample();
+  r.header.tick_rate = 0;  // no world simulation: the version the far view needs
   r.header.stream_live = true;
   r.header.stream_lag = 1;
   r.header.stream_gen = 6;
@@ -148,7 +154,8 @@ TEST(Recording, BadFilesNameTheLine) {
   const BadCase cases[] = {
       {"", "empty file"},
       {"hello\n", "bad.rec:1: not a voxen input recording"},
-      {"voxen-input-recording 5\n", "bad.rec:1: recording format version 5 is not supported (this voxen reads versions 1 to 4)"},
+      {"voxen-input-recording 6\n", "bad.rec:1: recording format version 6 is not supported (this voxen reads versions 1 to 5)"},
+      {"voxen-input-recording 4\nseed 1\ntick_rate 20\n", "bad.rec:3: 'tick_rate' needs recording format version 5"},
       {"voxen-input-recording 3\nfar_distance 4096\n",
        "bad.rec:2: a far view recorded in format version 3 counts the far view's jobs from before real columns"},
       {live + "far_distance 4096\n", "bad.rec:8: 'far_distance' needs recording format version 3"},

@@ -100,6 +100,19 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
     source = g->m_own_source.get();
   }
   g->m_streamer = std::make_unique<stream::ColumnStreamer>(world, *g->m_renderer, *source, g->m_light, *g->m_baked, pool, sc);
+  if (config.tick_rate > 0) {
+    // The simulation resumes what a saved world left pending; its sections wait for their columns to load.
+    g->m_sim = std::make_unique<sim::Simulator>(registry, generator.seed());
+    g->m_tick_clock = StepClock(1.0 / config.tick_rate);
+    g->m_sim_source = source;
+    auto state = source->sim_state();
+    if (!state) return Error{"the world's pending simulation: " + state.error().to_string()};
+    if (*state) {
+      if (Status s = g->m_sim->load_state(**state); !s.ok())
+        return Error{"the world's pending simulation: " + s.error().to_string()};
+      g->m_sim_saved_quiet = g->m_sim->quiet();
+    }
+  }
   // The far view needs the multi-draw-indirect path (the per-chunk path draws no far pass).
   if (config.far.far_distance > render::render_radius_blocks(config.render_distance) &&
       g->m_renderer->path() == render::RenderPath::kMultiDrawIndirect) {
@@ -225,11 +238,13 @@ void Game::update_target() {
   m_target = pick(m_world, m_registry, eb, ef, look_direction(m_player.yaw, m_player.pitch), m_config.reach);
 }
 
-int Game::run_edits(std::span<const Edit> edits, FrameReport& rep) {
+int Game::run_edits(std::span<const Edit> edits, FrameReport& rep, bool wake_sim) {
   // Light (one update for the batch), remesh, upload, then the source records each applied edit.
   const stream::EditReport er = m_streamer->apply_edits(edits);
   for (size_t i = 0; i < edits.size(); ++i) {
     if (!er.applied_each[i]) continue;
+    // An edit wakes the simulation around it (its own changes wake their neighbourhood themselves).
+    if (m_sim && wake_sim) m_sim->wake(edits[i].pos);
     tell(m_observers, rep.observer_ms, [&](FrameObserver& o) { o.edit_applied(m_frame, edits[i]); });
     // The far view takes the changed columns at the frame's end: the edited ones kept, those whose light changed not.
     if (m_far) m_far_edited[column_pos_of(edits[i].pos)] = true;
@@ -243,6 +258,66 @@ int Game::run_edits(std::span<const Edit> edits, FrameReport& rep) {
   rep.edits_applied += er.edits_applied;
   rep.edits_refused += static_cast<int>(edits.size()) - er.edits_applied;
   return er.edits_applied;
+}
+
+void Game::do_scenario(const Requests::Scenario& scenario, FrameReport& rep) {
+  int64_t x = 0, z = 0;
+  if (scenario.site) {
+    x = (*scenario.site)[0];
+    z = (*scenario.site)[1];
+  } else if (m_target) {
+    x = m_target->cell.x;
+    z = m_target->cell.z;
+  } else {
+    return;  // the G key with nothing in reach
+  }
+  const auto& names = sim::scenario_names();
+  if (scenario.index < 0 || static_cast<size_t>(scenario.index) >= names.size()) return;
+  auto plan = sim::make_scenario(names[static_cast<size_t>(scenario.index)], m_registry, m_world, x, z);
+  if (!plan) {
+    ++rep.edits_refused;  // its site is not loaded, or no room above the ground
+    return;
+  }
+  // As a placed block, never a solid cell in the player's box: the whole scenario is refused.
+  const Aabb player_box = m_player.local_box(m_config.player);
+  for (const sim::CellChange& c : plan->cells) {
+    if (!m_registry[c.after.id].solid) continue;
+    const glm::dvec3 lo{static_cast<double>(coord_delta(c.pos.x, m_player.block.x)),
+                        static_cast<double>(coord_delta(c.pos.y, m_player.block.y)),
+                        static_cast<double>(coord_delta(c.pos.z, m_player.block.z))};
+    if (Aabb{lo, lo + glm::dvec3(1.0)}.overlaps(player_box)) {
+      ++rep.edits_refused;
+      return;
+    }
+  }
+  ++rep.scenarios;
+  std::vector<Edit> edits;
+  edits.reserve(plan->cells.size());
+  for (const sim::CellChange& c : plan->cells)
+    if (auto e = m_world.make_edit(c.pos, c.after)) edits.push_back(*e);
+  if (!edits.empty()) run_edits(edits, rep);
+}
+
+void Game::run_world_ticks(double dt, FrameReport& rep) {
+  if (!m_sim) return;
+  rep.sim_ticks = m_tick_clock.advance(dt);
+  for (int i = 0; i < rep.sim_ticks; ++i) {
+    sim::TickReport tr = m_sim->step(m_world, &m_pool);
+    rep.sim_ms += tr.ms;
+    rep.sim_sections += tr.sections_stepped;
+    rep.sim_cells += tr.cells_evaluated;
+    if (tr.changes.empty()) continue;
+    std::vector<Edit> edits;
+    edits.reserve(tr.changes.size());
+    for (const sim::CellChange& c : tr.changes)
+      if (auto e = m_world.make_edit(c.pos, c.after)) edits.push_back(*e);
+    rep.sim_changes += run_edits(edits, rep, false);
+  }
+  // The pending updates go out with the edits recorded so far (a saved world's next commit); a world that stays
+  // quiet is not told again.
+  const bool quiet = m_sim->quiet();
+  if (m_sim_source && !(quiet && m_sim_saved_quiet)) m_sim_source->set_sim_state(m_sim->save_state());
+  m_sim_saved_quiet = quiet;
 }
 
 void Game::do_blast(const Requests::Blast& blast, FrameReport& rep) {
@@ -351,6 +426,12 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
     update_target();
     rep.pick_ms += wall_ms() - t;
   }
+  for (const Requests::Scenario& sc : req.scenarios) {
+    do_scenario(sc, rep);
+    t = wall_ms();
+    update_target();
+    rep.pick_ms += wall_ms() - t;
+  }
 
   // 3. Simulation: the fixed steps the frame's time makes due.
   t = wall_ms();
@@ -370,7 +451,9 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
     if (m_step_observer) m_step_observer(m_steps, m_player);
   }
   rep.physics_ms = wall_ms() - t;
-  if (rep.steps > 0) {
+  // The world's own ticks (fluids, falling blocks, smoke) at the fixed tick rate, from the same simulated time.
+  run_world_ticks(dt, rep);
+  if (rep.steps > 0 || rep.sim_changes > 0) {
     t = wall_ms();
     update_target();
     rep.pick_ms += wall_ms() - t;

@@ -4,15 +4,17 @@
 #include <array>
 #include <cmath>
 
+#include "voxen/sim/scenario.h"
+
 namespace voxen::play {
 namespace {
 
 constexpr std::array<std::string_view, kKeyCount> kKeyNames = {
-    "w", "a", "s", "d", "space", "shift", "ctrl", "escape", "f", "f2", "f3", "1", "2", "3", "4", "5", "6", "7", "8", "9", "b"};
+    "w", "a", "s", "d", "space", "shift", "ctrl", "escape", "f", "f2", "f3", "1", "2", "3", "4", "5", "6", "7", "8", "9", "b", "g"};
 constexpr std::array<std::string_view, kButtonCount> kButtonNames = {"left", "right", "middle"};
 constexpr std::array<std::string_view, static_cast<size_t>(EventKind::kCount)> kKindNames = {
     "key_down", "key_up", "button_down", "button_up", "mouse", "scroll", "frame_time",
-    "teleport", "look",   "set_fly",     "fly_speed", "blast"};
+    "teleport", "look",   "set_fly",     "fly_speed", "blast", "scenario"};
 
 template <class E, size_t N>
 std::optional<E> lookup(const std::array<std::string_view, N>& names, std::string_view name) {
@@ -69,6 +71,9 @@ void InputHandler::handle(const InputEvent& e) {
         case Key::kF3: c.overlay = !c.overlay; break;
         case Key::kB:
           if (c.cursor_captured) m_requests.blasts.push_back({std::nullopt, std::clamp(m_config.blast_radius, 1, kMaxBlastRadius)});
+          break;
+        case Key::kG:
+          if (c.cursor_captured) m_requests.scenarios.push_back({std::nullopt, 0});  // dam-break
           break;
         default:
           if (k >= Key::k1 && k <= Key::k9) c.slot = e.code - static_cast<int>(Key::k1);
@@ -127,6 +132,13 @@ void InputHandler::handle(const InputEvent& e) {
                                                           static_cast<int64_t>(std::floor(e.y)),
                                                           static_cast<int64_t>(std::floor(e.z))},
                                    e.code});
+      return;
+    case EventKind::kScenario:
+      if (e.code < 0 || e.code >= static_cast<int32_t>(sim::scenario_names().size()) || std::fabs(e.x) > 0x1p62 ||
+          std::fabs(e.z) > 0x1p62)
+        return;
+      m_requests.scenarios.push_back(
+          {std::array<int64_t, 2>{static_cast<int64_t>(std::floor(e.x)), static_cast<int64_t>(std::floor(e.z))}, e.code});
       return;
     case EventKind::kCount: return;
   }

@@ -1,5 +1,7 @@
 #include "voxen/play/recording.h"
 
+#include "voxen/sim/scenario.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -84,6 +86,7 @@ class Parser {
                       std::to_string(kRecordingVersion) + ")");
         m_version = v;
         have_version = true;
+        if (v < 5) rec.header.tick_rate = 0.0;  // recorded before the world simulated anything
         continue;
       }
       if (rec.complete) return fail("text after the 'end' line");
@@ -178,7 +181,7 @@ class Parser {
 
   Status header_field(const std::vector<std::string_view>& w, RecordingHeader& h, bool& have_start) {
     const std::string key(w[0]);
-    static constexpr const char* kKnown[] = {"seed", "generator", "render_distance", "size", "fov", "step", "stream", "start", "far_distance"};
+    static constexpr const char* kKnown[] = {"seed", "generator", "render_distance", "size", "fov", "step", "stream", "start", "far_distance", "tick_rate"};
     for (const char* known : kKnown) {
       if (key != known) continue;
       if (auto [it, fresh] = m_header_lines.emplace(key, m_line); !fresh)
@@ -211,6 +214,11 @@ class Parser {
         return fail("a far view recorded in format version " + std::to_string(m_version) +
                     " counts the far view's jobs from before real columns (version 4): this voxen cannot replay it; "
                     "record it again");
+    } else if (key == "tick_rate") {
+      if (auto s = need(1); !s.ok()) return s;
+      if (m_version < 5) return fail("'tick_rate' needs recording format version 5");
+      if (!parse_double(w[1], h.tick_rate) || !(h.tick_rate >= 0.0) || h.tick_rate > 1000.0)
+        return fail("tick_rate " + quote(w[1]) + " must be 0..1000 ticks a second");
     } else if (key == "size") {
       if (auto s = need(1); !s.ok()) return s;
       const size_t x = w[1].find('x');
@@ -337,6 +345,17 @@ class Parser {
         e.code = static_cast<int32_t>(r);
         break;
       }
+      case EventKind::kScenario: {
+        if (auto s = count(3); !s.ok()) return s.error();
+        if (!parse_double(w[2], e.x) || !parse_double(w[3], e.z)) return fail("'scenario': the site X Z must be finite numbers");
+        if (std::fabs(e.x) > kMaxTeleportCoord || std::fabs(e.z) > kMaxTeleportCoord)
+          return fail("'scenario': x and z must be within -2^62..2^62 blocks");
+        const auto& names = sim::scenario_names();
+        const auto it = std::find(names.begin(), names.end(), w[4]);
+        if (it == names.end()) return fail("'scenario': unknown scenario " + quote(w[4]));
+        e.code = static_cast<int32_t>(it - names.begin());
+        break;
+      }
       case EventKind::kCount: return fail("unknown event kind");
     }
     return e;
@@ -368,6 +387,14 @@ std::string format_event(const InputEvent& e) {
     case EventKind::kTeleport: return s + " " + num(e.x) + " " + num(e.y) + " " + num(e.z);
     case EventKind::kSetFly: return s + (e.code ? " 1" : " 0");
     case EventKind::kBlast: return s + " " + num(e.x) + " " + num(e.y) + " " + num(e.z) + " " + std::to_string(e.code);
+    case EventKind::kScenario: {
+      const auto& names = sim::scenario_names();
+      const bool known = e.code >= 0 && static_cast<size_t>(e.code) < names.size();
+      std::string line = s;
+      line.append(" ").append(num(e.x)).append(" ").append(num(e.z)).append(" ");
+      line.append(known ? names[static_cast<size_t>(e.code)] : std::string("?"));
+      return line;
+    }
     case EventKind::kCount: break;
   }
   return s;
@@ -375,7 +402,7 @@ std::string format_event(const InputEvent& e) {
 
 std::string format_header(const RecordingHeader& h) {
   std::ostringstream o;
-  o << "voxen-input-recording " << (h.far_distance > 0 ? 4 : h.stream_live ? 2 : 1) << "\n";
+  o << "voxen-input-recording " << (h.tick_rate > 0 ? 5 : h.far_distance > 0 ? 4 : h.stream_live ? 2 : 1) << "\n";
   o << "seed " << h.seed << "\n";
   o << "generator " << h.generator << "\n";
   o << "render_distance " << h.render_distance << "\n";
@@ -383,6 +410,7 @@ std::string format_header(const RecordingHeader& h) {
   o << "fov " << num(h.fov) << "\n";
   o << "step " << num(h.step) << "\n";
   if (h.far_distance > 0) o << "far_distance " << num(h.far_distance) << "\n";
+  if (h.tick_rate > 0) o << "tick_rate " << num(h.tick_rate) << "\n";
   if (h.stream_live) o << "stream live\n";
   else o << "stream " << h.stream_lag << " " << h.stream_gen << " " << h.stream_mesh << "\n";
   o << "start " << h.start_block.x << " " << h.start_block.y << " " << h.start_block.z << " " << num(h.start_frac.x) << " "

@@ -26,6 +26,7 @@ int translate_key(int key) {
     case GLFW_KEY_F2: return static_cast<int>(Key::kF2);
     case GLFW_KEY_F3: return static_cast<int>(Key::kF3);
     case GLFW_KEY_B: return static_cast<int>(Key::kB);
+    case GLFW_KEY_G: return static_cast<int>(Key::kG);
     default: break;
   }
   if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) return static_cast<int>(Key::k1) + (key - GLFW_KEY_1);

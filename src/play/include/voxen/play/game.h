@@ -53,6 +53,8 @@
 #include "voxen/play/input.h"
 #include "voxen/play/pick.h"
 #include "voxen/play/player.h"
+#include "voxen/sim/scenario.h"
+#include "voxen/sim/simulator.h"
 #include "voxen/stream/far_view.h"
 #include "voxen/stream/streamer.h"
 #include "voxen/render/image.h"
@@ -83,6 +85,8 @@ struct GameConfig {
   render::CullMode culling = render::CullMode::kAll;  // the culling stages (`--culling`; the picture is the same)
   bool hud = true;                // draw the HUD
   bool overlay_wall_times = false;  // F3 shows wall-clock frame times (live play only; see the file comment)
+  double tick_rate = sim::kDefaultTickRate;  // world simulation ticks a second (fluids, falling blocks, smoke;
+                                             // sim/simulator.h); 0: the world never moves by itself
 };
 
 /// What one frame did and cost (wall-clock milliseconds on the main thread unless named otherwise).
@@ -109,6 +113,12 @@ struct FrameReport {
   int edits_applied = 0;
   int edits_refused = 0;
   int blasts = 0;           // blasts done (each a batch of edits, counted in edits_applied)
+  int scenarios = 0;        // scenarios built (the G key, kScenario events; counted in edits_applied)
+  int sim_ticks = 0;        // world simulation ticks run this frame (GameConfig::tick_rate of simulated time)
+  double sim_ms = 0;        // their sim::Simulator::step time (the changes' light, remesh and upload are in edit_*)
+  size_t sim_sections = 0;  // active sections they stepped
+  uint64_t sim_cells = 0;   // active cells they evaluated (4096 a section)
+  int sim_changes = 0;      // cells they changed (edits, counted in edits_applied)
   int sections_remeshed = 0;
   bool frozen = false;      // the player was held still (its columns not loaded yet)
   uint32_t gl_error = 0;    // the first GL error code the frame raised (render::take_gl_error; 0: none)
@@ -192,6 +202,8 @@ class Game {
   const std::optional<PickHit>& target() const { return m_target; }
   World& world() { return m_world; }
   stream::ColumnStreamer& streamer() { return *m_streamer; }
+  /// The world simulation, or null when GameConfig::tick_rate is 0.
+  const sim::Simulator* simulator() const { return m_sim.get(); }
   /// The far view, or null when it is off.
   const stream::FarView* far_view() const { return m_far.get(); }
   const stream::ColumnStreamer& streamer() const { return *m_streamer; }
@@ -219,7 +231,11 @@ class Game {
   void do_place(FrameReport& rep);
   /// Applies a batch of edits (one click's, or a blast's) through ColumnStreamer::apply_edits and tells the
   /// observers and the far view; returns how many applied (the rest count as refused).
-  int run_edits(std::span<const Edit> edits, FrameReport& rep);
+  int run_edits(std::span<const Edit> edits, FrameReport& rep, bool wake_sim = true);
+  /// Builds a scenario (sim/scenario.h) at its site, or at the targeted block for the G key, as one batch of edits.
+  void do_scenario(const Requests::Scenario& scenario, FrameReport& rep);
+  /// Runs the world simulation's ticks the frame's time makes due; their changes go through run_edits.
+  void run_world_ticks(double dt, FrameReport& rep);
   /// Clears the ball of a blast request (centre given, or the targeted block): see the file comment.
   void do_blast(const Requests::Blast& blast, FrameReport& rep);
   void update_target();
@@ -241,6 +257,10 @@ class Game {
   std::unique_ptr<stream::GeneratedSource> m_own_source;  // when create() was given no source
   std::unique_ptr<stream::ColumnStreamer> m_streamer;
   std::unique_ptr<stream::FarView> m_far;  // null: the far view is off
+  std::unique_ptr<sim::Simulator> m_sim;   // null: tick_rate 0
+  StepClock m_tick_clock{1.0 / sim::kDefaultTickRate};
+  stream::ColumnSource* m_sim_source = nullptr;  // where the simulation's pending updates are kept
+  bool m_sim_saved_quiet = true;           // the last state handed to m_sim_source was quiet
   std::vector<ColumnPos> m_near;           // the streamer's drawn columns this frame (the far view's near field)
   std::map<ColumnPos, bool> m_far_edited;  // columns edits changed this frame -> kept (the edited one) or not
   std::vector<ColumnPos> m_far_loaded;     // the streamer's loaded columns at the last hand-over (sorted)

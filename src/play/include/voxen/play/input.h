@@ -31,6 +31,7 @@ enum class Key : uint8_t {
   kF3,                  // toggle the debug overlay
   k1, k2, k3, k4, k5, k6, k7, k8, k9,  // hotbar slots
   kB,                   // blast: clear a ball of HandlerConfig::blast_radius blocks round the targeted block
+  kG,                   // flood: the dam-break scenario (sim/scenario.h) at the targeted block: a lake whose wall opens
   kCount
 };
 inline constexpr int kKeyCount = static_cast<int>(Key::kCount);
@@ -54,6 +55,8 @@ enum class EventKind : uint8_t {
   kFlySpeed,    // x = flying speed in blocks/s, 0 = the default (scripts: the tour's 40 and 112 blocks/s)
   kBlast,       // x, y, z = the centre's world block, code = radius in blocks, 1..kMaxBlastRadius (scripts: the
                 //     tour's edit storm; the B key blasts at the targeted block instead)
+  kScenario,    // x, z = the site's world block, code = index in sim::scenario_names() (scripts: the tour's flood;
+                //     the G key builds the dam-break at the targeted block instead)
   kCount
 };
 
@@ -126,6 +129,14 @@ struct Requests {
     friend bool operator==(const Blast&, const Blast&) = default;
   };
   std::vector<Blast> blasts;
+  /// Scenarios to build, in the order asked: a site (world x, z) from a kScenario event, or none for the G key (the
+  /// targeted block, if any), and the index in sim::scenario_names().
+  struct Scenario {
+    std::optional<std::array<int64_t, 2>> site;
+    int index = 0;
+    friend bool operator==(const Scenario&, const Scenario&) = default;
+  };
+  std::vector<Scenario> scenarios;
   bool any_teleport() const { return teleport[0].has_value(); }
 };
 

@@ -65,7 +65,7 @@
 namespace voxen::play {
 
 /// The newest recording format version this voxen reads and writes (it reads 1 to 4; 3 only without a far view).
-inline constexpr int kRecordingVersion = 4;
+inline constexpr int kRecordingVersion = 5;
 
 /// Most frames a recording may cover: `end N` and every event's frame are below this (an event on frame
 /// kMaxRecordingFrames - 1 at the latest). `voxen fuzz-play --frames` has the same cap.
@@ -95,6 +95,8 @@ struct RecordingHeader {
   bool stream_live = false;       // live streaming, its schedule recorded per frame (`stream live`; the three
                                   // deterministic fields above are then unused)
   double far_distance = 0;        // the far view, blocks (0..65536; 0 off); version 3
+  double tick_rate = 20.0;        // the world simulation's ticks per second (0..1000; 0 off); version 5: a recording
+                                  // of an older version had no simulation and replays with 0
   BlockPos start_block;           // the player's feet: integer part (world blocks)
   glm::dvec3 start_frac{0.5, 0.0, 0.5};  // fractional part, each in [0, 1)
   double start_yaw = 0.0, start_pitch = 0.0;

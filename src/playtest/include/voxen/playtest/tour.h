@@ -19,6 +19,9 @@
 //              under the ground 20 blocks east (a kBlast event: about 12,000 blocks removed in one frame, the
 //              crater open to the sky),
 //              then watch the crater (the "the frame after it is under 250 ms")
+//   flood      hover 10 blocks over the ground and build the dam-break scenario (sim/scenario.h: an 11 x 11 lake
+//              on a platform, its east wall open) 24 blocks east with one kScenario event, then watch it flow: the
+//              world simulation's ticks (GameConfig::tick_rate) and their edits in the frame time
 // Per segment: frame time p50/p95/p99/max (wall clock, whole frame, less the holes measurement, whose own cost
 // per frame is reported apart: the tour attaches a HolesObserver, holes.h, to the game for its run, and the game
 // leaves an observer's time out of frame_ms), CPU per system per frame (generate, light,
@@ -119,6 +122,10 @@ struct SegmentReport {
   uint64_t far_real_columns_max = 0; // most real columns the far view held (FarFrameStats::real_columns)
   uint64_t far_rebuilds = 0;         // built nodes requested again because real columns changed under them
   double distance = 0;               // blocks the player moved (horizontal + vertical)
+  // The world simulation (zero when it is off): ticks run, the cells they changed, and per tick its step time
+  // (sim::Simulator::step, main thread and pool) and active sections.
+  uint64_t sim_ticks = 0, sim_changes = 0;
+  Stat sim_tick_ms, sim_sections;
   std::vector<Spike> spikes;         // frames over the threshold
   std::string note;                  // where it ran, what it did
 };

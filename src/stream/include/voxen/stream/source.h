@@ -18,6 +18,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -67,6 +69,12 @@ class ColumnSource {
   }
   /// The terrain the cells start from (the world's own for a saved world); null for an imported world.
   virtual const gen::Generator* generator() const = 0;
+  /// The world simulation's saved pending updates (sim::Simulator::save_state's bytes), or nullopt (the default:
+  /// a world that is never saved). Errors: the saved world's (store I/O, a damaged record).
+  virtual Result<std::optional<std::string>> sim_state() { return std::optional<std::string>(); }
+  /// Keeps the simulation's pending updates with the edits recorded so far (a saved world writes them in the same
+  /// batch as those edits' journals: WorldSession::set_sim_state). The default drops them.
+  virtual void set_sim_state(std::string bytes) { (void)bytes; }
   /// The database the columns are kept in, where the far view keeps its nodes beside them (FarView::set_store);
   /// null (the default) for a world that is never saved.
   virtual store::WorldStore* far_store() { return nullptr; }
