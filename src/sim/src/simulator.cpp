@@ -371,6 +371,7 @@ struct SectionResult {
   std::vector<CellChange> changes;
   std::vector<BlockPos> run_checks;  // changed cells with a falling block on or above them
   size_t deferred = 0, frozen = 0;
+  uint64_t ruled = 0;
   uint16_t unknown_cols = 0;
 };
 
@@ -408,6 +409,7 @@ void step_section(const World& world, const Tables& t, SectionPos s, int margin,
           }
         }
         ev.unknown = false;
+        ++out.ruled;
         Next r;
         if (pv.physics == Physics::kGranular) {
           // The granular cell below, in this section, already knows whether its run falls: so does this one.
@@ -568,6 +570,7 @@ TickReport Simulator::step(const World& world, JobPool* pool) {
     const SectionPos s = list[i];
     rep.deferred_cells += r.deferred;
     rep.frozen_cells += r.frozen;
+    rep.cells_ruled += r.ruled;
     if (r.deferred) m_active.insert(s);
     for (const CellChange& c : r.changes) wake_box(c.pos, m_active);
     for (const BlockPos& p : r.run_checks) m_run_checks.push_back(p);

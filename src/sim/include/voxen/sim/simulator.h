@@ -61,6 +61,8 @@ struct TickReport {
   std::vector<CellChange> changes;   // sorted by section (x, then section index, then z), then cell index
   size_t sections_stepped = 0;       // active sections evaluated
   uint64_t cells_evaluated = 0;      // 4096 per section stepped (the "active cell updates")
+  uint64_t cells_ruled = 0;          // of those, cells whose rule ran (the rest are inert blocks, or air with
+                                     // nothing that moves beside it, settled in a few comparisons)
   size_t waiting_sections = 0;       // sections waiting for an unloaded column after the tick
   size_t deferred_cells = 0;         // cells that would change on a later tick (a slow fluid between its ticks)
   size_t frozen_cells = 0;           // cells held because their rule reads an unloaded column
