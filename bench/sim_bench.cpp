@@ -39,7 +39,7 @@ World stone_world(int r) {
   return w;
 }
 
-void apply(World& w, const std::vector<sim::CellChange>& changes) {
+void apply_changes(World& w, const std::vector<sim::CellChange>& changes) {
   for (const sim::CellChange& c : changes)
     if (auto e = w.make_edit(c.pos, c.after)) w.apply(*e);
 }
@@ -56,7 +56,7 @@ void run_dam(benchmark::State& state, JobPool* pool) {
     sim::Simulator s(registry(), 1);
     auto plan = sim::make_scenario("dam-break", registry(), w, 8, 8);
     if (!plan) std::abort();
-    apply(w, plan->cells);
+    apply_changes(w, plan->cells);
     for (const sim::CellChange& c : plan->cells) s.wake(c.pos);
     state.ResumeTiming();
     for (int t = 0; t < ticks; ++t) {
@@ -65,7 +65,7 @@ void run_dam(benchmark::State& state, JobPool* pool) {
       cells += r.cells_evaluated;
       ruled += r.cells_ruled;
       changes += r.changes.size();
-      apply(w, r.changes);
+      apply_changes(w, r.changes);
       state.ResumeTiming();
     }
   }
@@ -98,9 +98,9 @@ void BM_SimSettledTick(benchmark::State& state) {
   sim::Simulator s(registry(), 1);
   auto plan = sim::make_scenario("dam-break", registry(), w, 8, 8);
   if (!plan) std::abort();
-  apply(w, plan->cells);
+  apply_changes(w, plan->cells);
   for (const sim::CellChange& c : plan->cells) s.wake(c.pos);
-  for (int t = 0; t < 400 && s.active_sections() > 0; ++t) apply(w, s.step(w, nullptr).changes);
+  for (int t = 0; t < 400 && s.active_sections() > 0; ++t) apply_changes(w, s.step(w, nullptr).changes);
   state.counters["waiting_sections"] = static_cast<double>(s.waiting_sections());
   state.counters["active_sections"] = static_cast<double>(s.active_sections());
   for (auto _ : state) benchmark::DoNotOptimize(s.step(w, nullptr));
