@@ -660,7 +660,14 @@ Status Simulator::load_state(std::string_view in) {
       e.offset = static_cast<int64_t>(at + 8);
       return e;
     }
-    secs.push_back(SectionPos{static_cast<int64_t>(get_u64(in, at)), s, static_cast<int64_t>(get_u64(in, at + 9))});
+    const SectionPos pos{static_cast<int64_t>(get_u64(in, at)), s, static_cast<int64_t>(get_u64(in, at + 9))};
+    if (!secs.empty() && !(secs.back() < pos)) {
+      Error e{"simulation state: section " + std::to_string(i) + " is not after the one before it (sections are sorted "
+              "by x, section, z, each once)"};
+      e.offset = static_cast<int64_t>(at);
+      return e;
+    }
+    secs.push_back(pos);
   }
   m_tick = tick;
   for (const SectionPos& s : secs) m_waiting[s.column()].insert(s);

@@ -114,7 +114,8 @@ class Simulator {
   std::string save_state() const;
   /// Restores save_state()'s bytes, replacing the tick counter and adding the sections (each waits for its own
   /// column to load). Errors (nothing changed): a wrong magic or version, a truncated or overlong record, a section
-  /// index past 23; the message names the byte offset.
+  /// index past 23, sections not in save_state's order (ascending x, section, z, each once); the message names the
+  /// byte offset. So bytes that load are exactly what save_state() of the result writes.
   Status load_state(std::string_view bytes);
 
  private:
