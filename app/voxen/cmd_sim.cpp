@@ -105,7 +105,8 @@ int run_sim(const SimOptions& o) {
                 plan ? ("scenario " + plan->name + " at " + std::to_string(plan->site.x) + "," + std::to_string(plan->site.y) +
                         "," + std::to_string(plan->site.z))
                            .c_str()
-                     : "no scenario (pending updates only)",
+                     : (o.world_dir.given() ? "no scenario (the world's pending updates only)"
+                                            : "no scenario and no --world: nothing pending, nothing will move"),
                 area.size(), static_cast<long long>(o.ticks), o.tick_rate, static_cast<double>(o.ticks) / o.tick_rate);
   text += line;
 
@@ -173,8 +174,9 @@ int run_sim(const SimOptions& o) {
 
 void add_sim_command(CLI::App& app, RunFn& run) {
   auto o = std::make_shared<SimOptions>();
-  CLI::App* cmd = app.add_subcommand("sim", "run the simulation (fluids, falling blocks, smoke) headless for N ticks "
-                                            "around a site, after a named scenario or resuming a saved world's");
+  CLI::App* cmd = app.add_subcommand("sim", "run the world simulation (fluids, falling blocks, smoke) headless for N "
+                                            "ticks around a site, after a named scenario or resuming what a saved "
+                                            "world left pending");
   o->world.add_to(*cmd);
   o->world_dir.add_to(*cmd);
   std::string names;
