@@ -44,6 +44,14 @@ void apply_changes(World& w, const std::vector<sim::CellChange>& changes) {
     if (auto e = w.make_edit(c.pos, c.after)) w.apply(*e);
 }
 
+/// The dam-break scenario at (8, 8), placed and woken.
+void place_dam(World& w, sim::Simulator& s) {
+  auto plan = sim::make_scenario("dam-break", registry(), w, 8, 8);
+  if (!plan) std::abort();
+  apply_changes(w, plan->cells);
+  for (const sim::CellChange& c : plan->cells) s.wake(c.pos);
+}
+
 /// One iteration: a fresh dam break (not timed), then `ticks` ticks, each step timed and its changes applied
 /// (not timed: the caller's light and meshes are measured elsewhere). Counters: active cells (4096 a section
 /// stepped) and ruled cells (those whose rule ran) per second of step time.
@@ -54,10 +62,7 @@ void run_dam(benchmark::State& state, JobPool* pool) {
     state.PauseTiming();
     World w = stone_world(3);
     sim::Simulator s(registry(), 1);
-    auto plan = sim::make_scenario("dam-break", registry(), w, 8, 8);
-    if (!plan) std::abort();
-    apply_changes(w, plan->cells);
-    for (const sim::CellChange& c : plan->cells) s.wake(c.pos);
+    place_dam(w, s);
     state.ResumeTiming();
     for (int t = 0; t < ticks; ++t) {
       sim::TickReport r = s.step(w, pool);
@@ -96,10 +101,7 @@ BENCHMARK(BM_SimQuietTick)->Unit(benchmark::kMicrosecond);
 void BM_SimSettledTick(benchmark::State& state) {
   World w = stone_world(1);
   sim::Simulator s(registry(), 1);
-  auto plan = sim::make_scenario("dam-break", registry(), w, 8, 8);
-  if (!plan) std::abort();
-  apply_changes(w, plan->cells);
-  for (const sim::CellChange& c : plan->cells) s.wake(c.pos);
+  place_dam(w, s);
   for (int t = 0; t < 400 && s.active_sections() > 0; ++t) apply_changes(w, s.step(w, nullptr).changes);
   state.counters["waiting_sections"] = static_cast<double>(s.waiting_sections());
   state.counters["active_sections"] = static_cast<double>(s.active_sections());
