@@ -62,6 +62,8 @@ int run_sim(const SimOptions& o) {
   const BlockRegistry reg = load_registry();
   CommandWorld cw(o.world_dir, o.world, reg);
   const int64_t sx = o.at[0], sz = o.at[1];
+  if (sx < -kWorldReach || sx > kWorldReach || sz < -kWorldReach || sz > kWorldReach)
+    throw UsageError("--at", "X and Z must be within -2^62..2^62 blocks (the world's reach)");
   const ColumnPos site{column_of(sx), column_of(sz)};
   const std::optional<ColumnPos> held = o.scenario.empty() ? std::nullopt : sim::scenario_held_back(o.scenario, sx, sz);
 
@@ -91,8 +93,7 @@ int run_sim(const SimOptions& o) {
   }
 
   nlohmann::json out;
-  std::string text;
-  char line[256];
+  char line[512];
   std::optional<sim::ScenarioPlan> plan;
   if (!o.scenario.empty()) {
     auto made = sim::make_scenario(o.scenario, reg, cw.world(), sx, sz);
@@ -108,7 +109,13 @@ int run_sim(const SimOptions& o) {
                      : (o.world_dir.given() ? "no scenario (the world's pending updates only)"
                                             : "no scenario and no --world: nothing pending, nothing will move"),
                 area.size(), static_cast<long long>(o.ticks), o.tick_rate, static_cast<double>(o.ticks) / o.tick_rate);
-  text += line;
+  // Text lines go out as they come (a long run shows its progress); the last line only after the world is saved.
+  auto say = [&](const char* l) {
+    if (o.json) return;
+    std::fputs(l, stdout);
+    std::fflush(stdout);
+  };
+  say(line);
 
   nlohmann::json ticks = nlohmann::json::array(), hashes = nlohmann::json::array();
   uint64_t cells = 0, changes = 0;
@@ -121,7 +128,7 @@ int run_sim(const SimOptions& o) {
       light::light_columns(cw.world(), table, std::vector<ColumnPos>{*held}, &pool);
       std::snprintf(line, sizeof line, "tick %lld: column %lld,%lld loaded\n", static_cast<long long>(t),
                     static_cast<long long>(held->x), static_cast<long long>(held->z));
-      text += line;
+      say(line);
     }
     const sim::TickReport r = simulator.step(cw.world(), sim_pool);
     apply_changes(cw, table, r.changes);
@@ -139,7 +146,7 @@ int run_sim(const SimOptions& o) {
                     "tick %llu: world hash %s, %zu active sections (%llu cells), %zu changes, %zu waiting\n",
                     static_cast<unsigned long long>(r.tick), h.c_str(), r.sections_stepped,
                     static_cast<unsigned long long>(r.cells_evaluated), r.changes.size(), r.waiting_sections);
-      text += line;
+      say(line);
     }
   }
   const std::string final_hash = hex64(sim::cells_hash(cw.world()));
@@ -154,7 +161,7 @@ int run_sim(const SimOptions& o) {
            {"columns", area.size()}, {"tick_rate", o.tick_rate}, {"ticks", ticks}, {"hashes", hashes},
            {"final_hash", final_hash}, {"final_tick", simulator.tick()}, {"active_cells_total", cells},
            {"changes_total", changes}, {"step_ms_total", step_ms}, {"step_ms_p99", p99},
-           {"active_cells_per_second", per_s}, {"pending_sections", simulator.active_sections() + simulator.waiting_sections()}};
+           {"active_cells_per_second", per_s}, {"pending_sections", simulator.pending_sections()}};
     if (plan) out["site"] = {{"x", plan->site.x}, {"y", plan->site.y}, {"z", plan->site.z}};
     std::fputs((out.dump() + "\n").c_str(), stdout);
   } else {
@@ -163,9 +170,8 @@ int run_sim(const SimOptions& o) {
                   "p99 (%.2f M cells/s); %zu sections pending\n",
                   static_cast<unsigned long long>(simulator.tick()), final_hash.c_str(), static_cast<unsigned long long>(cells),
                   static_cast<unsigned long long>(changes), o.ticks > 0 ? step_ms / static_cast<double>(o.ticks) : 0.0, p99,
-                  per_s / 1e6, simulator.active_sections() + simulator.waiting_sections());
-    text += line;
-    std::fputs(text.c_str(), stdout);
+                  per_s / 1e6, simulator.pending_sections());
+    std::fputs(line, stdout);
   }
   return 0;
 }

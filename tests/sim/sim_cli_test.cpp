@@ -58,6 +58,8 @@ TEST(SimCli, ASavedWorldStoppedHalfWayEndsWithTheUninterruptedHash) {
   const auto first = sim_json({"--world", w, "--seed", "3", "--scenario", "lava-meets-water", "--ticks", "31"});
   ASSERT_FALSE(first.is_null());
   EXPECT_GT(first["pending_sections"].get<uint64_t>(), 0u) << "the flow should still be running at tick 31";
+  // The pending sections are counted once each, the same before saving and after reopening.
+  EXPECT_EQ(sim_json({"--world", w, "--ticks", "0"})["pending_sections"], first["pending_sections"]);
   const auto rest = sim_json({"--world", w, "--ticks", "30"});
   ASSERT_FALSE(rest.is_null());
   EXPECT_EQ(rest["final_tick"], 61);
@@ -94,6 +96,10 @@ TEST(SimCli, BadFlagsAreRefusedNamingTheFlag) {
   r = testing::run_voxen({"sim", "--tick-rate", "nan"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--tick-rate"), std::string::npos) << r.err;
+  // A site past the world's reach: refused before anything runs (near int64's edge the structure would wrap).
+  r = testing::run_voxen({"sim", "--at", "9223372036854775807,0", "--scenario", "border"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--at"), std::string::npos) << r.err;
 }
 
 TEST(SimCli, ADamagedPendingRecordIsAClearErrorNotACrash) {

@@ -59,6 +59,9 @@ Result<ScenarioPlan> make_scenario(std::string_view name, const BlockRegistry& r
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
     return Error{"unknown scenario '" + std::string(name) + "' (scenarios: " + list + ")"};
   }
+  if (x < -kWorldReach || x > kWorldReach || z < -kWorldReach || z > kWorldReach)
+    return Error{"the scenario's site (" + std::to_string(x) + ", " + std::to_string(z) +
+                 ") is outside the world's reach (|x|, |z| <= 2^62)"};
   if (!world.find(ColumnPos{column_of(x), column_of(z)}))
     return Error{"the scenario's site (" + std::to_string(x) + ", " + std::to_string(z) + ") is not in a loaded column"};
   int64_t ground = kMinY;

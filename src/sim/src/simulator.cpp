@@ -601,7 +601,7 @@ uint64_t get_u64(std::string_view in, size_t at) {
 }
 }  // namespace
 
-std::string Simulator::save_state() const {
+std::set<SectionPos> Simulator::pending_set() const {
   std::set<SectionPos> all = m_active;
   for (const auto& [col, secs] : m_waiting) all.insert(secs.begin(), secs.end());
   // A falling run still to be checked: its cell's section and the one above are stepped after loading.
@@ -609,6 +609,11 @@ std::string Simulator::save_state() const {
     all.insert(section_pos_of(p));
     if (p.y + 16 <= kMaxY) all.insert(section_pos_of(BlockPos{p.x, p.y + 16, p.z}));
   }
+  return all;
+}
+
+std::string Simulator::save_state() const {
+  const std::set<SectionPos> all = pending_set();
   std::string out(kMagic, sizeof(kMagic));
   out.push_back(static_cast<char>(kStateVersion));
   put_u64(out, m_tick);

@@ -54,8 +54,8 @@ std::vector<ColumnPos> scenario_area(std::string_view name, int64_t x, int64_t z
 std::optional<ColumnPos> scenario_held_back(std::string_view name, int64_t x, int64_t z);
 
 /// Plans scenario `name` at world (x, z) over `world` (the site's column must be loaded: its ground is read).
-/// Errors: an unknown name (the message lists the names); the site's column not loaded; ground too high for the
-/// structure (it needs 28 blocks above it below y 255).
+/// Errors: an unknown name (the message lists the names); a site past kWorldReach (2^62) in x or z; the site's
+/// column not loaded; ground too high for the structure (it needs 28 blocks above it below y 255).
 Result<ScenarioPlan> make_scenario(std::string_view name, const BlockRegistry& registry, const World& world, int64_t x,
                                    int64_t z);
 

@@ -103,6 +103,8 @@ class Simulator {
   size_t active_sections() const { return m_active.size(); }
   /// Sections waiting for a column to load (the column may be their own).
   size_t waiting_sections() const;
+  /// Distinct sections with pending updates: active, waiting, or under a falling run to check (what save_state keeps).
+  size_t pending_sections() const { return pending_set().size(); }
   /// True when nothing is active or waiting: a tick costs nothing.
   bool quiet() const { return m_active.empty() && m_waiting.empty(); }
   /// The active sections, sorted.
@@ -132,6 +134,7 @@ class Simulator {
   const SimTables& tables();
 
   void wake_box(const BlockPos& p, std::set<SectionPos>& into) const;
+  std::set<SectionPos> pending_set() const;
 };
 
 /// FNV-1a over the loaded columns' cells in position order (Column::content_hash of each, cells only): the "world
