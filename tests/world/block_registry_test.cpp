@@ -96,6 +96,45 @@ TEST(BlockRegistry, ErrorsNameFileLineAndField) {
   }
 }
 
+TEST(BlockRegistry, PhysicsFieldsAreCheckedNamingTheLine) {
+  // The simulation's fields (block_registry.h): a fluid needs the fluid shape and level + falling states, a gas the
+  // age state and a life, each field its own physics, and quench products must name blocks (resolved at the end).
+  const std::string fluid_head = std::string(kAirBlock) +
+                                 "\n[[block]]\nname = \"goo\"\nid = 1\nopacity = 2\ntransparency = \"translucent\"\n";  // name on line 9
+  const std::string fluid = fluid_head + "shape = \"fluid\"\nstates = [\"level\", \"falling\"\n]\n";
+  const BadCase cases[] = {
+      {"fluid physics on a cube", fluid_head + "shape = \"cube\"\nphysics = \"fluid\"\n", 14, "'physics'"},
+      {"unknown physics", fluid + "physics = \"plasma\"\n", 16, "'physics'"},
+      {"flow_drop out of range", fluid + "physics = \"fluid\"\nflow_drop = 9\n", 17, "'flow_drop' must be an integer 1-7"},
+      {"flow field without fluid", fluid_head + "shape = \"cube\"\nflow_every = 3\n", 14, "'flow_every' is for physics"},
+      {"quench names nothing", fluid + "physics = \"fluid\"\nquench = { source = \"unobtainium\" }\n", 17, "unknown block 'unobtainium'"},
+      {"quench field", fluid + "physics = \"fluid\"\nquench = { sideways = \"air\" }\n", 17, "'quench.sideways'"},
+      {"gas without age", fluid_head + "shape = \"cube\"\nphysics = \"gas\"\nlife = 5\n", 14, "needs states [\"age\"]"},
+      {"gas without life", fluid_head + "shape = \"cube\"\nstates = [\"age\"]\nphysics = \"gas\"\n", 15, "'life' is missing"},
+      {"age with another state", fluid_head + "shape = \"cube\"\nstates = [\"age\", \"half\"]\n", 14, "cannot be combined"},
+  };
+  for (const auto& c : cases) {
+    auto reg = BlockRegistry::parse(c.text, "test_blocks.toml");
+    ASSERT_FALSE(reg.ok()) << c.what;
+    const std::string msg = reg.error().to_string();
+    EXPECT_EQ(reg.error().line, c.line) << c.what << ": " << msg;
+    EXPECT_NE(msg.find(c.needle), std::string::npos) << c.what << ": " << msg;
+  }
+  // The shipped registry: water renews, lava quenches to obsidian, cobblestone and stone; smoke lives 100 ticks.
+  auto reg = BlockRegistry::load_default();
+  ASSERT_TRUE(reg.ok());
+  const BlockDef& lava = (*reg)[reg->id("lava")];
+  EXPECT_EQ(lava.physics, Physics::kFluid);
+  EXPECT_EQ(lava.fluid.quench_source, reg->id("obsidian"));
+  EXPECT_EQ(lava.fluid.quench_flowing, reg->id("cobblestone"));
+  EXPECT_EQ(lava.fluid.quench_below, reg->id("stone"));
+  EXPECT_EQ(lava.fluid.every, 3);
+  EXPECT_TRUE((*reg)[reg->id("water")].fluid.renews);
+  EXPECT_EQ((*reg)[reg->id("smoke")].life, 100);
+  EXPECT_EQ((*reg)[reg->id("smoke")].state_mask, 0xFF);
+  EXPECT_EQ((*reg)[reg->id("sand")].physics, Physics::kGranular);
+}
+
 TEST(BlockRegistry, DuplicateIdNamesTheOtherBlock) {
   const std::string text = std::string(kAirBlock) +
                            "\n[[block]]\nname = \"stone\"\nid = 1\nopacity = 15\ntransparency = \"opaque\"\nshape = \"cube\"\n"

@@ -96,7 +96,8 @@ Status parse_physics(const std::string& path, const toml::table& t, BlockDef& de
       !int_field(path, t, def.name, "flow_slope", 0, 8, def.fluid.slope, err) ||
       !int_field(path, t, def.name, "life", 1, 255, def.life, err))
     return err;
-  if (def.physics == Physics::kGas && def.life == 0) return field_error(path, t, def.name, "life", "is missing (a gas must dissipate)");
+  if (def.physics == Physics::kGas && def.life == 0)
+    return field_error(path, *n, def.name, "life", "is missing (a gas must dissipate)");
   if (const toml::node* m = t.get("renews")) {
     auto v = m->value<bool>();
     if (!v) return field_error(path, *m, def.name, "renews", "must be true or false");
