@@ -1,9 +1,11 @@
 // The world simulation inside the game loop: the G key floods at the target, a kScenario event does the same from a
 // script, the flow is a function of the recording (two runs, 1 or 2 worker threads, and a replay through the file
-// format end with the same world hash), and recordings made before the simulation replay without it.
+// format end with the same world hash), recordings made before the simulation replay without it, and a saved world
+// closed mid-flow resumes it and settles as an uninterrupted run.
 #include <gtest/gtest.h>
 
 #include "play_test_util.h"
+#include "saved_world_util.h"
 #include "voxen/play/session.h"
 
 namespace voxen::play::testing {
@@ -128,6 +130,79 @@ TEST(SimPlay, RecordingsFromBeforeTheSimulationReplayWithoutIt) {
   auto unknown = parse_recording(with_event, "u.rec");
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error().to_string().find("volcano"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace voxen::play::testing
+
+namespace voxen::play::testing {
+namespace {
+
+/// The cells of the box lo..hi, in order (a flood's footprint).
+std::vector<Cell> cells_of(const World& w, BlockPos lo, BlockPos hi) {
+  std::vector<Cell> out;
+  for (int64_t y = lo.y; y <= hi.y; ++y)
+    for (int64_t z = lo.z; z <= hi.z; ++z)
+      for (int64_t x = lo.x; x <= hi.x; ++x) out.push_back(w.get({x, y, z}));
+  return out;
+}
+
+TEST(SimPlay, ASavedWorldClosedMidFlowResumesAndSettlesAsAnUninterruptedRun) {
+  const std::string dir = temp_dir("sim_saved");
+  const BlockPos lo{6, 1, -14}, hi{44, 6, 14};  // the lake, its platform and where its water runs
+  // Uninterrupted: the dam at frame 5, then 300 frames (100 ticks: long settled).
+  const Recording whole = flood_recording(dir + "/whole.rec", 300);
+  std::vector<Cell> expected;
+  {
+    auto s = open_session(whole.header);
+    ASSERT_TRUE(s);
+    const RunResult r = run_events(s->game(), whole.events, whole.frames, 50, true);
+    ASSERT_TRUE(r.failures.empty()) << r.failures.front();
+    expected = cells_of(s->game().world(), lo, hi);
+    EXPECT_TRUE(s->game().simulator()->active().empty()) << "the flood should have settled";
+  }
+  // On a saved world: 20 frames (6 ticks; the dam opens at frame 5, the water still running), closed as
+  // `voxen play` closes it ...
+  const std::string world = dir + "/world";
+  const Recording first = flood_recording(dir + "/first.rec", 20);
+  uint64_t closed_at_tick = 0;
+  {
+    auto ws = open_world(world, first.header.seed, first.header.generator);
+    ASSERT_TRUE(ws);
+    auto s = open_saved_session(first.header, *ws, /*hud=*/false);
+    ASSERT_TRUE(s);
+    int scenarios = 0, refused = 0;
+    const RunResult r = run_events(s->game(), first.events, first.frames, 20, true, [&](const FrameReport& rep) {
+      if (rep.edits_applied > 0) EXPECT_TRUE(ws->commit().ok());
+      scenarios += rep.scenarios;
+      refused += rep.edits_refused;
+      return true;
+    });
+    EXPECT_EQ(scenarios, 1);
+    EXPECT_EQ(refused, 0);
+    ASSERT_TRUE(r.failures.empty()) << r.failures.front();
+    ASSERT_FALSE(s->game().simulator()->quiet()) << "the flood should still be running when the world closes";
+    closed_at_tick = s->game().simulator()->tick();
+    s.reset();
+    ASSERT_TRUE(ws->close().ok());
+  }
+  // ... then reopened by a new game with no scenario: it resumes what was pending and settles the same.
+  RecordingBuilder b(flat_header(0.5, 7.0, 0.5, 90.0, pitch_to(7.0 + kEyeHeight, 0.5, 12.0), 3));
+  b.fly(0, true);
+  const Recording rest = b.finish(300, dir + "/rest.rec");
+  {
+    auto ws = open_world(world, std::nullopt, rest.header.generator);
+    ASSERT_TRUE(ws);
+    auto s = open_saved_session(rest.header, *ws, /*hud=*/false);
+    ASSERT_TRUE(s);
+    EXPECT_GT(s->game().simulator()->pending_sections(), 0u) << "the pending updates were not saved";
+    EXPECT_EQ(s->game().simulator()->tick(), closed_at_tick);
+    const RunResult r = run_events(s->game(), rest.events, rest.frames, 50, true);
+    ASSERT_TRUE(r.failures.empty()) << r.failures.front();
+    EXPECT_TRUE(cells_of(s->game().world(), lo, hi) == expected) << "the resumed flood settled differently";
+    s.reset();
+    ASSERT_TRUE(ws->close().ok());
+  }
 }
 
 }  // namespace
