@@ -72,6 +72,20 @@ struct BadCase {
   const char* needle;  // expected text in the error
 };
 
+/// Each case is refused with an error naming the file, its line and the field.
+template <size_t N>
+void expect_refused(const BadCase (&cases)[N]) {
+  for (const auto& c : cases) {
+    auto reg = BlockRegistry::parse(c.text, "test_blocks.toml");
+    ASSERT_FALSE(reg.ok()) << c.what;
+    const std::string msg = reg.error().to_string();
+    EXPECT_EQ(reg.error().file, "test_blocks.toml") << c.what;
+    EXPECT_EQ(reg.error().line, c.line) << c.what << ": " << msg;
+    EXPECT_NE(msg.find(c.needle), std::string::npos) << c.what << ": " << msg;
+    EXPECT_EQ(msg.rfind("test_blocks.toml:", 0), 0u) << c.what << ": " << msg;
+  }
+}
+
 TEST(BlockRegistry, ErrorsNameFileLineAndField) {
   const std::string stone_head = std::string(kAirBlock) + "\n[[block]]\nname = \"stone\"\n";  // stone's name on line 9
   const BadCase cases[] = {
@@ -85,15 +99,7 @@ TEST(BlockRegistry, ErrorsNameFileLineAndField) {
       {"missing field", stone_head + "id = 1\ntransparency = \"opaque\"\nshape = \"cube\"\n", 8, "'opacity' is missing"},
       {"syntax", stone_head + "id = = 1\n", 10, "TOML syntax"},
   };
-  for (const auto& c : cases) {
-    auto reg = BlockRegistry::parse(c.text, "test_blocks.toml");
-    ASSERT_FALSE(reg.ok()) << c.what;
-    const std::string msg = reg.error().to_string();
-    EXPECT_EQ(reg.error().file, "test_blocks.toml") << c.what;
-    EXPECT_EQ(reg.error().line, c.line) << c.what << ": " << msg;
-    EXPECT_NE(msg.find(c.needle), std::string::npos) << c.what << ": " << msg;
-    EXPECT_EQ(msg.rfind("test_blocks.toml:", 0), 0u) << c.what << ": " << msg;
-  }
+  expect_refused(cases);
 }
 
 TEST(BlockRegistry, PhysicsFieldsAreCheckedNamingTheLine) {
@@ -113,13 +119,7 @@ TEST(BlockRegistry, PhysicsFieldsAreCheckedNamingTheLine) {
       {"gas without life", fluid_head + "shape = \"cube\"\nstates = [\"age\"]\nphysics = \"gas\"\n", 15, "'life' is missing"},
       {"age with another state", fluid_head + "shape = \"cube\"\nstates = [\"age\", \"half\"]\n", 14, "cannot be combined"},
   };
-  for (const auto& c : cases) {
-    auto reg = BlockRegistry::parse(c.text, "test_blocks.toml");
-    ASSERT_FALSE(reg.ok()) << c.what;
-    const std::string msg = reg.error().to_string();
-    EXPECT_EQ(reg.error().line, c.line) << c.what << ": " << msg;
-    EXPECT_NE(msg.find(c.needle), std::string::npos) << c.what << ": " << msg;
-  }
+  expect_refused(cases);
   // The shipped registry: water renews, lava quenches to obsidian, cobblestone and stone; smoke lives 100 ticks.
   auto reg = BlockRegistry::load_default();
   ASSERT_TRUE(reg.ok());
