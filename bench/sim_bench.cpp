@@ -40,8 +40,7 @@ World stone_world(int r) {
 }
 
 void apply_changes(World& w, const std::vector<sim::CellChange>& changes) {
-  for (const sim::CellChange& c : changes)
-    if (auto e = w.make_edit(c.pos, c.after)) w.apply(*e);
+  for (const Edit& e : sim::to_edits(w, changes)) w.apply(e);
 }
 
 /// The dam-break scenario at (8, 8), placed and woken.

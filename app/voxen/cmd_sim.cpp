@@ -43,10 +43,7 @@ struct SimOptions {
 /// journal with --world). Returns the edits applied.
 std::vector<Edit> apply_changes(CommandWorld& cw, const light::LightTable& table, std::span<const sim::CellChange> changes) {
   World& world = cw.world();
-  std::vector<Edit> edits;
-  edits.reserve(changes.size());
-  for (const sim::CellChange& c : changes)
-    if (auto e = world.make_edit(c.pos, c.after)) edits.push_back(*e);
+  const std::vector<Edit> edits = sim::to_edits(world, changes);
   const light::EditsResult r = light::apply_edits(world, table, edits);
   std::vector<Edit> applied;
   applied.reserve(r.count);

@@ -99,12 +99,12 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
     g->m_own_source = std::make_unique<stream::GeneratedSource>(generator);
     source = g->m_own_source.get();
   }
+  g->m_source = source;
   g->m_streamer = std::make_unique<stream::ColumnStreamer>(world, *g->m_renderer, *source, g->m_light, *g->m_baked, pool, sc);
   if (config.tick_rate > 0) {
     // The simulation resumes what a saved world left pending; its sections wait for their columns to load.
     g->m_sim = std::make_unique<sim::Simulator>(registry, generator.seed());
     g->m_tick_clock = StepClock(1.0 / config.tick_rate);
-    g->m_sim_source = source;
     auto state = source->sim_state();
     if (!state) return Error{"the world's pending simulation: " + state.error().to_string()};
     if (*state) {
@@ -122,7 +122,6 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
     fc.real_distance = std::max(fc.real_distance, render::render_radius_blocks(config.render_distance + 3) + 32.0);
     g->m_far = std::make_unique<stream::FarView>(generator, registry, pool, *g->m_renderer, fc);
     g->m_far->set_store(source->far_store());  // a saved world keeps the far view's nodes beside its columns
-    g->m_source = source;
   }
   g->m_handler.begin_frame(0, 0.0);
   // The default frame step; kFrameTime events change it.
@@ -260,6 +259,13 @@ int Game::run_edits(std::span<const Edit> edits, FrameReport& rep, bool wake_sim
   return er.edits_applied;
 }
 
+bool Game::overlaps_player(const BlockPos& cell) const {
+  const glm::dvec3 lo{static_cast<double>(coord_delta(cell.x, m_player.block.x)),
+                      static_cast<double>(coord_delta(cell.y, m_player.block.y)),
+                      static_cast<double>(coord_delta(cell.z, m_player.block.z))};
+  return Aabb{lo, lo + glm::dvec3(1.0)}.overlaps(m_player.local_box(m_config.player));
+}
+
 void Game::do_scenario(const Requests::Scenario& scenario, FrameReport& rep) {
   int64_t x = 0, z = 0;
   if (scenario.site) {
@@ -279,22 +285,14 @@ void Game::do_scenario(const Requests::Scenario& scenario, FrameReport& rep) {
     return;
   }
   // As a placed block, never a solid cell in the player's box: the whole scenario is refused.
-  const Aabb player_box = m_player.local_box(m_config.player);
   for (const sim::CellChange& c : plan->cells) {
-    if (!m_registry[c.after.id].solid) continue;
-    const glm::dvec3 lo{static_cast<double>(coord_delta(c.pos.x, m_player.block.x)),
-                        static_cast<double>(coord_delta(c.pos.y, m_player.block.y)),
-                        static_cast<double>(coord_delta(c.pos.z, m_player.block.z))};
-    if (Aabb{lo, lo + glm::dvec3(1.0)}.overlaps(player_box)) {
+    if (m_registry[c.after.id].solid && overlaps_player(c.pos)) {
       ++rep.edits_refused;
       return;
     }
   }
   ++rep.scenarios;
-  std::vector<Edit> edits;
-  edits.reserve(plan->cells.size());
-  for (const sim::CellChange& c : plan->cells)
-    if (auto e = m_world.make_edit(c.pos, c.after)) edits.push_back(*e);
+  const std::vector<Edit> edits = sim::to_edits(m_world, plan->cells);
   if (!edits.empty()) run_edits(edits, rep);
 }
 
@@ -307,16 +305,12 @@ void Game::run_world_ticks(double dt, FrameReport& rep) {
     rep.sim_sections += tr.sections_stepped;
     rep.sim_cells += tr.cells_evaluated;
     if (tr.changes.empty()) continue;
-    std::vector<Edit> edits;
-    edits.reserve(tr.changes.size());
-    for (const sim::CellChange& c : tr.changes)
-      if (auto e = m_world.make_edit(c.pos, c.after)) edits.push_back(*e);
-    rep.sim_changes += run_edits(edits, rep, false);
+    rep.sim_changes += run_edits(sim::to_edits(m_world, tr.changes), rep, false);
   }
   // The pending updates go out with the edits recorded so far (a saved world's next commit); a world that stays
   // quiet is not told again.
   const bool quiet = m_sim->quiet();
-  if (m_sim_source && !(quiet && m_sim_saved_quiet)) m_sim_source->set_sim_state(m_sim->save_state());
+  if (!(quiet && m_sim_saved_quiet)) m_source->set_sim_state(m_sim->save_state());
   m_sim_saved_quiet = quiet;
 }
 
@@ -367,11 +361,7 @@ void Game::do_place(FrameReport& rep) {
   // Only into air, fluid or a plant: never over a block, and never into the player's box.
   const BlockDef& there = m_registry[m_world.get(at).id];
   const bool replaceable = there.is_air() || there.shape == Shape::kFluid || (there.shape == Shape::kCross && !there.solid);
-  const Aabb cell_box{{static_cast<double>(at.x - m_player.block.x), static_cast<double>(at.y - m_player.block.y),
-                       static_cast<double>(at.z - m_player.block.z)},
-                      {static_cast<double>(at.x - m_player.block.x) + 1.0, static_cast<double>(at.y - m_player.block.y) + 1.0,
-                       static_cast<double>(at.z - m_player.block.z) + 1.0}};
-  if (!replaceable || cell_box.overlaps(m_player.local_box(m_config.player))) {
+  if (!replaceable || overlaps_player(at)) {
     ++rep.edits_refused;
     return;
   }

@@ -475,14 +475,6 @@ void Simulator::wake(const BlockPos& p) {
   if (y_in_range(p.y)) m_run_checks.push_back(p);
 }
 
-void Simulator::wake(std::span<const Edit> edits) {
-  for (const Edit& e : edits) wake(e.pos);
-}
-
-void Simulator::wake_column(ColumnPos column) {
-  for (int s = 0; s < kSectionsPerColumn; ++s) m_active.insert(SectionPos{column.x, s, column.z});
-}
-
 size_t Simulator::waiting_sections() const {
   size_t n = 0;
   for (const auto& [col, secs] : m_waiting) n += secs.size();
@@ -502,11 +494,11 @@ TickReport Simulator::step(const World& world, JobPool* pool) {
       ++it;
     }
   }
+  const SimTables& t = tables();
   for (const BlockPos& p : m_run_checks) {
     const Column* col = world.find(column_pos_of(p));
     if (!col) continue;
     int64_t y = p.y + 1;
-    const SimTables& t = tables();
     while (y <= kMaxY && t[col->get(local_of(p.x), y, local_of(p.z)).packed()].physics == Physics::kGranular) ++y;
     for (int s = section_of_y(std::min<int64_t>(p.y + 1, kMaxY)); s <= section_of_y(std::min<int64_t>(y, kMaxY)); ++s)
       m_active.insert(SectionPos{p.x >> 4, s, p.z >> 4});
@@ -524,7 +516,6 @@ TickReport Simulator::step(const World& world, JobPool* pool) {
     rep.ms = wall_ms() - t0;
     return rep;
   }
-  const SimTables& t = tables();
   std::vector<SectionResult> results(list.size());
   const uint64_t tick = m_tick, seed = m_seed;
   const int margin = m_reach;
@@ -677,6 +668,14 @@ Status Simulator::load_state(std::string_view in) {
   m_tick = tick;
   for (const SectionPos& s : secs) m_waiting[s.column()].insert(s);
   return Ok{};
+}
+
+std::vector<Edit> to_edits(World& world, std::span<const CellChange> changes) {
+  std::vector<Edit> edits;
+  edits.reserve(changes.size());
+  for (const CellChange& c : changes)
+    if (auto e = world.make_edit(c.pos, c.after)) edits.push_back(*e);
+  return edits;
 }
 
 uint64_t cells_hash(const World& world) {

@@ -229,6 +229,8 @@ class Game {
   bool player_columns_loaded() const;
   void do_break(FrameReport& rep);
   void do_place(FrameReport& rep);
+  /// True when the cell's block box (world block `cell`) overlaps the player's box: nothing solid goes there.
+  bool overlaps_player(const BlockPos& cell) const;
   /// Applies a batch of edits (one click's, or a blast's) through ColumnStreamer::apply_edits and tells the
   /// observers and the far view; returns how many applied (the rest count as refused).
   int run_edits(std::span<const Edit> edits, FrameReport& rep, bool wake_sim = true);
@@ -259,13 +261,13 @@ class Game {
   std::unique_ptr<stream::FarView> m_far;  // null: the far view is off
   std::unique_ptr<sim::Simulator> m_sim;   // null: tick_rate 0
   StepClock m_tick_clock{1.0 / sim::kDefaultTickRate};
-  stream::ColumnSource* m_sim_source = nullptr;  // where the simulation's pending updates are kept
-  bool m_sim_saved_quiet = true;           // the last state handed to m_sim_source was quiet
+  bool m_sim_saved_quiet = true;           // the last state handed to m_source was quiet
   std::vector<ColumnPos> m_near;           // the streamer's drawn columns this frame (the far view's near field)
   std::map<ColumnPos, bool> m_far_edited;  // columns edits changed this frame -> kept (the edited one) or not
   std::vector<ColumnPos> m_far_loaded;     // the streamer's loaded columns at the last hand-over (sorted)
   std::vector<ColumnPos> m_far_drawn;      // and its drawn columns
-  stream::ColumnSource* m_source = nullptr;  // where columns come from (saved edits: ColumnSource::edited)
+  stream::ColumnSource* m_source = nullptr;  // where columns come from (saved edits: ColumnSource::edited; the
+                                             // simulation's pending updates: ColumnSource::set_sim_state)
   InputHandler m_handler;
   PlayerState m_player;
   PlayerState m_drawn_from;          // the player before the last physics step (drawing interpolates from it)

@@ -83,10 +83,6 @@ class Simulator {
   /// scenario's structure): every section within the reach box (kReach*) of p, and a granular run standing on it.
   /// Sections of unloaded columns wait for their column.
   void wake(const BlockPos& p);
-  /// wake() for each applied edit.
-  void wake(std::span<const Edit> edits);
-  /// Steps every section of a loaded column (a test's or a tool's "everything may move"); quiet ones leave again.
-  void wake_column(ColumnPos column);
 
   /// Runs one tick over `world` (read only): sections whose column loaded since the last tick join first; active
   /// sections of unloaded columns wait for them. Each active section's cells are evaluated (on `pool` when given,
@@ -136,6 +132,10 @@ class Simulator {
   void wake_box(const BlockPos& p, std::set<SectionPos>& into) const;
   std::set<SectionPos> pending_set() const;
 };
+
+/// The changes as edits of `world` (World::make_edit: the cell there now as `before`, the next sequence numbers), in
+/// order; changes outside the loaded columns or y -128..255 are left out. Nothing is applied.
+std::vector<Edit> to_edits(World& world, std::span<const CellChange> changes);
 
 /// FNV-1a over the loaded columns' cells in position order (Column::content_hash of each, cells only): the "world
 /// hash" `voxen sim` prints, equal for equal worlds on every machine.
