@@ -261,6 +261,18 @@ TEST(SimGas, SmokeRisesSpreadsUnderTheCeilingAndDissipates) {
   EXPECT_EQ(s.count(smoke()), 0u);
 }
 
+TEST(SimGas, SmokeWithNowhereToGoAgesInPlaceAndIsGoneAtItsLife) {
+  Scene s;
+  s.box({3, 1, 3}, {5, 3, 5}, block("stone"));  // a one-cell cavity at (4, 2, 4)
+  s.place({4, 2, 4}, smoke(0));
+  s.ticks(99);
+  EXPECT_EQ(s.at(4, 2, 4), smoke(99));
+  s.tick();
+  EXPECT_EQ(s.at(4, 2, 4), kAir);
+  s.ticks(2);
+  EXPECT_EQ(s.sim.active_sections(), 0u);
+}
+
 /// A dam break: a walled lake whose east wall is removed, over a floor with holes.
 void build_dam(Scene& s) {
   s.box({-6, 1, -6}, {6, 4, 6}, block("stone"));
