@@ -10,6 +10,7 @@ pkgs=(
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
   libspdlog-dev libfmt-dev
   libzstd-dev librocksdb-dev zlib1g-dev liblz4-dev libxxhash-dev
+  libpq-dev postgresql-15
   libepoxy-dev libglfw3-dev libglm-dev libstb-dev
   libegl-dev libegl-mesa0 libgl1-mesa-dri libgles-dev libopengl-dev
   xvfb xauth

@@ -14,8 +14,10 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "pg_test_server.h"
 #include "store_test_util.h"
 #include "voxen/core/hash.h"
+#include "voxen/store/pg_store.h"
 #include "voxen/store/rocks_store.h"
 #include "voxen/store/world_session.h"
 
@@ -104,6 +106,46 @@ struct RocksBackend {
   }
 };
 
+/// A world in the test PostgreSQL server (pg_test_server.h), one world name per backend object.
+struct PgBackend {
+  std::string url = [] {
+    static int n = 0;
+    return testing::pg_world_url("." + std::to_string(n++));
+  }();
+
+  std::unique_ptr<OwnedWorld> open(const std::string& gen, uint64_t seed, const BlockRegistry& reg = registry(),
+                                     WorldKind kind = WorldKind::kGenerated) {
+    EXPECT_TRUE(testing::pg_server().ok()) << testing::pg_server().error();
+    OpenOptions o;
+    o.dir = url;
+    o.create_seed = seed;
+    o.create_generator = gen;
+    o.create_kind = kind;
+    auto s = OwnedWorld::open(o, reg);
+    EXPECT_TRUE(s.ok()) << message(s.error());
+    return std::move(s).value();
+  }
+  void close(std::unique_ptr<OwnedWorld>& s) {
+    ASSERT_TRUE(s->close().ok());
+    s.reset();
+  }
+  std::unique_ptr<PgWorldStore> raw(bool lock = true) {
+    auto st = PgWorldStore::open(*parse_database_url(url), std::nullopt, std::nullopt, lock);
+    EXPECT_TRUE(st.ok()) << message(st.error());
+    return std::move(st).value();
+  }
+  void poke(const RecordKey& k, const std::string& bytes) { ASSERT_TRUE(raw()->poke(k, bytes).ok()); }
+  std::optional<std::string> get(const RecordKey& k) { return *raw()->get(k); }
+  std::vector<RecordKey> keys(RecordKind kind) { return *raw()->list(kind); }
+  std::vector<std::string> aside() {
+    std::vector<std::string> out;
+    auto kept = raw(false)->kept_aside();  // read while the world may be open
+    EXPECT_TRUE(kept.ok()) << message(kept.error());
+    for (auto& [what, bytes] : *kept) out.push_back(bytes);
+    return out;
+  }
+};
+
 template <class B>
 class Session : public ::testing::Test {
  protected:
@@ -122,7 +164,7 @@ class Session : public ::testing::Test {
   }
 };
 
-using Backends = ::testing::Types<MemoryBackend, RocksBackend>;
+using Backends = ::testing::Types<MemoryBackend, RocksBackend, PgBackend>;
 TYPED_TEST_SUITE(Session, Backends);
 
 // Luanti: modified blocks unloaded without being saved. Unload, reload (with the batch possibly still queued) and a

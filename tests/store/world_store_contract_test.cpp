@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <memory>
 
+#include "pg_test_server.h"
 #include "store_test_util.h"
+#include "voxen/store/pg_store.h"
 #include "voxen/store/rocks_store.h"
 #include "voxen/store/world_store.h"
 
@@ -27,6 +29,21 @@ struct RocksFactory {
   }
 };
 
+struct PgFactory {
+  std::unique_ptr<WorldStore> make() {
+    if (!testing::pg_server().ok()) {
+      ADD_FAILURE() << "no PostgreSQL test server: " << testing::pg_server().error();
+      return std::make_unique<MemoryWorldStore>();
+    }
+    auto url = parse_database_url(testing::pg_world_url());
+    EXPECT_TRUE(url.ok()) << testing::message(url.error());
+    auto s = PgWorldStore::open(*url, std::string("format_version = 1\n"), std::nullopt);
+    EXPECT_TRUE(s.ok()) << testing::message(s.error());
+    if (!s) return std::make_unique<MemoryWorldStore>();
+    return std::move(s).value();
+  }
+};
+
 template <class F>
 class WorldStoreContract : public ::testing::Test {
  protected:
@@ -34,7 +51,7 @@ class WorldStoreContract : public ::testing::Test {
   std::unique_ptr<WorldStore> store = factory.make();
 };
 
-using Stores = ::testing::Types<MemoryFactory, RocksFactory>;
+using Stores = ::testing::Types<MemoryFactory, RocksFactory, PgFactory>;
 TYPED_TEST_SUITE(WorldStoreContract, Stores);
 
 RecordKey jkey(int64_t x, int s, int64_t z) { return {RecordKind::kJournal, SectionPos{x, s, z}}; }
@@ -139,6 +156,35 @@ TYPED_TEST(WorldStoreContract, MetaRecordIsAbsentUntilPutAndReadsBackTheLastPut)
   EXPECT_EQ(**got, "second");
   EXPECT_TRUE(this->store->list(RecordKind::kJournal)->empty());
   EXPECT_TRUE(this->store->list(RecordKind::kSection)->empty());
+}
+
+// Values are bytes, not text: every byte value (NUL included) and the empty value read back exactly; columns at the
+// ends of the int64 range keep their place; a batch of thousands of records is one batch.
+TYPED_TEST(WorldStoreContract, ValuesAreExactBytesAndExtremeColumnsAndLargeBatchesWork) {
+  std::string all;
+  for (int b = 0; b < 256; ++b) all.push_back(static_cast<char>(b));
+  std::vector<WriteOp> ops = {{jkey(INT64_MIN, 0, INT64_MAX), all}, {jkey(INT64_MAX, 23, INT64_MIN), ""}};
+  for (int i = 0; i < 5000; ++i) ops.push_back({jkey(i % 71 - 35, i % 24, i / 71), std::string(1 + i % 300, static_cast<char>(i))});
+  ASSERT_TRUE(this->store->write(ops, false).ok());
+  auto a = this->store->get(jkey(INT64_MIN, 0, INT64_MAX));
+  ASSERT_TRUE(a.ok() && a->has_value());
+  EXPECT_EQ(**a, all);
+  auto e = this->store->get(jkey(INT64_MAX, 23, INT64_MIN));
+  ASSERT_TRUE(e.ok() && e->has_value());
+  EXPECT_EQ(**e, "");
+  auto keys = this->store->list(RecordKind::kJournal);
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(keys->size(), 5002u);
+  EXPECT_EQ(keys->front().pos.x, INT64_MIN);
+  EXPECT_EQ(keys->back().pos.x, INT64_MAX);
+  const std::vector<ColumnPos> cols = {{0, 10}, {INT64_MAX, INT64_MIN}};
+  auto r = this->store->load_columns(RecordKind::kJournal, cols);
+  ASSERT_TRUE(r.ok());
+  size_t expected = 0;
+  for (int i = 0; i < 5000; ++i) expected += (i % 71 - 35 == 0 && i / 71 == 10);
+  EXPECT_EQ((*r)[0].sections.size(), expected);
+  ASSERT_EQ((*r)[1].sections.size(), 1u);
+  EXPECT_EQ((*r)[1].sections[0].section, 23);
 }
 
 TEST(RecordKeys, RoundTripAndDescribe) {

@@ -14,6 +14,7 @@
 #include "column_journal.h"
 #include "log.h"
 #include "voxen/core/hash.h"
+#include "voxen/store/pg_store.h"
 #include "voxen/store/rocks_store.h"
 
 namespace voxen::store {
@@ -167,7 +168,8 @@ struct MetaCheck {
 /// copy that lacks ids voxen.toml added (the table grew, the copy was not yet written), the copy is rewritten; a
 /// difference, voxen.toml is kept aside and rewritten with the copy's values, and the warning names each field
 /// with both values. Errors: the copy cannot be read or is damaged, voxen.toml or the copy cannot be rewritten.
-Result<MetaCheck> check_meta_copy(RocksWorldStore& store, const WorldMeta& file, const fs::path& dir, bool sync) {
+Result<MetaCheck> check_meta_copy(WorldStore& store, const WorldMeta& file, const std::function<Result<std::string>()>& keep_aside,
+                                  const std::function<Status(const WorldMeta&)>& rewrite, bool sync) {
   MetaCheck out;
   out.meta = file;
   auto copy = read_meta_copy(store);
@@ -179,15 +181,15 @@ Result<MetaCheck> check_meta_copy(RocksWorldStore& store, const WorldMeta& file,
     put = cmp.copy_outdated;
     out.meta = std::move(cmp.merged);
     if (!cmp.differences.empty()) {
-      auto kept = keep_meta_aside(dir);
+      auto kept = keep_aside();
       if (!kept) return Error{"voxen.toml does not match the database (" + join(cmp.differences, ", ") + ") and " + kept.error().message};
-      if (Status w = write_meta(dir / kMetaFile, out.meta); !w.ok())
+      if (Status w = rewrite(out.meta); !w.ok())
         return Error{"voxen.toml does not match the database (" + join(cmp.differences, ", ") + ") and cannot be rewritten: " +
                      w.error().to_string()};
       out.recovered = true;
       out.warning = "voxen.toml does not match the metadata its database was written with: " + join(cmp.differences, ", ") +
                     "; the database's values are used and voxen.toml is rewritten with them (the old file is kept as " +
-                    kept->string() + ")";
+                    *kept + ")";
     }
   }
   if (put) {
@@ -208,6 +210,69 @@ Result<uint16_t> unknown_block(const std::map<std::string, uint16_t>& saved, con
   for (const auto& n : missing) names += (names.empty() ? "" : ", ") + n;
   return Error{"the world uses blocks the registry lacks (" + names + ") and the registry has no 'unknown' block to show them"};
 }
+
+}  // namespace
+
+/// Where an open()ed world lives: its store, its metadata text (voxen.toml) and its lock.
+class WorldSession::Home {
+ public:
+  virtual ~Home() = default;
+  virtual WorldStore& store() = 0;
+  /// Rewrites the metadata text (voxen.toml, or the world's row).
+  virtual Status write_meta(const WorldMeta& meta) = 0;
+  /// Keeps the current metadata text where nothing overwrites it; says where.
+  virtual Result<std::string> keep_meta_aside() = 0;
+  /// Closes the store (RocksDB: flushes it) and releases the lock.
+  virtual Status close() = 0;
+};
+
+namespace {
+
+/// A world directory: voxen.toml, voxen.lock (held by lock_fd) and the RocksDB database in db/.
+class DirHome final : public WorldSession::Home {
+ public:
+  DirHome(fs::path dir, int lock_fd, std::unique_ptr<RocksWorldStore> store)
+      : m_dir(std::move(dir)), m_lock_fd(lock_fd), m_store(std::move(store)) {}
+  ~DirHome() override { close(); }
+  WorldStore& store() override { return *m_store; }
+  RocksWorldStore& rocks() { return *m_store; }
+  Status write_meta(const WorldMeta& meta) override { return store::write_meta(m_dir / kMetaFile, meta); }
+  Result<std::string> keep_meta_aside() override {
+    auto p = store::keep_meta_aside(m_dir);
+    if (!p) return p.error();
+    return p->string();
+  }
+  Status close() override {
+    Status result = Ok{};
+    if (m_store) {
+      // Flushes the memtable: a cleanly closed world's WAL holds nothing it needs.
+      result = m_store->close();
+      m_store.reset();
+    }
+    if (m_lock_fd >= 0) ::close(m_lock_fd);
+    m_lock_fd = -1;
+    return result;
+  }
+
+ private:
+  fs::path m_dir;
+  int m_lock_fd = -1;
+  std::unique_ptr<RocksWorldStore> m_store;
+};
+
+/// A world in a PostgreSQL database: its row of voxen_worlds (metadata text, metadata copy) and records, locked by the
+/// store's advisory lock.
+class PgHome final : public WorldSession::Home {
+ public:
+  explicit PgHome(std::unique_ptr<PgWorldStore> store) : m_store(std::move(store)) {}
+  WorldStore& store() override { return *m_store; }
+  Status write_meta(const WorldMeta& meta) override { return m_store->put_meta_text(format_meta(meta)); }
+  Result<std::string> keep_meta_aside() override { return m_store->keep_meta_text_aside(); }
+  Status close() override { return m_store->close(); }
+
+ private:
+  std::unique_ptr<PgWorldStore> m_store;
+};
 
 }  // namespace
 
@@ -240,6 +305,7 @@ Result<std::unique_ptr<WorldSession>> WorldSession::attach(WorldStore& store, Wo
 
 Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, const BlockRegistry& registry,
                                                          const GeneratorFingerprint& fingerprint) {
+  if (is_database_url(o.dir.string())) return open_database(o, registry, fingerprint);
   fs::path dir = o.dir.lexically_normal();
   if (dir.filename().empty()) dir = dir.parent_path();  // "w/" names the folder w
   const std::string where = o.dir.string();
@@ -314,17 +380,84 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
   const int fd = take_lock(dir, false, lock_error);
   if (fd == -1) return Error{lock_error};
   auto store = RocksWorldStore::open(dir / "db", dir / "corrupt", false);
-  auto fail = [&](const std::string& what) -> Error {
-    if (store) (*store)->close();
+  if (!store) {
     if (fd >= 0) ::close(fd);
+    return Error{"world " + where + ": " + store.error().to_string()};
+  }
+  const bool started_counting = (*store)->started_counting();
+  const std::string recovery = (*store)->recovery_warning();
+  auto home = std::make_unique<DirHome>(dir, fd, std::move(store).value());
+  if (!recovery.empty()) detail::log().warn("world {}: {}", where, recovery);
+  OpenOptions opts = o;
+  opts.dir = dir;
+  return finish_open(std::move(home), std::move(meta).value(), std::move(generator_fp), where, opts, registry, fingerprint,
+                     started_counting);
+}
+
+Result<std::unique_ptr<WorldSession>> WorldSession::open_database(const OpenOptions& o, const BlockRegistry& registry,
+                                                                  const GeneratorFingerprint& fingerprint) {
+  auto url = parse_database_url(o.dir.string());
+  if (!url) return url.error();
+  const std::string where = url->display + " (world '" + url->world + "')";
+  // A new world's metadata, checked before anything is written: it is written only if the world is missing.
+  std::optional<std::string> create_toml, create_meta;
+  if (o.create_seed) {
+    auto exists = PgWorldStore::exists(*url);
+    if (!exists) return Error{"world " + where + ": " + exists.error().to_string()};
+    if (!*exists) {
+      WorldMeta meta;
+      meta.format_version = kFormatVersion;
+      meta.kind = o.create_kind;
+      meta.seed = *o.create_seed;
+      meta.registry = registry_table(registry);
+      if (meta.kind == WorldKind::kGenerated) {
+        meta.generator = o.create_generator;
+        auto fp = fingerprint(meta.generator, meta.seed);
+        if (!fp) return Error{"world " + where + ": " + fp.error().to_string()};
+        meta.generator_fingerprint = *fp;
+      }
+      create_toml = format_meta(meta);
+      create_meta = seal_meta(meta);
+    }
+  }
+  auto store = PgWorldStore::open(*url, create_toml, create_meta);
+  if (!store) return Error{"world " + where + ": " + store.error().to_string()};
+  auto text = (*store)->meta_text();
+  if (!text) return Error{"world " + where + ": " + text.error().to_string()};
+  auto meta = parse_meta(*text, "voxen_worlds.toml of world '" + url->world + "'");
+  if (!meta) return Error{"world " + where + ": " + meta.error().to_string()};
+  if (meta->format_version > kFormatVersion)
+    return Error{"world " + where + " has format version " + std::to_string(meta->format_version) +
+                 ", newer than this build reads (" + std::to_string(kFormatVersion) + "); it was written by a newer voxen"};
+  auto unknown = unknown_block(meta->registry, registry);
+  if (!unknown) return Error{"world " + where + ": " + unknown.error().to_string()};
+  std::string generator_fp;
+  if (meta->kind == WorldKind::kGenerated) {
+    auto fp = fingerprint(meta->generator, meta->seed);
+    if (!fp) return Error{"world " + where + ": " + fp.error().to_string()};
+    generator_fp = *fp;
+  }
+  return finish_open(std::make_unique<PgHome>(std::move(store).value()), std::move(meta).value(), std::move(generator_fp), where, o,
+                     registry, fingerprint, false);
+}
+
+Result<std::unique_ptr<WorldSession>> WorldSession::finish_open(std::unique_ptr<Home> home, WorldMeta file_meta,
+                                                                std::string generator_fp, const std::string& where,
+                                                                const OpenOptions& o, const BlockRegistry& registry,
+                                                                const GeneratorFingerprint& fingerprint, bool started_counting) {
+  auto fail = [&](const std::string& what) -> Error {
+    home->close();
     return Error{"world " + where + ": " + what};
   };
-  if (!store) return fail(store.error().to_string());
-
+  std::optional<WorldMeta> meta = std::move(file_meta);
   // voxen.toml against the database's copy of it: the copy wins (the records were written with it).
-  auto checked = check_meta_copy(**store, *meta, dir, o.sync);
+  Home& h = *home;
+  auto checked = check_meta_copy(
+      h.store(), *meta, [&h] { return h.keep_meta_aside(); }, [&h](const WorldMeta& m) { return h.write_meta(m); }, o.sync);
   if (!checked) return fail(checked.error().message);
   if (!checked->warning.empty()) detail::log().warn("world {}: {}", where, checked->warning);
+  auto unknown = unknown_block(meta->registry, registry);
+  if (!unknown) return fail(unknown.error().to_string());
   if (checked->recovered) {
     const bool same_terrain = checked->meta.kind == meta->kind && checked->meta.seed == meta->seed &&
                               checked->meta.generator == meta->generator;
@@ -340,23 +473,21 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
       }
     }
   }
-  if (checked->started && (*store)->started_counting())
+  if (checked->started && started_counting)
     detail::log().info("world {}: written by an older voxen: its kind, seed, generator and block ids are now recorded in "
                        "its database too, and its writes counted; later opens check voxen.toml and the write-ahead log "
                        "against them", where);
   else if (checked->started)
     detail::log().info("world {}: its kind, seed, generator and block ids are now recorded in its database too (none "
                        "were); later opens check voxen.toml against them", where);
-  else if ((*store)->started_counting())
+  else if (started_counting)
     detail::log().info("world {}: its writes are now counted (a database from an older voxen); later opens check the "
                        "write-ahead log against the count", where);
 
   IdRemap remap(meta->registry, registry, *unknown);
-  std::unique_ptr<WorldSession> s(new WorldSession(registry, std::move(meta).value(), std::move(remap)));
-  s->m_dir = dir;
-  s->m_lock_fd = fd;
-  s->m_owned_store = std::move(store).value();
-  if (const std::string& w = s->m_owned_store->recovery_warning(); !w.empty()) detail::log().warn("world {}: {}", where, w);
+  std::unique_ptr<WorldSession> s(new WorldSession(registry, std::move(*meta), std::move(remap)));
+  s->m_where = where;
+  s->m_home = std::move(home);
   for (const auto& name : s->m_remap.missing_names())
     detail::log().warn("world {}: block '{}' is not in the block registry; its cells show as 'unknown'", where, name);
   if (s->generated()) {
@@ -370,7 +501,7 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
                          where, s->m_meta.generator, s->m_meta.generator_fingerprint, fp);
     }
   }
-  if (Status st = s->start(*s->m_owned_store, o.sync); !st.ok()) return st.error();
+  if (Status st = s->start(s->m_home->store(), o.sync); !st.ok()) return st.error();
   return s;
 }
 
@@ -642,8 +773,8 @@ Status WorldSession::save_meta_locked() {
   if (!m_meta_dirty) return Ok{};
   // A grown id table must be on disk before any record that uses the new ids: in voxen.toml, and in the database's
   // copy (written before the batch is queued, so it precedes the batch in the write-ahead log too).
-  if (!m_dir.empty()) {
-    if (Status w = write_meta(m_dir / kMetaFile, m_meta); !w.ok()) return w;
+  if (m_home) {
+    if (Status w = m_home->write_meta(m_meta); !w.ok()) return w;
   }
   if (Status c = m_store->put_meta_record(seal_meta(m_meta), m_sync); !c.ok())
     return Error{"cannot record the grown block-id table in the database: " + c.error().to_string()};
@@ -700,7 +831,7 @@ Status WorldSession::wait_saved(uint64_t ticket, uint64_t max_retries) {
   if (ticket == 0) return Ok{};
   Status w = m_queue->wait(ticket);
   for (uint64_t tried = 0; !w.ok() && tried < max_retries && m_queue->failed_attempts() <= kMaxWriteRetries; ++tried) {
-    detail::log().warn("world {}: a write failed ({}); retrying it", m_dir.empty() ? std::string("(in memory)") : m_dir.string(),
+    detail::log().warn("world {}: a write failed ({}); retrying it", m_where,
                        w.error().to_string());
     m_queue->retry();
     w = m_queue->wait(ticket);
@@ -859,14 +990,9 @@ Status WorldSession::close() {
     std::lock_guard lock(m_mu);
     if (Status m = save_meta_locked(); !m.ok() && result.ok()) result = m;
   }
-  if (m_owned_store) {
-    // Flushes the memtable: a cleanly closed world's WAL holds nothing it needs.
-    if (Status c = m_owned_store->close(); !c.ok() && result.ok()) result = c;
-    m_owned_store.reset();
-  }
-  if (m_lock_fd >= 0) {
-    ::close(m_lock_fd);
-    m_lock_fd = -1;
+  if (m_home) {
+    if (Status c = m_home->close(); !c.ok() && result.ok()) result = c;
+    m_home.reset();
   }
   m_closed = true;
   return result;

@@ -4,6 +4,10 @@
 // record() of every edit after applying it, and unload()s what it drops; the session saves through the write-behind
 // queue.
 //
+// A world lives in a directory or in a PostgreSQL database (OpenOptions::dir is then a URL, pg_store.h:
+// postgresql://USER@HOST[:PORT]/DB?world=NAME): the same records either way, the metadata text in the world's row
+// (voxen_worlds.toml) instead of voxen.toml, copies kept aside in voxen_aside instead of corrupt/, and an advisory lock
+// of the server instead of voxen.lock (docs/formats/world_store_postgresql.md).
 // A world directory holds:
 //   voxen.toml   metadata (world_meta.h): format version, seed, generator, the saved block-id table
 //   voxen.lock   advisory lock (flock): one process at a time; taken before anything else is touched
@@ -61,7 +65,6 @@
 
 namespace voxen::store {
 
-class RocksWorldStore;
 
 /// The fingerprint (gen::fingerprint: 16 hex digits) of the generator a world names (meta: generator name and
 /// seed): a world records it at creation and warns on open when its generator's output has changed. Errors:
@@ -69,7 +72,7 @@ class RocksWorldStore;
 using GeneratorFingerprint = std::function<Result<std::string>(const std::string& name, uint64_t seed)>;
 
 struct OpenOptions {
-  std::filesystem::path dir;               // the world directory
+  std::filesystem::path dir;               // the world directory, or a world URL (postgresql://..., pg_store.h)
   std::optional<uint64_t> create_seed;     // create a world with this seed if dir is missing or empty
   std::string create_generator = "default";  // generator of a created generated world
   WorldKind create_kind = WorldKind::kGenerated;
@@ -90,6 +93,8 @@ class WorldSession {
   /// A failed write is retried at most this many times in a row (once per commit, flush, wait, close or load of an
   /// unsaved column); then the session stops writing and the edits not yet written are reported lost on close().
   static constexpr uint64_t kMaxWriteRetries = 3;
+  /// Where an open()ed world lives: its store, metadata text and lock (a directory or a database; opaque).
+  class Home;
 
   /// Opens the world in options.dir, or creates it (missing or empty dir and create_seed given).
   /// Errors, with nothing written: dir exists but is not a voxen world (no voxen.toml), voxen.toml is malformed
@@ -193,6 +198,12 @@ class WorldSession {
  private:
   struct ColumnState;
   WorldSession(const BlockRegistry& registry, WorldMeta meta, IdRemap remap);
+  static Result<std::unique_ptr<WorldSession>> open_database(const OpenOptions& options, const BlockRegistry& registry,
+                                                             const GeneratorFingerprint& fingerprint);
+  static Result<std::unique_ptr<WorldSession>> finish_open(std::unique_ptr<Home> home, WorldMeta meta, std::string generator_fp,
+                                                           const std::string& where, const OpenOptions& options,
+                                                           const BlockRegistry& registry, const GeneratorFingerprint& fingerprint,
+                                                           bool started_counting);
   Status start(WorldStore& store, bool sync);
   Cell saved_cell(Cell current);
   std::vector<PendingRecord> take_dirty(ColumnPos pos, ColumnState& state);
@@ -204,9 +215,8 @@ class WorldSession {
   const BlockRegistry& m_registry;
   WorldMeta m_meta;
   IdRemap m_remap;
-  std::filesystem::path m_dir;  // empty for attach()ed sessions
-  int m_lock_fd = -1;
-  std::unique_ptr<RocksWorldStore> m_owned_store;  // open()ed sessions: the world's database
+  std::string m_where = "(in memory)";  // the directory or URL, for messages
+  std::unique_ptr<Home> m_home;        // open()ed sessions: the world's store, metadata text and lock
   WorldStore* m_store = nullptr;
   std::unique_ptr<WriteBehindQueue> m_queue;
   bool m_meta_dirty = false;

@@ -1,0 +1,130 @@
+// PgWorldStore: a WorldStore in a PostgreSQL database, through Debian's libpq (the server's own C client). Several
+// worlds share one database; each is a row of voxen_worlds, its records rows of voxen_records keyed by (world, kind,
+// column x, column z, section), values the same sealed envelopes RocksDB holds (codec.h), stored as bytea without
+// PostgreSQL's own compression (they are zstd frames already). Tables, indexes and migrations:
+// docs/formats/world_store_postgresql.md. After Luanti's database-postgresql.cpp (one row per block, upserts).
+//
+// A world is named by a URL, `postgresql://USER@HOST[:PORT]/DB?world=NAME` (also postgres://; a Unix-socket host
+// as HOST=%2Fpath%2Fto%2Fdir or `?host=/path/to/dir`); every libpq parameter of a connection URI may be given, plus
+// voxen's own `world` (required) and `reconnect` (seconds to keep reconnecting after a lost connection, default 10).
+//
+// Durability: write() is one transaction (BEGIN, one upsert of the batch's puts, one delete of its deletes, COMMIT);
+// it returns once COMMIT is acknowledged, so the batch is committed as a whole or not at all, whatever happens to the
+// voxen process after. The server flushes the commit to its WAL before acknowledging it (synchronous_commit = on, the
+// server's default; the session's `sync` flag changes nothing here).
+// Lock: a session-level advisory lock (pg_try_advisory_lock(kLockClass, world id)) on the writing connection, held
+// until close() or the connection ends (a killed process's lock goes with its connection); a second process that opens
+// the same world is refused, naming the holder's server process id.
+// Lost connection: a query that fails because the connection broke reconnects (libpq's PQreset) for up to
+// `reconnect` seconds (0.1 s doubling to 2 s between tries), retakes the world's lock and runs the whole query again
+// (every write is an idempotent upsert/delete of final values, so a batch whose COMMIT reply was lost is simply
+// written again); after that the error names the server and the cause, and the session keeps the edits in memory and
+// retries them at its next commit (world_session.h). If another process took the world meanwhile, every later write is
+// refused (the lock is gone).
+// Threads: two connections, one for writes (and the lock, the metadata) and one for reads, each behind its own mutex,
+// so loads are not queued behind a write batch; every method may be called from any thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "voxen/store/world_store.h"
+
+typedef struct pg_conn PGconn;  // libpq's connection handle (libpq-fe.h), kept out of this header
+
+namespace voxen::store {
+
+/// The advisory-lock class of voxen worlds (the first key of pg_try_advisory_lock(int4, int4); 'vxw').
+inline constexpr int32_t kPgLockClass = 0x767877;
+/// The schema version this build writes and reads (docs/formats/world_store_postgresql.md); voxen_schema holds it.
+inline constexpr int kPgSchemaVersion = 1;
+
+/// A parsed world URL.
+struct PgWorldUrl {
+  std::string conninfo;  // the URL without voxen's own parameters: what libpq's PQconnectdb is given
+  std::string world;     // the world's name (voxen_worlds.name): 1..63 of [A-Za-z0-9_.-]
+  std::string display;   // the URL for messages, any password replaced by "***"
+  std::chrono::milliseconds reconnect{10000};  // how long a lost connection is retried
+};
+
+/// True for strings that name a world in a database (start with postgresql:// or postgres://), not a directory.
+bool is_database_url(std::string_view location);
+/// Parses a world URL. Errors name the URL (password hidden) and the part: no world=NAME, a bad name, a bad
+/// reconnect value, a parameter given twice.
+Result<PgWorldUrl> parse_database_url(std::string_view url);
+
+class PgWorldStore final : public WorldStore {
+ public:
+  /// Connects (two connections), brings the schema to kPgSchemaVersion (creating it in an empty database, migrating
+  /// an older one in one transaction under an advisory lock), finds the world by name and takes its lock.
+  /// With `create_toml` a missing world is created first with that voxen.toml text and metadata copy (one
+  /// transaction; a world of that name made meanwhile by another process is used as it is, not overwritten).
+  /// Errors: the server cannot be reached (libpq's message and the URL), the schema is newer than this build, no
+  /// world of that name (and no create_toml), the world is locked by another process (naming its server pid).
+  /// With `lock` false the world is not locked and the store only reads (tests and tools that look at a world
+  /// another process holds): every write is refused.
+  static Result<std::unique_ptr<PgWorldStore>> open(const PgWorldUrl& url, const std::optional<std::string>& create_toml,
+                                                    const std::optional<std::string>& create_meta, bool lock = true);
+  /// True when a world of that name exists in the database (connects, reads the schema version, locks nothing).
+  /// Errors: as open() before the lock.
+  static Result<bool> exists(const PgWorldUrl& url);
+  /// close(), logging an error.
+  ~PgWorldStore() override;
+  /// Releases the lock and closes both connections; later calls do nothing. Every acknowledged write is committed
+  /// already, so there is nothing to flush.
+  Status close();
+  PgWorldStore(const PgWorldStore&) = delete;
+  PgWorldStore& operator=(const PgWorldStore&) = delete;
+
+  /// The world's voxen.toml text (voxen_worlds.toml).
+  Result<std::string> meta_text();
+  /// Replaces the world's voxen.toml text (one UPDATE, committed when it returns).
+  Status put_meta_text(std::string_view text);
+  /// Keeps the current voxen.toml text in voxen_aside (what = 'voxen.toml') and says where.
+  Result<std::string> keep_meta_text_aside();
+  /// The world's row id (voxen_worlds.id).
+  int64_t world_id() const { return m_world_id; }
+  /// The URL for messages.
+  const std::string& display() const { return m_url.display; }
+
+  Result<std::vector<ColumnRecords>> load_columns(RecordKind kind, std::span<const ColumnPos> columns) override;
+  Result<std::optional<std::string>> get(const RecordKey& key) override;
+  Status write(std::span<const WriteOp> ops, bool sync) override;
+  Result<std::vector<RecordKey>> list(RecordKind kind) override;
+  /// Inserts the bytes into voxen_aside (what = "<kind>.<x>.<z>.<section>"), or finds the row that holds them already;
+  /// returns "voxen_aside row N of world NAME in URL".
+  Result<std::string> keep_aside(const RecordKey& key, std::string_view value) override;
+  /// voxen_worlds.meta.
+  Result<std::optional<std::string>> get_meta_record() override;
+  Status put_meta_record(std::string_view value, bool sync) override;
+
+  /// Every copy kept aside for this world, oldest first: (what, bytes), what being "<kind>.<x>.<z>.<section>" or
+  /// "voxen.toml".
+  Result<std::vector<std::pair<std::string, std::string>>> kept_aside();
+  /// Writes raw bytes under a record's key in one statement, bypassing codecs and batches (tests corrupt rows).
+  Status poke(const RecordKey& key, std::string_view value);
+  /// Runs SQL on the writing connection (tests: damage the schema, break the connection). Errors: the server's.
+  Status execute(const std::string& sql);
+
+  class Connection;  // one libpq connection with its reconnect loop (pg_store.cpp)
+
+ private:
+  PgWorldStore(PgWorldUrl url, std::unique_ptr<Connection> write, std::unique_ptr<Connection> read, int64_t world_id);
+  Status take_lock();
+  Status relock(PGconn* c);  // after a reconnect, on the writing connection under its mutex
+  PgWorldUrl m_url;
+  std::unique_ptr<Connection> m_write;  // writes, the lock, the world's row
+  std::unique_ptr<Connection> m_read;   // loads, gets, lists
+  int64_t m_world_id = 0;
+  std::mutex m_lock_mu;
+  bool m_lock_lost = false;             // a reconnect found the world taken by another process: writes are refused
+  std::string m_lock_lost_message;
+  bool m_closed = false;
+};
+
+}  // namespace voxen::store

@@ -1,0 +1,696 @@
+#include "voxen/store/pg_store.h"
+
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <thread>
+
+#include "log.h"
+
+namespace voxen::store {
+namespace {
+
+// Type OIDs of PostgreSQL's built-in types (src/include/catalog/pg_type.dat), for binary parameters and arrays.
+constexpr Oid kInt2 = 21, kInt8 = 20, kBytea = 17, kText = 25;
+constexpr Oid kInt2Array = 1005, kInt8Array = 1016, kByteaArray = 1001;
+
+/// The schema, one entry per version: entry v-1 takes a database from version v-1 to v (docs/formats/
+/// world_store_postgresql.md). Version 0 is a database without voxen's tables. Each runs in one transaction.
+const char* const kMigrations[] = {
+    // 0 -> 1
+    "CREATE TABLE voxen_schema (version integer NOT NULL);"
+    "INSERT INTO voxen_schema VALUES (0);"
+    "CREATE TABLE voxen_worlds ("
+    "  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    "  name text NOT NULL UNIQUE,"
+    "  toml text NOT NULL,"
+    "  meta bytea,"
+    "  created timestamptz NOT NULL DEFAULT now());"
+    "CREATE TABLE voxen_records ("
+    "  world bigint NOT NULL REFERENCES voxen_worlds (id) ON DELETE CASCADE,"
+    "  kind smallint NOT NULL,"
+    "  cx bigint NOT NULL,"
+    "  cz bigint NOT NULL,"
+    "  section smallint NOT NULL,"
+    "  value bytea NOT NULL,"
+    "  PRIMARY KEY (world, kind, cx, cz, section));"
+    "ALTER TABLE voxen_records ALTER COLUMN value SET STORAGE EXTERNAL;"
+    "CREATE TABLE voxen_aside ("
+    "  world bigint NOT NULL REFERENCES voxen_worlds (id) ON DELETE CASCADE,"
+    "  n bigint GENERATED ALWAYS AS IDENTITY,"
+    "  what text NOT NULL,"
+    "  value bytea NOT NULL,"
+    "  kept timestamptz NOT NULL DEFAULT now(),"
+    "  PRIMARY KEY (world, n));",
+};
+static_assert(std::size(kMigrations) == kPgSchemaVersion);
+
+struct ResultFree {
+  void operator()(PGresult* r) const { PQclear(r); }
+};
+using PgResult = std::unique_ptr<PGresult, ResultFree>;
+
+/// One query parameter: bytes in text or binary format, with its type.
+struct Param {
+  std::string bytes;
+  Oid type = kText;
+  bool binary = false;
+  bool null = false;  // SQL NULL
+};
+
+void put_be(std::string& out, uint64_t v, int n) {
+  for (int i = n - 1; i >= 0; --i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+uint64_t get_be(const char* p, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v = (v << 8) | static_cast<uint8_t>(p[i]);
+  return v;
+}
+
+Param int8_param(int64_t v) {
+  Param p{{}, kInt8, true};
+  put_be(p.bytes, static_cast<uint64_t>(v), 8);
+  return p;
+}
+Param int2_param(int v) {
+  Param p{{}, kInt2, true};
+  put_be(p.bytes, static_cast<uint16_t>(v), 2);
+  return p;
+}
+Param text_param(std::string_view s) { return Param{std::string(s), kText, false}; }
+Param bytea_param(std::string_view s) { return Param{std::string(s), kBytea, true}; }
+
+/// A one-dimensional array in PostgreSQL's binary array format (array_send): ndim, has-null flag, element type,
+/// then (length, lower bound 1), then each element as (int32 length, bytes); all big-endian.
+class ArrayParam {
+ public:
+  ArrayParam(Oid array_type, Oid element_type) : m_array_type(array_type), m_element_type(element_type) {}
+  void add(std::string_view element) {
+    put_be(m_elements, element.size(), 4);
+    m_elements.append(element);
+    ++m_count;
+  }
+  void add_int(int64_t v, int bytes) {
+    put_be(m_elements, static_cast<uint64_t>(bytes), 4);
+    put_be(m_elements, static_cast<uint64_t>(v), bytes);
+    ++m_count;
+  }
+  Param param() const {
+    Param p{{}, m_array_type, true};
+    put_be(p.bytes, m_count ? 1 : 0, 4);
+    put_be(p.bytes, 0, 4);
+    put_be(p.bytes, m_element_type, 4);
+    if (m_count) {
+      put_be(p.bytes, m_count, 4);
+      put_be(p.bytes, 1, 4);
+    }
+    p.bytes += m_elements;
+    return p;
+  }
+
+ private:
+  Oid m_array_type, m_element_type;
+  std::string m_elements;
+  uint32_t m_count = 0;
+};
+
+/// Runs one statement with binary results. Errors carry the server's message (first line).
+Result<PgResult> exec(PGconn* c, const char* sql, const std::vector<Param>& params = {}) {
+  std::vector<const char*> values;
+  std::vector<int> lengths, formats;
+  std::vector<Oid> types;
+  for (const Param& p : params) {
+    values.push_back(p.null ? nullptr : p.bytes.data());
+    lengths.push_back(static_cast<int>(p.bytes.size()));
+    formats.push_back(p.binary ? 1 : 0);
+    types.push_back(p.type);
+  }
+  PgResult r(PQexecParams(c, sql, static_cast<int>(params.size()), types.data(), values.data(), lengths.data(),
+                          formats.data(), 1));
+  const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return r;
+  std::string msg = r ? PQresultErrorMessage(r.get()) : PQerrorMessage(c);
+  if (msg.empty()) msg = PQerrorMessage(c);
+  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+  return Error{msg};
+}
+
+/// Runs SQL text that may hold several statements (no parameters).
+Status exec_script(PGconn* c, const char* sql) {
+  PgResult r(PQexec(c, sql));
+  const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return Ok{};
+  std::string msg = r ? PQresultErrorMessage(r.get()) : PQerrorMessage(c);
+  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+  return Error{msg};
+}
+
+int64_t cell_int(const PGresult* r, int row, int col) {
+  const int n = PQgetlength(r, row, col);
+  const char* p = PQgetvalue(r, row, col);
+  const uint64_t v = get_be(p, n);
+  if (n == 2) return static_cast<int16_t>(v);
+  if (n == 4) return static_cast<int32_t>(v);
+  return static_cast<int64_t>(v);
+}
+std::string cell_bytes(const PGresult* r, int row, int col) {
+  return std::string(PQgetvalue(r, row, col), static_cast<size_t>(PQgetlength(r, row, col)));
+}
+
+void quiet_notices(void*, const char*) {}  // CREATE ... notices are not the user's business
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+bool valid_world_name(std::string_view s) {
+  if (s.empty() || s.size() > 63) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+  });
+}
+
+}  // namespace
+
+// ---- URLs ------------------------------------------------------------------------------------------------------
+
+bool is_database_url(std::string_view s) { return s.starts_with("postgresql://") || s.starts_with("postgres://"); }
+
+Result<PgWorldUrl> parse_database_url(std::string_view url) {
+  PgWorldUrl out;
+  // The display form: a password between "user:" and "@" in the authority is hidden.
+  std::string display(url);
+  {
+    const size_t scheme = display.find("://") + 3;
+    const size_t end = display.find_first_of("/?", scheme);
+    const size_t at = display.rfind('@', end == std::string::npos ? display.size() : end);
+    if (at != std::string::npos && at >= scheme) {
+      const size_t colon = display.find(':', scheme);
+      if (colon != std::string::npos && colon < at) display.replace(colon + 1, at - colon - 1, "***");
+    }
+  }
+  out.display = display;
+  const size_t q = url.find('?');
+  std::string base(url.substr(0, q));
+  std::vector<std::string> kept;
+  bool have_world = false, have_reconnect = false;
+  if (q != std::string_view::npos) {
+    std::string_view rest = url.substr(q + 1);
+    while (!rest.empty()) {
+      const size_t amp = rest.find('&');
+      const std::string_view item = rest.substr(0, amp);
+      rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+      if (item.empty()) continue;
+      const size_t eq = item.find('=');
+      const std::string_view key = item.substr(0, eq);
+      const std::string_view value = eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
+      if (key == "world") {
+        if (have_world) return Error{"world URL " + display + ": world= is given twice"};
+        if (!valid_world_name(value))
+          return Error{"world URL " + display + ": world name '" + std::string(value) +
+                       "' must be 1 to 63 characters of A-Z a-z 0-9 _ - ."};
+        out.world = std::string(value);
+        have_world = true;
+      } else if (key == "reconnect") {
+        if (have_reconnect) return Error{"world URL " + display + ": reconnect= is given twice"};
+        char* end = nullptr;
+        const std::string v(value);
+        const double s = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end != '\0' || !(s >= 0) || s > 86400)
+          return Error{"world URL " + display + ": reconnect=" + v + " must be a number of seconds from 0 to 86400"};
+        out.reconnect = std::chrono::milliseconds(static_cast<int64_t>(s * 1000));
+        have_reconnect = true;
+      } else {
+        kept.emplace_back(item);
+      }
+    }
+  }
+  if (!have_world)
+    return Error{"world URL " + display + " names no world: add ?world=NAME (postgresql://USER@HOST[:PORT]/DB?world=NAME)"};
+  out.conninfo = base;
+  for (size_t i = 0; i < kept.size(); ++i) out.conninfo += (i ? "&" : "?") + kept[i];
+  // libpq checks the rest (host, port, database, its own parameters) and names what it cannot parse.
+  char* err = nullptr;
+  PQconninfoOption* opts = PQconninfoParse(out.conninfo.c_str(), &err);
+  if (!opts) {
+    std::string m = err ? trimmed(err) : "cannot parse it";
+    if (err) PQfreemem(err);
+    return Error{"world URL " + display + ": " + m};
+  }
+  PQconninfoFree(opts);
+  return out;
+}
+
+// ---- one connection --------------------------------------------------------------------------------------------
+
+class PgWorldStore::Connection {
+ public:
+  Connection(const PgWorldUrl& url) : m_url(url) {}
+  ~Connection() {
+    if (m_conn) PQfinish(m_conn);
+  }
+  /// The first connection. Errors: libpq's message with the URL.
+  Status connect() {
+    m_conn = PQconnectdb(m_url.conninfo.c_str());
+    if (!m_conn || PQstatus(m_conn) != CONNECTION_OK)
+      return Error{"cannot connect to PostgreSQL at " + m_url.display + ": " +
+                   (m_conn ? trimmed(PQerrorMessage(m_conn)) : std::string("out of memory"))};
+    setup();
+    return Ok{};
+  }
+  /// Runs `fn` (one unit of work: a query, or a whole transaction) under this connection's mutex. When it fails
+  /// because the connection broke, reconnects for up to the URL's reconnect time, runs `after_reconnect` (the lock)
+  /// and `fn` again. Errors: fn's own, or the lost connection's (naming the server and both causes).
+  template <class T>
+  Result<T> run(const std::function<Result<T>(PGconn*)>& fn, const std::function<Status(PGconn*)>& after_reconnect = {}) {
+    std::lock_guard lock(m_mu);
+    if (!m_conn) return Error{"the connection to PostgreSQL at " + m_url.display + " is closed"};
+    Result<T> r = fn(m_conn);
+    if (r.ok() || PQstatus(m_conn) == CONNECTION_OK) return r;
+    const std::string first = r.error().message;
+    detail::log().warn("lost the connection to PostgreSQL at {} ({}); reconnecting for up to {:.1f} s", m_url.display, first,
+                       static_cast<double>(m_url.reconnect.count()) / 1000.0);
+    const auto deadline = std::chrono::steady_clock::now() + m_url.reconnect;
+    auto pause = std::chrono::milliseconds(100);
+    std::string last = first;
+    for (;;) {
+      PQreset(m_conn);
+      if (PQstatus(m_conn) == CONNECTION_OK) {
+        setup();
+        Status a = after_reconnect ? after_reconnect(m_conn) : Status(Ok{});
+        if (!a.ok()) return a.error();
+        r = fn(m_conn);
+        if (r.ok()) {
+          detail::log().info("reconnected to PostgreSQL at {}; the interrupted work was done again", m_url.display);
+          return r;
+        }
+        if (PQstatus(m_conn) == CONNECTION_OK) return r;  // connected, and the work itself failed
+        last = r.error().message;
+      } else {
+        last = trimmed(PQerrorMessage(m_conn));
+      }
+      if (std::chrono::steady_clock::now() + pause > deadline) break;
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(2000));
+    }
+    return Error{"lost the connection to PostgreSQL at " + m_url.display + " (" + first + ") and could not reconnect within " +
+                 std::to_string(m_url.reconnect.count() / 1000.0).substr(0, 4) + " s (" + last + ")"};
+  }
+  /// Closes the connection (the server releases its session locks).
+  void finish() {
+    std::lock_guard lock(m_mu);
+    if (m_conn) PQfinish(m_conn);
+    m_conn = nullptr;
+  }
+
+ private:
+  void setup() { PQsetNoticeProcessor(m_conn, quiet_notices, nullptr); }
+  const PgWorldUrl m_url;
+  std::mutex m_mu;
+  PGconn* m_conn = nullptr;
+};
+
+namespace {
+
+/// The database's schema version: 0 without voxen's tables. Errors: the server's.
+Result<int> schema_version(PGconn* c) {
+  auto t = exec(c, "SELECT to_regclass('voxen_schema') IS NOT NULL");
+  if (!t) return t.error();
+  if (PQgetvalue(t->get(), 0, 0)[0] == 0) return 0;
+  auto v = exec(c, "SELECT coalesce(max(version), 0)::int8 FROM voxen_schema");
+  if (!v) return v.error();
+  return static_cast<int>(cell_int(v->get(), 0, 0));
+}
+
+/// Brings the schema to kPgSchemaVersion: each missing step in its own transaction, under a transaction-level
+/// advisory lock (kPgLockClass, 0) so that two processes opening a fresh database do not both create it.
+Status migrate(PGconn* c, const std::string& where) {
+  auto v = schema_version(c);
+  if (!v) return Error{"cannot read voxen's schema version in " + where + ": " + v.error().message};
+  if (*v > kPgSchemaVersion)
+    return Error{"the database " + where + " holds voxen's schema version " + std::to_string(*v) +
+                 ", newer than this build reads (" + std::to_string(kPgSchemaVersion) + "); it was written by a newer voxen"};
+  while (*v < kPgSchemaVersion) {
+    if (Status b = exec_script(c, "BEGIN"); !b.ok()) return b.error();
+    auto fail = [&](const std::string& what) -> Status {
+      exec_script(c, "ROLLBACK");
+      return Error{"cannot bring voxen's schema in " + where + " to version " + std::to_string(*v + 1) + ": " + what};
+    };
+    auto l = exec(c, "SELECT pg_advisory_xact_lock($1::int4, 0)", {text_param(std::to_string(kPgLockClass))});
+    if (!l) return fail(l.error().message);
+    auto now = schema_version(c);  // another process may have migrated while this one waited
+    if (!now) return fail(now.error().message);
+    if (*now != *v) {
+      exec_script(c, "ROLLBACK");
+      v = now;
+      if (*v > kPgSchemaVersion) return migrate(c, where);
+      continue;
+    }
+    if (Status m = exec_script(c, kMigrations[*v]); !m.ok()) return fail(m.error().message);
+    auto u = exec(c, "UPDATE voxen_schema SET version = $1::int4", {text_param(std::to_string(*v + 1))});
+    if (!u) return fail(u.error().message);
+    if (Status e = exec_script(c, "COMMIT"); !e.ok()) return fail(e.error().message);
+    if (*v > 0) detail::log().info("migrated voxen's schema in {} from version {} to {}", where, *v, *v + 1);
+    *v += 1;
+  }
+  return Ok{};
+}
+
+/// The world's row id, or nullopt when there is no world of that name.
+Result<std::optional<int64_t>> find_world(PGconn* c, const std::string& name) {
+  auto r = exec(c, "SELECT id FROM voxen_worlds WHERE name = $1", {text_param(name)});
+  if (!r) return r.error();
+  if (PQntuples(r->get()) == 0) return std::optional<int64_t>{};
+  return std::optional<int64_t>{cell_int(r->get(), 0, 0)};
+}
+
+}  // namespace
+
+// ---- the store -------------------------------------------------------------------------------------------------
+
+PgWorldStore::PgWorldStore(PgWorldUrl url, std::unique_ptr<Connection> write, std::unique_ptr<Connection> read,
+                           int64_t world_id)
+    : m_url(std::move(url)), m_write(std::move(write)), m_read(std::move(read)), m_world_id(world_id) {}
+
+PgWorldStore::~PgWorldStore() {
+  if (Status s = close(); !s.ok()) detail::log().error("closing world {}: {}", m_url.display, s.error().to_string());
+}
+
+Status PgWorldStore::close() {
+  if (m_closed) return Ok{};
+  m_closed = true;
+  // Ending the session releases its advisory lock; nothing is left to flush (every write was committed).
+  if (m_write) m_write->finish();
+  if (m_read) m_read->finish();
+  return Ok{};
+}
+
+Result<bool> PgWorldStore::exists(const PgWorldUrl& url) {
+  Connection c(url);
+  if (Status s = c.connect(); !s.ok()) return s.error();
+  return c.run<bool>([&](PGconn* conn) -> Result<bool> {
+    auto v = schema_version(conn);
+    if (!v) return v.error();
+    if (*v == 0) return false;
+    if (*v > kPgSchemaVersion)
+      return Error{"the database " + url.display + " holds voxen's schema version " + std::to_string(*v) +
+                   ", newer than this build reads (" + std::to_string(kPgSchemaVersion) + ")"};
+    auto id = find_world(conn, url.world);
+    if (!id) return id.error();
+    return id->has_value();
+  });
+}
+
+Result<std::unique_ptr<PgWorldStore>> PgWorldStore::open(const PgWorldUrl& url, const std::optional<std::string>& create_toml,
+                                                         const std::optional<std::string>& create_meta, bool lock) {
+  auto write = std::make_unique<Connection>(url);
+  if (Status s = write->connect(); !s.ok()) return s.error();
+  auto id = write->run<int64_t>([&](PGconn* c) -> Result<int64_t> {
+    if (Status m = migrate(c, url.display); !m.ok()) return m.error();
+    auto found = find_world(c, url.world);
+    if (!found) return Error{"cannot read the worlds in " + url.display + ": " + found.error().message};
+    if (*found) return **found;
+    if (!create_toml) return Error{"no voxen world '" + url.world + "' in the database " + url.display + " (give --seed S to create one)"};
+    std::vector<Param> p = {text_param(url.world), text_param(*create_toml)};
+    p.push_back(create_meta ? bytea_param(*create_meta) : Param{{}, kBytea, true, true});
+    // A world of that name made meanwhile by another process wins (DO NOTHING): it is then found below.
+    auto ins = exec(c, "INSERT INTO voxen_worlds (name, toml, meta) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING", p);
+    if (!ins) return Error{"cannot create world '" + url.world + "' in " + url.display + ": " + ins.error().message};
+    auto again = find_world(c, url.world);
+    if (!again || !*again) return Error{"cannot create world '" + url.world + "' in " + url.display};
+    return **again;
+  });
+  if (!id) return id.error();
+  if (*id > INT32_MAX) return Error{"world '" + url.world + "' has row id " + std::to_string(*id) + ", past the advisory lock's range"};
+  auto read = std::make_unique<Connection>(url);
+  std::unique_ptr<PgWorldStore> s(new PgWorldStore(url, std::move(write), nullptr, *id));
+  if (!lock) {
+    s->m_lock_lost = true;
+    s->m_lock_lost_message = "world '" + url.world + "' in " + url.display + " was opened for reading only";
+  } else if (Status l = s->take_lock(); !l.ok()) {
+    return l.error();
+  }
+  if (Status r = read->connect(); !r.ok()) return r.error();
+  s->m_read = std::move(read);
+  return s;
+}
+
+Status PgWorldStore::take_lock() {
+  auto got = m_write->run<bool>([&](PGconn* c) -> Result<bool> {
+    auto r = exec(c, "SELECT pg_try_advisory_lock($1::int4, $2::int4)",
+                  {text_param(std::to_string(kPgLockClass)), text_param(std::to_string(m_world_id))});
+    if (!r) return r.error();
+    return PQgetvalue(r->get(), 0, 0)[0] != 0;
+  });
+  if (!got) return Error{"cannot lock world '" + m_url.world + "' in " + m_url.display + ": " + got.error().message};
+  if (*got) return Ok{};
+  std::string holder;
+  auto who = m_write->run<std::string>([&](PGconn* c) -> Result<std::string> {
+    auto r = exec(c, "SELECT pid::int8 FROM pg_locks WHERE locktype = 'advisory' AND classid = $1::int4::oid AND "
+                     "objid = $2::int4::oid AND objsubid = 2 AND granted LIMIT 1",
+                  {text_param(std::to_string(kPgLockClass)), text_param(std::to_string(m_world_id))});
+    if (!r || PQntuples(r->get()) == 0) return std::string();
+    return " (its connection is server process " + std::to_string(cell_int(r->get(), 0, 0)) + ")";
+  });
+  if (who) holder = *who;
+  return Error{"world '" + m_url.world + "' in " + m_url.display + " is locked by another process" + holder};
+}
+
+Result<std::vector<ColumnRecords>> PgWorldStore::load_columns(RecordKind kind, std::span<const ColumnPos> columns) {
+  std::map<std::pair<int64_t, int64_t>, std::vector<StoredSection>> found;
+  ArrayParam xs(kInt8Array, kInt8), zs(kInt8Array, kInt8);
+  {
+    std::map<std::pair<int64_t, int64_t>, bool> unique;
+    for (const ColumnPos& c : columns)
+      if (unique.emplace(std::make_pair(c.x, c.z), true).second) {
+        xs.add_int(c.x, 8);
+        zs.add_int(c.z, 8);
+      }
+  }
+  const std::vector<Param> params = {int8_param(m_world_id), int2_param(static_cast<uint8_t>(kind)), xs.param(), zs.param()};
+  auto rows = m_read->run<PgResult>([&](PGconn* c) {
+    return exec(c,
+                "SELECT r.cx, r.cz, r.section, r.value FROM voxen_records r "
+                "JOIN unnest($3::int8[], $4::int8[]) AS t (x, z) ON r.cx = t.x AND r.cz = t.z "
+                "WHERE r.world = $1 AND r.kind = $2 ORDER BY r.cx, r.cz, r.section",
+                params);
+  });
+  if (!rows) return Error{"cannot read columns of world '" + m_url.world + "' in " + m_url.display + ": " + rows.error().message};
+  const PGresult* r = rows->get();
+  for (int i = 0, n = PQntuples(r); i < n; ++i)
+    found[{cell_int(r, i, 0), cell_int(r, i, 1)}].push_back({static_cast<int>(cell_int(r, i, 2)), cell_bytes(r, i, 3)});
+  std::vector<ColumnRecords> out;
+  out.reserve(columns.size());
+  for (const ColumnPos& c : columns) {
+    auto it = found.find({c.x, c.z});
+    out.push_back({c, it == found.end() ? std::vector<StoredSection>{} : it->second});
+  }
+  return out;
+}
+
+Result<std::optional<std::string>> PgWorldStore::get(const RecordKey& key) {
+  const std::vector<Param> params = {int8_param(m_world_id), int2_param(static_cast<uint8_t>(key.kind)), int8_param(key.pos.x),
+                                     int8_param(key.pos.z), int2_param(static_cast<int>(key.pos.y))};
+  auto rows = m_read->run<PgResult>([&](PGconn* c) {
+    return exec(c, "SELECT value FROM voxen_records WHERE world = $1 AND kind = $2 AND cx = $3 AND cz = $4 AND section = $5",
+                params);
+  });
+  if (!rows) return Error{"cannot read " + describe(key.pos) + " of world '" + m_url.world + "' in " + m_url.display + ": " +
+                          rows.error().message};
+  if (PQntuples(rows->get()) == 0) return std::optional<std::string>{};
+  return std::optional<std::string>{cell_bytes(rows->get(), 0, 0)};
+}
+
+Status PgWorldStore::write(std::span<const WriteOp> ops, bool /*sync: every commit is flushed by the server*/) {
+  {
+    std::lock_guard lock(m_lock_mu);
+    if (m_lock_lost) return Error{m_lock_lost_message};
+  }
+  // The batch's final value per key, in key order (a key written twice in one batch: the last op wins, as RocksDB
+  // applies a WriteBatch in order), split into one upsert and one delete.
+  std::map<std::string, const WriteOp*> last;
+  for (const WriteOp& op : ops) last[encode_key(op.key)] = &op;
+  ArrayParam pk(kInt2Array, kInt2), px(kInt8Array, kInt8), pz(kInt8Array, kInt8), ps(kInt2Array, kInt2), pv(kByteaArray, kBytea);
+  ArrayParam dk(kInt2Array, kInt2), dx(kInt8Array, kInt8), dz(kInt8Array, kInt8), ds(kInt2Array, kInt2);
+  size_t puts = 0, dels = 0;
+  for (const auto& [k, op] : last) {
+    if (op->value) {
+      pk.add_int(static_cast<uint8_t>(op->key.kind), 2);
+      px.add_int(op->key.pos.x, 8);
+      pz.add_int(op->key.pos.z, 8);
+      ps.add_int(static_cast<int>(op->key.pos.y), 2);
+      pv.add(*op->value);
+      ++puts;
+    } else {
+      dk.add_int(static_cast<uint8_t>(op->key.kind), 2);
+      dx.add_int(op->key.pos.x, 8);
+      dz.add_int(op->key.pos.z, 8);
+      ds.add_int(static_cast<int>(op->key.pos.y), 2);
+      ++dels;
+    }
+  }
+  const std::vector<Param> put_params = {int8_param(m_world_id), pk.param(), px.param(), pz.param(), ps.param(), pv.param()};
+  const std::vector<Param> del_params = {int8_param(m_world_id), dk.param(), dx.param(), dz.param(), ds.param()};
+  auto done = m_write->run<bool>(
+      [&](PGconn* c) -> Result<bool> {
+        if (Status b = exec_script(c, "BEGIN"); !b.ok()) return b.error();
+        auto fail = [&](const Error& e) -> Result<bool> {
+          if (PQstatus(c) == CONNECTION_OK) exec_script(c, "ROLLBACK");
+          return e;
+        };
+        if (puts) {
+          auto r = exec(c,
+                        "INSERT INTO voxen_records (world, kind, cx, cz, section, value) "
+                        "SELECT $1, k, x, z, s, v FROM unnest($2::int2[], $3::int8[], $4::int8[], $5::int2[], $6::bytea[]) "
+                        "AS t (k, x, z, s, v) "
+                        "ON CONFLICT (world, kind, cx, cz, section) DO UPDATE SET value = EXCLUDED.value",
+                        put_params);
+          if (!r) return fail(r.error());
+        }
+        if (dels) {
+          auto r = exec(c,
+                        "DELETE FROM voxen_records r USING unnest($2::int2[], $3::int8[], $4::int8[], $5::int2[]) AS t (k, x, z, s) "
+                        "WHERE r.world = $1 AND r.kind = t.k AND r.cx = t.x AND r.cz = t.z AND r.section = t.s",
+                        del_params);
+          if (!r) return fail(r.error());
+        }
+        if (Status e = exec_script(c, "COMMIT"); !e.ok()) return fail(e.error());
+        return true;
+      },
+      [this](PGconn* c) { return relock(c); });
+  if (!done)
+    return Error{"cannot write a batch of " + std::to_string(ops.size()) + " records to world '" + m_url.world + "' in " +
+                 m_url.display + ": " + done.error().message};
+  return Ok{};
+}
+
+Result<std::vector<RecordKey>> PgWorldStore::list(RecordKind kind) {
+  auto rows = m_read->run<PgResult>([&](PGconn* c) {
+    return exec(c, "SELECT cx, cz, section FROM voxen_records WHERE world = $1 AND kind = $2 ORDER BY cx, cz, section",
+                {int8_param(m_world_id), int2_param(static_cast<uint8_t>(kind))});
+  });
+  if (!rows) return Error{"cannot list records of world '" + m_url.world + "' in " + m_url.display + ": " + rows.error().message};
+  std::vector<RecordKey> out;
+  const PGresult* r = rows->get();
+  for (int i = 0, n = PQntuples(r); i < n; ++i) {
+    const int64_t s = cell_int(r, i, 2);
+    if (s < 0 || s > 255) continue;
+    // Through the 18-byte key, so that rows of shapes a key cannot have are skipped exactly as RocksDB's are.
+    if (auto k = decode_key(encode_key(RecordKey{kind, SectionPos{cell_int(r, i, 0), static_cast<int>(s), cell_int(r, i, 1)}})))
+      out.push_back(*k);
+  }
+  return out;
+}
+
+namespace {
+Result<std::string> keep_row(PGconn* c, int64_t world, const std::string& what, std::string_view value) {
+  auto r = exec(c,
+                "WITH found AS (SELECT n FROM voxen_aside WHERE world = $1 AND what = $2 AND value = $3 LIMIT 1), "
+                "ins AS (INSERT INTO voxen_aside (world, what, value) SELECT $1, $2, $3 "
+                "WHERE NOT EXISTS (SELECT 1 FROM found) RETURNING n) "
+                "SELECT n FROM found UNION ALL SELECT n FROM ins",
+                {int8_param(world), text_param(what), bytea_param(value)});
+  if (!r) return r.error();
+  return std::to_string(cell_int(r->get(), 0, 0));
+}
+}  // namespace
+
+Result<std::string> PgWorldStore::keep_aside(const RecordKey& key, std::string_view value) {
+  const std::string what = std::string(1, static_cast<char>(key.kind)) + "." + std::to_string(key.pos.x) + "." +
+                           std::to_string(key.pos.z) + "." + std::to_string(key.pos.y);
+  auto n = m_write->run<std::string>([&](PGconn* c) { return keep_row(c, m_world_id, what, value); });
+  if (!n) return Error{"cannot keep " + describe(key.pos) + " aside in " + m_url.display + ": " + n.error().message};
+  return "voxen_aside row " + *n + " (" + what + ") of world '" + m_url.world + "' in " + m_url.display;
+}
+
+Result<std::optional<std::string>> PgWorldStore::get_meta_record() {
+  auto rows = m_read->run<PgResult>(
+      [&](PGconn* c) { return exec(c, "SELECT meta FROM voxen_worlds WHERE id = $1", {int8_param(m_world_id)}); });
+  if (!rows) return Error{"cannot read the metadata of world '" + m_url.world + "' in " + m_url.display + ": " + rows.error().message};
+  if (PQntuples(rows->get()) == 0) return Error{"world '" + m_url.world + "' is gone from " + m_url.display};
+  if (PQgetisnull(rows->get(), 0, 0)) return std::optional<std::string>{};
+  return std::optional<std::string>{cell_bytes(rows->get(), 0, 0)};
+}
+
+Status PgWorldStore::put_meta_record(std::string_view value, bool) {
+  auto r = m_write->run<bool>(
+      [&](PGconn* c) -> Result<bool> {
+        auto u = exec(c, "UPDATE voxen_worlds SET meta = $2 WHERE id = $1", {int8_param(m_world_id), bytea_param(value)});
+        if (!u) return u.error();
+        return true;
+      },
+      [this](PGconn* c) { return relock(c); });
+  if (!r) return Error{"cannot write the metadata of world '" + m_url.world + "' in " + m_url.display + ": " + r.error().message};
+  return Ok{};
+}
+
+Result<std::string> PgWorldStore::meta_text() {
+  auto rows = m_read->run<PgResult>(
+      [&](PGconn* c) { return exec(c, "SELECT toml FROM voxen_worlds WHERE id = $1", {int8_param(m_world_id)}); });
+  if (!rows) return Error{"cannot read the metadata of world '" + m_url.world + "' in " + m_url.display + ": " + rows.error().message};
+  if (PQntuples(rows->get()) == 0) return Error{"world '" + m_url.world + "' is gone from " + m_url.display};
+  return cell_bytes(rows->get(), 0, 0);
+}
+
+Status PgWorldStore::put_meta_text(std::string_view text) {
+  auto r = m_write->run<bool>(
+      [&](PGconn* c) -> Result<bool> {
+        auto u = exec(c, "UPDATE voxen_worlds SET toml = $2 WHERE id = $1", {int8_param(m_world_id), text_param(text)});
+        if (!u) return u.error();
+        return true;
+      },
+      [this](PGconn* c) { return relock(c); });
+  if (!r) return Error{"cannot write the metadata of world '" + m_url.world + "' in " + m_url.display + ": " + r.error().message};
+  return Ok{};
+}
+
+Result<std::string> PgWorldStore::keep_meta_text_aside() {
+  auto text = meta_text();
+  if (!text) return text.error();
+  auto n = m_write->run<std::string>([&](PGconn* c) { return keep_row(c, m_world_id, "voxen.toml", *text); });
+  if (!n) return Error{"cannot keep voxen.toml aside in " + m_url.display + ": " + n.error().message};
+  return "voxen_aside row " + *n + " (voxen.toml) of world '" + m_url.world + "' in " + m_url.display;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> PgWorldStore::kept_aside() {
+  auto rows = m_read->run<PgResult>(
+      [&](PGconn* c) { return exec(c, "SELECT what, value FROM voxen_aside WHERE world = $1 ORDER BY n", {int8_param(m_world_id)}); });
+  if (!rows) return Error{"cannot read the copies kept aside for world '" + m_url.world + "' in " + m_url.display + ": " +
+                          rows.error().message};
+  std::vector<std::pair<std::string, std::string>> out;
+  for (int i = 0, n = PQntuples(rows->get()); i < n; ++i) out.emplace_back(cell_bytes(rows->get(), i, 0), cell_bytes(rows->get(), i, 1));
+  return out;
+}
+
+Status PgWorldStore::poke(const RecordKey& key, std::string_view value) {
+  const WriteOp op{key, std::string(value)};
+  return write(std::span<const WriteOp>(&op, 1), true);
+}
+
+Status PgWorldStore::execute(const std::string& sql) {
+  auto r = m_write->run<bool>([&](PGconn* c) -> Result<bool> {
+    if (Status s = exec_script(c, sql.c_str()); !s.ok()) return s.error();
+    return true;
+  });
+  if (!r) return r.error();
+  return Ok{};
+}
+
+Status PgWorldStore::relock(PGconn* c) {
+  // The lock ended with the old connection; another process may have taken the world since.
+  auto r = exec(c, "SELECT pg_try_advisory_lock($1::int4, $2::int4)",
+                {text_param(std::to_string(kPgLockClass)), text_param(std::to_string(m_world_id))});
+  if (r && PQgetvalue(r->get(), 0, 0)[0] != 0) return Ok{};
+  std::lock_guard lock(m_lock_mu);
+  m_lock_lost = true;
+  m_lock_lost_message = "world '" + m_url.world + "' in " + m_url.display + ": the connection was lost and, on reconnecting, " +
+                        (r ? std::string("the world was locked by another process") : "its lock could not be taken again (" + r.error().message + ")") +
+                        "; this process writes nothing more to it";
+  return Error{m_lock_lost_message};
+}
+
+}  // namespace voxen::store
