@@ -149,8 +149,9 @@ std::string format_meta(const WorldMeta& m) {
   return o.str();
 }
 
-Status write_meta(const fs::path& file, const WorldMeta& meta) {
-  const std::string text = format_meta(meta);
+Status write_meta(const fs::path& file, const WorldMeta& meta) { return write_meta_text(file, format_meta(meta)); }
+
+Status write_meta_text(const fs::path& file, std::string_view text) {
   const fs::path tmp = file.string() + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Error{"cannot write", tmp.string()};

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "column_journal.h"
+#include "world_home.h"
 #include "log.h"
 #include "voxen/core/hash.h"
 #include "voxen/store/pg_store.h"
@@ -34,8 +35,6 @@ struct WorldSession::ColumnState {
 
 namespace {
 
-constexpr const char* kMetaFile = "voxen.toml";
-constexpr const char* kLockFile = "voxen.lock";
 
 /// What loading one column found, gathered off the session's lock.
 struct LoadedColumn {
@@ -50,54 +49,6 @@ struct LoadedColumn {
   std::map<std::string, uint64_t> unknown;
   size_t records = 0;
 };
-
-/// Takes the world's advisory lock; -1 and an error message if another process holds it.
-int take_lock(const fs::path& dir, bool create, std::string& error) {
-  const fs::path p = dir / kLockFile;
-  int fd = ::open(p.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0 && create) fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    const int err = errno;
-    // A world without its lock file (copied by hand): the database's own LOCK still guards it.
-    if (!create && err == ENOENT) return -2;
-    error = "cannot open " + p.string() + ": " + std::strerror(err);
-    return -1;
-  }
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    ::close(fd);
-    error = "world " + dir.string() + " is locked by another process (" + p.string() + " is held)";
-    return -1;
-  }
-  return fd;
-}
-
-/// A file type in words ("a directory"), for messages about a path of the wrong kind.
-const char* type_in_words(fs::file_type t) {
-  switch (t) {
-    case fs::file_type::directory: return "a directory";
-    case fs::file_type::regular: return "a regular file";
-    case fs::file_type::symlink: return "a symbolic link";
-    case fs::file_type::fifo: return "a named pipe";
-    case fs::file_type::socket: return "a socket";
-    case fs::file_type::block: return "a block device";
-    case fs::file_type::character: return "a character device";
-    default: return "not a file";
-  }
-}
-
-/// Checks that a world's metadata file is a regular file this process can read, before read_meta (whose stream
-/// would read a directory as an empty file and loses errno). Errors name the path and the reason.
-Status check_meta_file(const fs::path& file) {
-  std::error_code ec;
-  const fs::file_status st = fs::status(file, ec);
-  if (ec) return Error{"cannot read " + file.string() + ": " + ec.message()};
-  if (!fs::is_regular_file(st))
-    return Error{file.string() + " is not a regular file (it is " + type_in_words(st.type()) + ")"};
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error{"cannot read " + file.string() + ": " + std::strerror(errno)};
-  ::close(fd);
-  return Ok{};
-}
 
 }  // namespace
 
@@ -133,27 +84,6 @@ Result<std::optional<WorldMeta>> read_meta_copy(WorldStore& store) {
     return Error{"the database's copy of the world's metadata (kind, seed, generator, block ids) is damaged (" +
                  decoded.error().to_string() + "), so voxen.toml cannot be checked against it"};
   return std::optional<WorldMeta>{std::move(decoded).value()};
-}
-
-/// Keeps the current voxen.toml of `dir` as corrupt/voxen.toml.<n> (n from 1, the first free name) by a hard link,
-/// so its bytes stay when voxen.toml is rewritten. Returns that path. Errors name the path and the reason.
-Result<fs::path> keep_meta_aside(const fs::path& dir) {
-  const fs::path aside = dir / "corrupt";
-  std::error_code ec;
-  fs::create_directories(aside, ec);
-  if (ec) return Error{"cannot create " + aside.string() + ": " + ec.message()};
-  for (int n = 1; n < 100000; ++n) {
-    const fs::path p = aside / (std::string(kMetaFile) + "." + std::to_string(n));
-    if (::link((dir / kMetaFile).c_str(), p.c_str()) == 0) {
-      if (const int dfd = ::open(aside.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-      }
-      return p;
-    }
-    if (errno != EEXIST) return Error{"cannot keep " + (dir / kMetaFile).string() + " as " + p.string() + ": " + std::strerror(errno)};
-  }
-  return Error{"too many kept copies of " + std::string(kMetaFile) + " in " + aside.string()};
 }
 
 /// What check_meta_copy found.
@@ -213,69 +143,6 @@ Result<uint16_t> unknown_block(const std::map<std::string, uint16_t>& saved, con
 
 }  // namespace
 
-/// Where an open()ed world lives: its store, its metadata text (voxen.toml) and its lock.
-class WorldSession::Home {
- public:
-  virtual ~Home() = default;
-  virtual WorldStore& store() = 0;
-  /// Rewrites the metadata text (voxen.toml, or the world's row).
-  virtual Status write_meta(const WorldMeta& meta) = 0;
-  /// Keeps the current metadata text where nothing overwrites it; says where.
-  virtual Result<std::string> keep_meta_aside() = 0;
-  /// Closes the store (RocksDB: flushes it) and releases the lock.
-  virtual Status close() = 0;
-};
-
-namespace {
-
-/// A world directory: voxen.toml, voxen.lock (held by lock_fd) and the RocksDB database in db/.
-class DirHome final : public WorldSession::Home {
- public:
-  DirHome(fs::path dir, int lock_fd, std::unique_ptr<RocksWorldStore> store)
-      : m_dir(std::move(dir)), m_lock_fd(lock_fd), m_store(std::move(store)) {}
-  ~DirHome() override { close(); }
-  WorldStore& store() override { return *m_store; }
-  RocksWorldStore& rocks() { return *m_store; }
-  Status write_meta(const WorldMeta& meta) override { return store::write_meta(m_dir / kMetaFile, meta); }
-  Result<std::string> keep_meta_aside() override {
-    auto p = store::keep_meta_aside(m_dir);
-    if (!p) return p.error();
-    return p->string();
-  }
-  Status close() override {
-    Status result = Ok{};
-    if (m_store) {
-      // Flushes the memtable: a cleanly closed world's WAL holds nothing it needs.
-      result = m_store->close();
-      m_store.reset();
-    }
-    if (m_lock_fd >= 0) ::close(m_lock_fd);
-    m_lock_fd = -1;
-    return result;
-  }
-
- private:
-  fs::path m_dir;
-  int m_lock_fd = -1;
-  std::unique_ptr<RocksWorldStore> m_store;
-};
-
-/// A world in a PostgreSQL database: its row of voxen_worlds (metadata text, metadata copy) and records, locked by the
-/// store's advisory lock.
-class PgHome final : public WorldSession::Home {
- public:
-  explicit PgHome(std::unique_ptr<PgWorldStore> store) : m_store(std::move(store)) {}
-  WorldStore& store() override { return *m_store; }
-  Status write_meta(const WorldMeta& meta) override { return m_store->put_meta_text(format_meta(meta)); }
-  Result<std::string> keep_meta_aside() override { return m_store->keep_meta_text_aside(); }
-  Status close() override { return m_store->close(); }
-
- private:
-  std::unique_ptr<PgWorldStore> m_store;
-};
-
-}  // namespace
-
 Result<std::unique_ptr<WorldSession>> WorldSession::attach(WorldStore& store, WorldMeta meta, const BlockRegistry& registry,
                                                            bool sync) {
   if (meta.format_version > kFormatVersion)
@@ -312,7 +179,7 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
   std::error_code ec;
   const bool exists = fs::exists(dir, ec);
   if (exists && !fs::is_directory(dir, ec)) return Error{where + " is not a directory (a world is a directory)"};
-  const bool has_meta = exists && fs::exists(dir / kMetaFile, ec);
+  const bool has_meta = exists && fs::exists(dir / detail::kMetaFile, ec);
   const bool empty = !exists || fs::is_empty(dir, ec);
 
   if (!has_meta) {
@@ -330,40 +197,12 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
       if (!fp) return Error{"world " + where + ": " + fp.error().to_string()};
       meta.generator_fingerprint = *fp;
     }
-    // Build the world in a sibling directory and rename it into place: a crash part-way leaves only that
-    // sibling (dir.creating-PID), never a half-made world at dir. rename(2) replaces an empty directory.
-    const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
-    const fs::path staging = parent / (dir.filename().string() + ".creating-" + std::to_string(::getpid()));
-    fs::remove_all(staging, ec);
-    fs::create_directories(staging, ec);
-    // The staging name is an internal detail: the message names the user's path.
-    if (ec) return Error{"cannot create the world " + where + ": " + ec.message()};
-    auto fail = [&](const std::string& what) -> Error {
-      fs::remove_all(staging, ec);
-      return Error{"world " + where + ": " + what};
-    };
-    {
-      std::string lock_error;
-      const int fd = take_lock(staging, true, lock_error);
-      if (fd < 0) return fail(lock_error);
-      ::close(fd);
-      auto store = RocksWorldStore::open(staging / "db", staging / "corrupt", true);
-      if (!store) return fail(store.error().to_string());
-      // Unsynced: closing the store (end of this scope) flushes it to a synced table before the world is renamed.
-      if (Status c = (*store)->put_meta_record(seal_meta(meta), false); !c.ok()) return fail(c.error().to_string());
-    }
-    if (Status w = write_meta(staging / kMetaFile, meta); !w.ok()) return fail(w.error().to_string());
-    if (::rename(staging.c_str(), dir.c_str()) != 0)
-      return fail(std::string("cannot move the new world into place: ") + std::strerror(errno));
-    if (const int dfd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-      ::fsync(dfd);
-      ::close(dfd);
-    }
+    if (Status c = detail::create_dir_world(dir, where, format_meta(meta), seal_meta(meta)); !c.ok()) return c.error();
     // Now open it like any existing world.
   }
 
-  if (Status m = check_meta_file(dir / kMetaFile); !m.ok()) return Error{"world " + where + ": " + m.error().to_string()};
-  auto meta = read_meta(dir / kMetaFile);
+  if (Status m = detail::check_meta_file(dir / detail::kMetaFile); !m.ok()) return Error{"world " + where + ": " + m.error().to_string()};
+  auto meta = read_meta(dir / detail::kMetaFile);
   if (!meta) return Error{"world " + where + ": " + meta.error().to_string()};
   if (meta->format_version > kFormatVersion)
     return Error{"world " + where + " has format version " + std::to_string(meta->format_version) +
@@ -377,7 +216,7 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
     generator_fp = *fp;
   }
   std::string lock_error;
-  const int fd = take_lock(dir, false, lock_error);
+  const int fd = detail::take_dir_lock(dir, false, lock_error);
   if (fd == -1) return Error{lock_error};
   auto store = RocksWorldStore::open(dir / "db", dir / "corrupt", false);
   if (!store) {
@@ -386,7 +225,7 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
   }
   const bool started_counting = (*store)->started_counting();
   const std::string recovery = (*store)->recovery_warning();
-  auto home = std::make_unique<DirHome>(dir, fd, std::move(store).value());
+  auto home = detail::dir_home(dir, fd, std::move(store).value());
   if (!recovery.empty()) detail::log().warn("world {}: {}", where, recovery);
   OpenOptions opts = o;
   opts.dir = dir;
@@ -437,11 +276,11 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open_database(const OpenOpti
     if (!fp) return Error{"world " + where + ": " + fp.error().to_string()};
     generator_fp = *fp;
   }
-  return finish_open(std::make_unique<PgHome>(std::move(store).value()), std::move(meta).value(), std::move(generator_fp), where, o,
+  return finish_open(detail::pg_home(std::move(store).value()), std::move(meta).value(), std::move(generator_fp), where, o,
                      registry, fingerprint, false);
 }
 
-Result<std::unique_ptr<WorldSession>> WorldSession::finish_open(std::unique_ptr<Home> home, WorldMeta file_meta,
+Result<std::unique_ptr<WorldSession>> WorldSession::finish_open(std::unique_ptr<detail::WorldHome> home, WorldMeta file_meta,
                                                                 std::string generator_fp, const std::string& where,
                                                                 const OpenOptions& o, const BlockRegistry& registry,
                                                                 const GeneratorFingerprint& fingerprint, bool started_counting) {
@@ -451,7 +290,7 @@ Result<std::unique_ptr<WorldSession>> WorldSession::finish_open(std::unique_ptr<
   };
   std::optional<WorldMeta> meta = std::move(file_meta);
   // voxen.toml against the database's copy of it: the copy wins (the records were written with it).
-  Home& h = *home;
+  detail::WorldHome& h = *home;
   auto checked = check_meta_copy(
       h.store(), *meta, [&h] { return h.keep_meta_aside(); }, [&h](const WorldMeta& m) { return h.write_meta(m); }, o.sync);
   if (!checked) return fail(checked.error().message);

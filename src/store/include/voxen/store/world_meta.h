@@ -54,6 +54,8 @@ Result<WorldMeta> read_meta(const std::filesystem::path& file);
 std::string format_meta(const WorldMeta& meta);
 /// Writes voxen.toml atomically: a temporary file in the same folder, fsync, rename over, fsync the folder.
 Status write_meta(const std::filesystem::path& file, const WorldMeta& meta);
+/// Writes voxen.toml's text as given, the same way (voxen world copy keeps a world's text byte for byte).
+Status write_meta_text(const std::filesystem::path& file, std::string_view text);
 
 /// The database's copy of what voxen.toml must say, payload kind 6 (docs/formats/world_store_v1.md, "The metadata
 /// copy"): kind, seed, generator name and the saved id table, no fingerprint (a derived check that legitimately

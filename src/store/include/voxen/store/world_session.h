@@ -65,6 +65,10 @@
 
 namespace voxen::store {
 
+namespace detail {
+class WorldHome;  // where an open()ed world lives: its store, metadata text and lock (src/world_home.h)
+}
+
 
 /// The fingerprint (gen::fingerprint: 16 hex digits) of the generator a world names (meta: generator name and
 /// seed): a world records it at creation and warns on open when its generator's output has changed. Errors:
@@ -93,8 +97,6 @@ class WorldSession {
   /// A failed write is retried at most this many times in a row (once per commit, flush, wait, close or load of an
   /// unsaved column); then the session stops writing and the edits not yet written are reported lost on close().
   static constexpr uint64_t kMaxWriteRetries = 3;
-  /// Where an open()ed world lives: its store, metadata text and lock (a directory or a database; opaque).
-  class Home;
 
   /// Opens the world in options.dir, or creates it (missing or empty dir and create_seed given).
   /// Errors, with nothing written: dir exists but is not a voxen world (no voxen.toml), voxen.toml is malformed
@@ -200,7 +202,7 @@ class WorldSession {
   WorldSession(const BlockRegistry& registry, WorldMeta meta, IdRemap remap);
   static Result<std::unique_ptr<WorldSession>> open_database(const OpenOptions& options, const BlockRegistry& registry,
                                                              const GeneratorFingerprint& fingerprint);
-  static Result<std::unique_ptr<WorldSession>> finish_open(std::unique_ptr<Home> home, WorldMeta meta, std::string generator_fp,
+  static Result<std::unique_ptr<WorldSession>> finish_open(std::unique_ptr<detail::WorldHome> home, WorldMeta meta, std::string generator_fp,
                                                            const std::string& where, const OpenOptions& options,
                                                            const BlockRegistry& registry, const GeneratorFingerprint& fingerprint,
                                                            bool started_counting);
@@ -216,7 +218,7 @@ class WorldSession {
   WorldMeta m_meta;
   IdRemap m_remap;
   std::string m_where = "(in memory)";  // the directory or URL, for messages
-  std::unique_ptr<Home> m_home;        // open()ed sessions: the world's store, metadata text and lock
+  std::unique_ptr<detail::WorldHome> m_home;        // open()ed sessions: the world's store, metadata text and lock
   WorldStore* m_store = nullptr;
   std::unique_ptr<WriteBehindQueue> m_queue;
   bool m_meta_dirty = false;
