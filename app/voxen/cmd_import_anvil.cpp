@@ -21,6 +21,8 @@
 #include "commands.h"
 #include "voxen/core/job_pool.h"
 #include "voxen/import/anvil_import.h"
+#include "voxen/store/pg_store.h"
+#include "voxen/store/world_copy.h"
 #include "voxen/store/world_session.h"
 #include "world_setup.h"
 
@@ -79,18 +81,19 @@ int run_import(const ImportOptions& o) {
     return Error{"generator '" + name + "': an imported world has none"};
   };
   // A generated world is refused before it is opened (opening one would make its generator to check it).
-  const std::filesystem::path meta_file = std::filesystem::path(o.world) / "voxen.toml";
-  if (std::filesystem::exists(meta_file)) {
-    auto meta = store::read_meta(meta_file);
-    if (meta && meta->kind == store::WorldKind::kGenerated)
-      throw RunError(o.world + " is a generated world (edits over a voxen generator); import a Minecraft world into a "
-                               "new folder, or into a world made by import-anvil");
-  }
+  auto existing = store::peek_world_meta(o.world);
+  if (!existing) throw RunError("import-anvil: " + existing.error().to_string());
+  if (*existing && (*existing)->kind == store::WorldKind::kGenerated)
+    throw RunError(o.world + " is a generated world (edits over a voxen generator); import a Minecraft world into a "
+                             "new folder, or into a world made by import-anvil");
   // A world this command creates is removed again when the import fails (nothing of it was there before).
+  const bool database = store::is_database_url(o.world);
   std::error_code ec;
-  // What to remove again on failure: the folder itself if this command makes it, its contents if it was empty.
-  const bool made_dir = !std::filesystem::exists(o.world, ec);
-  const bool created = made_dir || (std::filesystem::is_directory(o.world, ec) && std::filesystem::is_empty(o.world, ec));
+  // What to remove again on failure: the folder itself if this command makes it, its contents if it was empty; a
+  // database world this command makes.
+  const bool made_dir = !database && !std::filesystem::exists(o.world, ec);
+  const bool created = database ? !*existing
+                                 : made_dir || (std::filesystem::is_directory(o.world, ec) && std::filesystem::is_empty(o.world, ec));
   auto session = store::WorldSession::open(open, reg, no_generator);
   if (!session) throw RunError(session.error().to_string());
 
@@ -124,8 +127,8 @@ int run_import(const ImportOptions& o) {
   Status closed = ws.close();
   session->reset();
   if (!report) {
-    if (made_dir) {
-      std::filesystem::remove_all(o.world, ec);
+    if (made_dir || (database && created)) {
+      if (Status rm = store::remove_world(o.world); !rm.ok()) std::fprintf(stderr, "voxen: %s\n", rm.error().to_string().c_str());
     } else if (created) {
       for (const auto& e : std::filesystem::directory_iterator(o.world, ec)) std::filesystem::remove_all(e.path(), ec);
     }
@@ -242,7 +245,8 @@ int run_import(const ImportOptions& o) {
       std::printf("area            x %lld..%lld, z %lld..%lld (world blocks)\n", static_cast<long long>(int64_t{b[0]} * 16),
                   static_cast<long long>(int64_t{b[2]} * 16 + 15), static_cast<long long>(int64_t{b[1]} * 16),
                   static_cast<long long>(int64_t{b[3]} * 16 + 15));
-      std::printf("open it with    voxen play --world %s --spawn %lld,%lld\n", printable(o.world).c_str(),
+      std::printf("open it with    voxen play --world %s --spawn %lld,%lld\n",
+                  (database ? "'" + printable(o.world) + "'" : printable(o.world)).c_str(),
                   static_cast<long long>((*spawn)[0]), static_cast<long long>((*spawn)[1]));
     }
   }
@@ -264,7 +268,8 @@ void add_import_anvil_command(CLI::App& app, RunFn& run) {
   CLI::App* cmd = app.add_subcommand(
       "import-anvil", "import a Minecraft Java world (1.13 or later: level.dat + region/) or one r.X.Z.mca region file into a voxen world");
   cmd->add_option("SRC", o->source, "a Minecraft world folder, a folder of region files, or one .mca file")->required();
-  cmd->add_option("--world", o->world, "the voxen world to write: created when missing or empty, or an imported world to add to")
+  cmd->add_option("--world", o->world, "the voxen world to write (a directory or postgresql://USER@HOST[:PORT]/DB?world=NAME): created when missing or "
+                  "empty, or an imported world to add to")
       ->required()
       ->check([](const std::string& v) { return v.empty() ? std::string("must name a directory (got an empty string)") : std::string(); });
   cmd->add_option("--y-offset", o->y_offset, "voxen y = Minecraft y + N (default 0; -64 fits 1.18's -64..319 into -128..255)")

@@ -26,5 +26,6 @@ void add_store_stress_command(CLI::App& app, RunFn& run);
 void add_mem_command(CLI::App& app, RunFn& run);
 void add_import_anvil_command(CLI::App& app, RunFn& run);
 void add_sim_command(CLI::App& app, RunFn& run);
+void add_world_command(CLI::App& app, RunFn& run);
 
 }  // namespace voxen::app

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   add_mem_command(app, run);
   add_import_anvil_command(app, run);
   add_sim_command(app, run);
+  add_world_command(app, run);
 
   // An unknown first word would otherwise be reported by CLI11 as "a subcommand is required"; name it instead.
   if (argc > 1 && argv[1][0] != '-') {

@@ -10,10 +10,10 @@ namespace voxen::app {
 
 void WorldDirFlag::add_to(CLI::App& cmd) {
   cmd.add_option("--world", dir,
-                 "saved world directory: opened (it keeps its own seed) or, if missing or empty and --seed is given, "
-                 "created; edits are saved to it")
+                 "saved world: a directory, or a world in PostgreSQL (postgresql://USER@HOST[:PORT]/DB?world=NAME); "
+                 "opened (it keeps its own seed) or, if missing and --seed is given, created; edits are saved to it")
       // An empty name would read as "no --world" and the edits would silently go unsaved.
-      ->check([](const std::string& v) { return v.empty() ? std::string("must name a directory (got an empty string)") : std::string(); });
+      ->check([](const std::string& v) { return v.empty() ? std::string("must name a directory or a world URL (got an empty string)") : std::string(); });
   seed_option = cmd.get_option_no_throw("--seed");
   generator_option = cmd.get_option_no_throw("--generator");
 }

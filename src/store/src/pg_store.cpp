@@ -628,6 +628,16 @@ Status PgWorldStore::put_meta_record(std::string_view value, bool) {
   return Ok{};
 }
 
+Status PgWorldStore::drop() {
+  auto r = m_write->run<bool>([&](PGconn* c) -> Result<bool> {
+    auto d = exec(c, "DELETE FROM voxen_worlds WHERE id = $1", {int8_param(m_world_id)});
+    if (!d) return d.error();
+    return true;
+  });
+  if (!r) return Error{"cannot delete world '" + m_url.world + "' from " + m_url.display + ": " + r.error().message};
+  return close();
+}
+
 Result<std::string> PgWorldStore::meta_text() {
   auto rows = m_read->run<PgResult>(
       [&](PGconn* c) { return exec(c, "SELECT toml FROM voxen_worlds WHERE id = $1", {int8_param(m_world_id)}); });

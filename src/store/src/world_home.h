@@ -42,7 +42,7 @@ Status check_meta_file(const std::filesystem::path& file);
 /// Keeps the current voxen.toml of `dir` as corrupt/voxen.toml.<n> (n from 1, the first free name) by a hard link.
 Result<std::filesystem::path> keep_dir_meta_aside(const std::filesystem::path& dir);
 /// Creates a world directory at `dir` (missing or empty) with this voxen.toml text and sealed metadata copy: built
-/// in a sibling dir.creating-PID and renamed into place, so a crash never leaves a half-made world at dir. Errors
+/// (none when empty: a copy of an older voxen's world) in a sibling dir.creating-PID and renamed into place, so a crash never leaves a half-made world at dir. Errors
 /// name `where` (the user's spelling of dir); the sibling is removed.
 Status create_dir_world(const std::filesystem::path& dir, const std::string& where, std::string_view toml,
                         std::string_view sealed_meta);

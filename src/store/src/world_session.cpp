@@ -237,12 +237,12 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open_database(const OpenOpti
                                                                   const GeneratorFingerprint& fingerprint) {
   auto url = parse_database_url(o.dir.string());
   if (!url) return url.error();
-  const std::string where = url->display + " (world '" + url->world + "')";
+  const std::string where = url->display;
   // A new world's metadata, checked before anything is written: it is written only if the world is missing.
   std::optional<std::string> create_toml, create_meta;
   if (o.create_seed) {
     auto exists = PgWorldStore::exists(*url);
-    if (!exists) return Error{"world " + where + ": " + exists.error().to_string()};
+    if (!exists) return exists.error();
     if (!*exists) {
       WorldMeta meta;
       meta.format_version = kFormatVersion;
@@ -260,7 +260,7 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open_database(const OpenOpti
     }
   }
   auto store = PgWorldStore::open(*url, create_toml, create_meta);
-  if (!store) return Error{"world " + where + ": " + store.error().to_string()};
+  if (!store) return store.error();  // its messages name the world and the URL
   auto text = (*store)->meta_text();
   if (!text) return Error{"world " + where + ": " + text.error().to_string()};
   auto meta = parse_meta(*text, "voxen_worlds.toml of world '" + url->world + "'");

@@ -81,6 +81,9 @@ class PgWorldStore final : public WorldStore {
   PgWorldStore(const PgWorldStore&) = delete;
   PgWorldStore& operator=(const PgWorldStore&) = delete;
 
+  /// Deletes the world (its row, records and kept copies, in one statement) and closes the store: voxen world copy
+  /// removes a copy that failed. Errors: the server's (nothing is deleted).
+  Status drop();
   /// The world's voxen.toml text (voxen_worlds.toml).
   Result<std::string> meta_text();
   /// Replaces the world's voxen.toml text (one UPDATE, committed when it returns).
