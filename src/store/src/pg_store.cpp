@@ -53,6 +53,22 @@ struct ResultFree {
 };
 using PgResult = std::unique_ptr<PGresult, ResultFree>;
 
+/// libpq's messages on one line: line breaks and the indentation after them become one space, the end trimmed.
+std::string trimmed(std::string s) {
+  std::string out;
+  bool gap = false;
+  for (char c : s) {
+    if (c == '\n' || c == '\r' || ((c == '\t' || c == ' ') && gap)) {
+      gap = true;
+      continue;
+    }
+    if (gap && !out.empty()) out += ' ';
+    gap = false;
+    out += c;
+  }
+  return out;
+}
+
 /// One query parameter: bytes in text or binary format, with its type.
 struct Param {
   std::string bytes;
@@ -134,8 +150,7 @@ Result<PgResult> exec(PGconn* c, const char* sql, const std::vector<Param>& para
   if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return r;
   std::string msg = r ? PQresultErrorMessage(r.get()) : PQerrorMessage(c);
   if (msg.empty()) msg = PQerrorMessage(c);
-  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
-  return Error{msg};
+  return Error{trimmed(msg)};
 }
 
 /// Runs SQL text that may hold several statements (no parameters).
@@ -144,8 +159,8 @@ Status exec_script(PGconn* c, const char* sql) {
   const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
   if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return Ok{};
   std::string msg = r ? PQresultErrorMessage(r.get()) : PQerrorMessage(c);
-  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
-  return Error{msg};
+  if (msg.empty()) msg = PQerrorMessage(c);
+  return Error{trimmed(msg)};
 }
 
 int64_t cell_int(const PGresult* r, int row, int col) {
@@ -162,10 +177,6 @@ std::string cell_bytes(const PGresult* r, int row, int col) {
 
 void quiet_notices(void*, const char*) {}  // CREATE ... notices are not the user's business
 
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
 
 bool valid_world_name(std::string_view s) {
   if (s.empty() || s.size() > 63) return false;
@@ -297,7 +308,7 @@ class PgWorldStore::Connection {
       std::this_thread::sleep_for(pause);
       pause = std::min(pause * 2, std::chrono::milliseconds(2000));
     }
-    return Error{"lost the connection to PostgreSQL at " + m_url.display + " (" + first + ") and could not reconnect within " +
+    return Error{"lost the connection to PostgreSQL (" + first + ") and could not reconnect within " +
                  std::to_string(m_url.reconnect.count() / 1000.0).substr(0, 4) + " s (" + last + ")"};
   }
   /// Closes the connection (the server releases its session locks).
@@ -440,12 +451,21 @@ Result<std::unique_ptr<PgWorldStore>> PgWorldStore::open(const PgWorldUrl& url, 
 }
 
 Status PgWorldStore::take_lock() {
-  auto got = m_write->run<bool>([&](PGconn* c) -> Result<bool> {
-    auto r = exec(c, "SELECT pg_try_advisory_lock($1::int4, $2::int4)",
-                  {text_param(std::to_string(kPgLockClass)), text_param(std::to_string(m_world_id))});
-    if (!r) return r.error();
-    return PQgetvalue(r->get(), 0, 0)[0] != 0;
-  });
+  auto try_lock = [&] {
+    return m_write->run<bool>([&](PGconn* c) -> Result<bool> {
+      auto r = exec(c, "SELECT pg_try_advisory_lock($1::int4, $2::int4)",
+                    {text_param(std::to_string(kPgLockClass)), text_param(std::to_string(m_world_id))});
+      if (!r) return r.error();
+      return PQgetvalue(r->get(), 0, 0)[0] != 0;
+    });
+  };
+  // A process killed a moment ago holds its lock until the server sees its connection close (at once on a Unix
+  // socket or a local connection): a short wait lets an open right after a crash go through.
+  auto got = try_lock();
+  for (int i = 0; i < 20 && got && !*got; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    got = try_lock();
+  }
   if (!got) return Error{"cannot lock world '" + m_url.world + "' in " + m_url.display + ": " + got.error().message};
   if (*got) return Ok{};
   std::string holder;
@@ -563,7 +583,7 @@ Status PgWorldStore::write(std::span<const WriteOp> ops, bool /*sync: every comm
       },
       [this](PGconn* c) { return relock(c); });
   if (!done)
-    return Error{"cannot write a batch of " + std::to_string(ops.size()) + " records to world '" + m_url.world + "' in " +
+    return Error{"cannot write a batch of " + std::to_string(ops.size()) + (ops.size() == 1 ? " record" : " records") + " to world '" + m_url.world + "' in " +
                  m_url.display + ": " + done.error().message};
   return Ok{};
 }

@@ -1,0 +1,283 @@
+// Worlds in PostgreSQL (issue 19), beyond the contract and session suites that run on every backend: world URLs
+// (parsed, passwords hidden, bad ones named), the lock between processes (both backends, through the real CLI), a
+// newer schema refused, several worlds in one database, a lost connection (the server stopped and restarted under an
+// open session) and `voxen world copy` in both directions with every record kind.
+#include <sys/wait.h>
+
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "pg_test_server.h"
+#include "store_test_util.h"
+#include "voxen/store/codec.h"
+#include "voxen/store/pg_store.h"
+#include "voxen/store/world_copy.h"
+#include "voxen/store/world_session.h"
+
+namespace voxen::store {
+namespace {
+
+using testing::message;
+using testing::OwnedWorld;
+using testing::registry;
+namespace fs = std::filesystem;
+
+Cell block(std::string_view name) { return Cell{*registry().find(name), 0}; }
+
+/// Runs the voxen binary with `args` (shell words), returning its exit code and its stdout + stderr.
+struct CliRun {
+  int code = -1;
+  std::string out;
+};
+CliRun voxen(const std::string& args) {
+  const std::string cmd = std::string("'") + VOXEN_BINARY + "' " + args + " 2>&1";
+  CliRun r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int st = ::pclose(p);
+  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::unique_ptr<OwnedWorld> open_world(const std::string& where, uint64_t seed = 5) {
+  OpenOptions o;
+  o.dir = where;
+  o.create_seed = seed;
+  o.create_generator = "flat";
+  auto s = OwnedWorld::open(o, registry());
+  EXPECT_TRUE(s.ok()) << message(s.error());
+  return s ? std::move(s).value() : nullptr;
+}
+
+TEST(PgUrl, WorldAndReconnectAreVoxensTheRestGoesToLibpqAndPasswordsAreHidden) {
+  auto u = parse_database_url("postgresql://ann:s3cret@db.example:6543/worlds?sslmode=disable&world=main.v2&reconnect=2.5");
+  ASSERT_TRUE(u.ok()) << message(u.error());
+  EXPECT_EQ(u->world, "main.v2");
+  EXPECT_EQ(u->reconnect.count(), 2500);
+  EXPECT_EQ(u->conninfo, "postgresql://ann:s3cret@db.example:6543/worlds?sslmode=disable");
+  EXPECT_EQ(u->display.find("s3cret"), std::string::npos) << u->display;
+  EXPECT_NE(u->display.find("ann:***@db.example"), std::string::npos) << u->display;
+  auto sock = parse_database_url("postgres://me@%2Fvar%2Frun%2Fpostgresql/voxen?world=w");
+  ASSERT_TRUE(sock.ok()) << message(sock.error());
+  EXPECT_EQ(sock->reconnect.count(), 10000);
+  EXPECT_TRUE(is_database_url("postgresql://x"));
+  EXPECT_FALSE(is_database_url("worlds/postgresql"));
+
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"postgresql://me@host/db", "names no world: add ?world=NAME"},
+      {"postgresql://me@host/db?world=", "world name '' must be 1 to 63 characters"},
+      {"postgresql://me@host/db?world=a/b", "world name 'a/b'"},
+      {"postgresql://me@host/db?world=a&world=b", "world= is given twice"},
+      {"postgresql://me@host/db?world=a&reconnect=soon", "reconnect=soon must be a number of seconds"},
+      {"postgresql://me:pw@host/db?world=a&nosuchparam=1", "nosuchparam"},
+  };
+  for (const auto& [url, want] : bad) {
+    auto r = parse_database_url(url);
+    ASSERT_FALSE(r.ok()) << url;
+    EXPECT_NE(r.error().message.find(want), std::string::npos) << url << ": " << r.error().message;
+    EXPECT_EQ(r.error().message.find(":pw@"), std::string::npos) << r.error().message;  // never the password
+  }
+}
+
+// Two processes at once: the second is refused with a clear message naming the world, on both backends; once the
+// first closes, the second opens it. Through the real CLI (`voxen probe --world`).
+TEST(WorldLock, ASecondProcessIsRefusedWhileTheFirstHoldsTheWorldOnBothBackends) {
+  VOXEN_REQUIRE_PG();
+  testing::TempDir tmp;
+  for (const std::string& where : {(tmp.path() / "w").string(), testing::pg_world_url()}) {
+    SCOPED_TRACE(where);
+    auto s = open_world(where);
+    ASSERT_TRUE(s);
+    const CliRun second = voxen("probe --world '" + where + "' --at 1,70,1");
+    EXPECT_EQ(second.code, 1) << second.out;
+    EXPECT_NE(second.out.find("locked by another process"), std::string::npos) << second.out;
+    ASSERT_TRUE(s->close().ok());
+    s.reset();
+    const CliRun after = voxen("probe --world '" + where + "' --at 1,70,1");
+    EXPECT_EQ(after.code, 0) << after.out;
+  }
+}
+
+// A database whose voxen schema is newer than this build is refused, naming both versions, and nothing is written.
+TEST(PgSchema, ANewerSchemaIsRefusedWithBothVersions) {
+  VOXEN_REQUIRE_PG();
+  const std::string db = "schema_" + std::to_string(::getpid());
+  {
+    auto any = PgWorldStore::open(*parse_database_url(testing::pg_world_url()), std::string("x"), std::nullopt);
+    ASSERT_TRUE(any.ok()) << message(any.error());
+    ASSERT_TRUE((*any)->execute("CREATE DATABASE " + db).ok());
+  }
+  std::string url = testing::pg_server().url("w");
+  url.replace(url.find("/voxen?"), 7, "/" + db + "?");
+  auto s = open_world(url);
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->load({ColumnPos{0, 0}}).ok());
+  ASSERT_TRUE(s->edit({1, 70, 1}, block("glass")).has_value());
+  ASSERT_TRUE(s->close().ok());
+  s.reset();
+  {
+    auto raw = PgWorldStore::open(*parse_database_url(url), std::nullopt, std::nullopt);
+    ASSERT_TRUE(raw.ok()) << message(raw.error());
+    ASSERT_TRUE((*raw)->execute("UPDATE voxen_schema SET version = 2").ok());
+  }
+  OpenOptions o;
+  o.dir = url;
+  auto refused = OwnedWorld::open(o, registry());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("schema version 2, newer than this build reads (1)"), std::string::npos)
+      << refused.error().message;
+  const CliRun cli = voxen("probe --world '" + url + "' --at 1,70,1");
+  EXPECT_EQ(cli.code, 1);
+  EXPECT_NE(cli.out.find("newer than this build reads"), std::string::npos) << cli.out;
+}
+
+// Several worlds share one database and never see each other's records.
+TEST(PgWorld, SeveralWorldsInOneDatabaseKeepTheirOwnCells) {
+  VOXEN_REQUIRE_PG();
+  const std::string a = testing::pg_world_url(".a"), b = testing::pg_world_url(".b");
+  const BlockPos p{-17, 70, 33};
+  const ColumnPos c = column_pos_of(p);
+  {
+    auto wa = open_world(a, 1), wb = open_world(b, 2);
+    ASSERT_TRUE(wa && wb);
+    ASSERT_TRUE(wa->load({c}).ok() && wb->load({c}).ok());
+    ASSERT_TRUE(wa->edit(p, block("glass")).has_value());
+    ASSERT_TRUE(wb->edit(p, block("bricks")).has_value());
+    ASSERT_TRUE(wa->close().ok() && wb->close().ok());
+  }
+  auto wa = open_world(a), wb = open_world(b);
+  ASSERT_TRUE(wa->load({c}).ok() && wb->load({c}).ok());
+  EXPECT_EQ(wa->get(p), block("glass"));
+  EXPECT_EQ(wb->get(p), block("bricks"));
+  EXPECT_EQ(wa->meta().seed, 1u);
+  EXPECT_EQ(wb->meta().seed, 2u);
+}
+
+// The server stopped under an open session: the next save fails with a clear error naming the server and keeps the
+// edits in memory; after the server is back the session's retry writes them, and a reopen has every edit. A restart
+// within the URL's reconnect window is not even an error.
+TEST(PgWorld, ALostConnectionGivesAClearErrorAndLosesNoAcknowledgedEdit) {
+  testing::PgTestServer server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  const std::string url = server.url("lost", "&reconnect=1");
+  const ColumnPos c{2, -3};
+  const BlockPos p1{c.min_x() + 1, 70, c.min_z() + 1}, p2{c.min_x() + 2, 71, c.min_z() + 2}, p3{c.min_x() + 3, 72, c.min_z() + 3};
+  auto s = open_world(url);
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->load({c}).ok());
+  ASSERT_TRUE(s->edit(p1, block("glass")).has_value());
+  ASSERT_TRUE(s->session().flush().ok());
+
+  ASSERT_TRUE(server.stop()) << server.error();
+  ASSERT_TRUE(s->edit(p2, block("bricks")).has_value());
+  const Status down = s->session().flush();
+  ASSERT_FALSE(down.ok());
+  EXPECT_NE(down.error().message.find("world 'lost' in postgresql://voxen@"), std::string::npos) << down.error().message;
+  EXPECT_NE(down.error().message.find("lost the connection to PostgreSQL"), std::string::npos) << down.error().message;
+  EXPECT_NE(down.error().message.find("kept in memory"), std::string::npos) << down.error().message;
+
+  ASSERT_TRUE(server.start()) << server.error();
+  const Status back = s->session().flush();
+  EXPECT_TRUE(back.ok()) << message(back.error());
+
+  // A restart while a save waits (reconnect 10 s): the save goes through.
+  s.reset();
+  {
+    OpenOptions o;
+    o.dir = server.url("lost", "&reconnect=10");
+    auto again = OwnedWorld::open(o, registry());
+    ASSERT_TRUE(again.ok()) << message(again.error());
+    s = std::move(again).value();
+  }
+  ASSERT_TRUE(s->load({c}).ok());
+  ASSERT_TRUE(server.stop()) << server.error();
+  std::thread restart([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    EXPECT_TRUE(server.start()) << server.error();
+  });
+  ASSERT_TRUE(s->edit(p3, block("planks")).has_value());
+  const Status through = s->session().flush();
+  restart.join();
+  EXPECT_TRUE(through.ok()) << message(through.error());
+  ASSERT_TRUE(s->close().ok());
+  s.reset();
+
+  s = open_world(url);
+  ASSERT_TRUE(s->load({c}).ok());
+  EXPECT_EQ(s->get(p1), block("glass"));
+  EXPECT_EQ(s->get(p2), block("bricks"));
+  EXPECT_EQ(s->get(p3), block("planks"));
+}
+
+// voxen world copy, directory -> PostgreSQL -> directory: every record kind (journals, far-view nodes, the
+// simulation's pending updates) arrives byte for byte, the content hash is the same at each step, and the worlds open
+// with the same cells. A destination that exists is refused and left as it was; a copy of a locked world writes nothing.
+TEST(WorldCopy, DirectoryToPostgreSQLAndBackKeepsEveryRecordAndTheHash) {
+  VOXEN_REQUIRE_PG();
+  testing::TempDir tmp;
+  const std::string src = (tmp.path() / "src").string(), back = (tmp.path() / "back").string();
+  const std::string pg = testing::pg_world_url();
+  const BlockPos p{-30, 66, 47};
+  const RecordKey lod{RecordKind::kLod, SectionPos{-2, 3, 2}};
+  {
+    auto s = open_world(src);
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(s->load({column_pos_of(p)}).ok());
+    ASSERT_TRUE(s->edit(p, block("glass")).has_value());
+    s->session().set_sim_state("pending updates \x01\x02");
+    std::vector<WriteOp> ops = {{lod, std::string("far view node\0bytes", 19)}};
+    ASSERT_TRUE(s->session().store().write(ops, true).ok());
+    ASSERT_TRUE(s->close().ok());
+  }
+  auto original = world_content(src);
+  ASSERT_TRUE(original.ok()) << message(original.error());
+  EXPECT_EQ(original->records.at(RecordKind::kJournal), 1u);
+  EXPECT_EQ(original->records.at(RecordKind::kLod), 1u);
+  EXPECT_EQ(original->records.at(RecordKind::kSimulation), 1u);
+
+  const CliRun to_pg = voxen("world copy '" + src + "' '" + pg + "' --json");
+  ASSERT_EQ(to_pg.code, 0) << to_pg.out;
+  EXPECT_NE(to_pg.out.find("\"content_hash\": \"" + original->content_hash + "\""), std::string::npos) << to_pg.out;
+  EXPECT_NE(to_pg.out.find("\"verified\": true"), std::string::npos) << to_pg.out;
+  const CliRun to_dir = voxen("world copy '" + pg + "' '" + back + "'");
+  ASSERT_EQ(to_dir.code, 0) << to_dir.out;
+  EXPECT_NE(to_dir.out.find("verified"), std::string::npos) << to_dir.out;
+  for (const std::string& w : {pg, back}) {
+    auto c = world_content(w);
+    ASSERT_TRUE(c.ok()) << message(c.error());
+    EXPECT_EQ(c->content_hash, original->content_hash) << w;
+    EXPECT_EQ(c->records, original->records) << w;
+    auto s = open_world(w);
+    ASSERT_TRUE(s->load({column_pos_of(p)}).ok());
+    EXPECT_EQ(s->get(p), block("glass")) << w;
+    auto sim = s->session().sim_state();
+    ASSERT_TRUE(sim.ok() && sim->has_value());
+    EXPECT_EQ(**sim, "pending updates \x01\x02");
+    auto node = s->session().store().get(lod);
+    ASSERT_TRUE(node.ok() && node->has_value());
+    EXPECT_EQ(**node, std::string("far view node\0bytes", 19));
+    ASSERT_TRUE(s->close().ok());
+  }
+
+  // An existing destination is refused and keeps its content.
+  const CliRun again = voxen("world copy '" + src + "' '" + pg + "'");
+  EXPECT_EQ(again.code, 1);
+  EXPECT_NE(again.out.find("already exists"), std::string::npos) << again.out;
+  EXPECT_EQ(world_content(pg)->content_hash, original->content_hash);
+  // A locked source: refused, nothing made.
+  auto held = open_world(src);
+  const std::string nowhere = testing::pg_world_url(".never");
+  const CliRun locked = voxen("world copy '" + src + "' '" + nowhere + "'");
+  EXPECT_EQ(locked.code, 1);
+  EXPECT_NE(locked.out.find("locked by another process"), std::string::npos) << locked.out;
+  auto peek = peek_world_meta(nowhere);
+  ASSERT_TRUE(peek.ok());
+  EXPECT_FALSE(peek->has_value());
+}
+
+}  // namespace
+}  // namespace voxen::store
