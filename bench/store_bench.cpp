@@ -1,7 +1,13 @@
 // Persistence benchmarks, single thread: save and load throughput in sections per second (whole paletted sections
 // as imported worlds store them, and journals as generated worlds store them), through the codec alone and through
-// RocksDB; the packed ColumnStore's pack/unpack per column; and the journal's stored bytes per edited column for a
-// few edit patterns (counters, deterministic).
+// each backend side by side in one run: RocksDB (WAL through write(2); /rocks_sync also fsyncs each batch) and
+// PostgreSQL (/pg: the server's default synchronous_commit = on, each commit flushed to its WAL; /pg_async:
+// synchronous_commit = off, which like RocksDB's unsynced WAL survives the client's crash but not the server
+// machine's); `voxen world copy` throughput both ways; the packed ColumnStore's pack/unpack per column; and the
+// journal's stored bytes per edited column for a few edit patterns (counters, deterministic).
+// PostgreSQL: a throwaway server (tests/support/pg_server.sh, Debian's postgresql-15) on a Unix socket in /tmp,
+// started on first use and removed at exit, with its default settings (fsync on). The backend benchmarks report wall
+// time (UseRealTime): the server's work happens in other processes, which the CPU time of this one does not see.
 //
 // Sections come from the `default` generator (seed 1, the 81 columns of radius 4 around the origin: 1,944 sections,
 // of which the uniform ones are part of the mix as in a real world).
@@ -22,7 +28,9 @@
 #include "voxen/light/light.h"
 #include "voxen/store/codec.h"
 #include "voxen/store/column_store.h"
+#include "voxen/store/pg_store.h"
 #include "voxen/store/rocks_store.h"
+#include "voxen/store/world_copy.h"
 #include "voxen/store/world_session.h"
 #include "voxen/stream/saved_world.h"
 #include "voxen/store/write_queue.h"
@@ -96,6 +104,72 @@ std::unique_ptr<RocksWorldStore> open_db(const fs::path& dir, bool create) {
   return std::move(s).value();
 }
 
+// ---- backends ------------------------------------------------------------------------------------------------
+
+/// The PostgreSQL server of this run: started on first use in a fresh folder under /tmp, removed at exit.
+struct PgServer {
+  std::string dir;
+  PgServer() {
+    char tmpl[] = "/tmp/voxen-pg-bench-XXXXXX";
+    dir = ::mkdtemp(tmpl);
+    const std::string cmd = "bash '" VOXEN_SOURCE_DIR "/tests/support/pg_server.sh' start '" + dir + "' >/dev/null";
+    if (std::system(cmd.c_str()) != 0) {
+      std::fprintf(stderr, "cannot start a PostgreSQL server (tests/support/pg_server.sh start %s)\n", dir.c_str());
+      std::exit(1);
+    }
+  }
+  ~PgServer() { (void)std::system(("bash '" VOXEN_SOURCE_DIR "/tests/support/pg_server.sh' destroy '" + dir + "'").c_str()); }
+  /// A world URL on this server; `async` adds synchronous_commit = off through libpq's options parameter.
+  std::string url(const std::string& world, bool async) const {
+    std::string host;
+    for (char c : dir) host += c == '/' ? std::string("%2F") : std::string(1, c);
+    return "postgresql://voxen@" + host + "/voxen?world=" + world + (async ? "&options=-csynchronous_commit%3Doff" : "");
+  }
+};
+PgServer& pg_server() {
+  static PgServer server;
+  return server;
+}
+
+enum Backend : int64_t { kRocks = 0, kRocksSync = 1, kPg = 2, kPgAsync = 3 };
+const char* backend_name(int64_t b) {
+  static const char* const names[] = {"rocks", "rocks_sync", "pg", "pg_async"};
+  return names[b];
+}
+
+/// A fresh, empty store of one backend (a RocksDB database in a temporary directory, or a new world on the server)
+/// and whether its writes ask for fsync; reopen() gives a new handle on the same data (a cold connection or handle).
+struct BenchStore {
+  Backend backend;
+  TempDb tmp;
+  std::string world;
+  std::unique_ptr<WorldStore> store;
+  explicit BenchStore(int64_t b) : backend(static_cast<Backend>(b)) {
+    static int n = 0;
+    world = "bench" + std::to_string(::getpid()) + "_" + std::to_string(n++);
+    open(true);
+  }
+  bool sync() const { return backend == kRocksSync; }
+  void open(bool create) {
+    store.reset();
+    if (backend == kRocks || backend == kRocksSync) {
+      store = open_db(tmp.dir, create);
+      return;
+    }
+    auto url = parse_database_url(pg_server().url(world, backend == kPgAsync));
+    auto s = PgWorldStore::open(*url, create ? std::optional<std::string>("format_version = 1\n") : std::nullopt, std::nullopt);
+    if (!s) {
+      std::fprintf(stderr, "%s\n", s.error().to_string().c_str());
+      std::exit(1);
+    }
+    store = std::move(s).value();
+  }
+  void reopen() {
+    if (auto* r = dynamic_cast<RocksWorldStore*>(store.get())) (void)r->flush();
+    open(false);
+  }
+};
+
 // ---- whole sections (imported worlds) --------------------------------------------------------------------------
 
 void BM_SectionEncode(benchmark::State& state) {
@@ -136,10 +210,11 @@ void BM_SectionDecode(benchmark::State& state) {
 }
 BENCHMARK(BM_SectionDecode);
 
-/// Save: encode + zstd + one RocksDB WriteBatch per column (24 sections), WAL on, no fsync.
-void BM_SaveSectionsRocks(benchmark::State& state) {
-  TempDb tmp;
-  auto db = open_db(tmp.dir, true);
+/// Save: encode + zstd + one batch per column (24 sections): a RocksDB WriteBatch, or one PostgreSQL transaction.
+void BM_SaveSections(benchmark::State& state) {
+  BenchStore bs(state.range(0));
+  state.SetLabel(backend_name(state.range(0)));
+  WorldStore* db = bs.store.get();
   const auto& cols = columns();
   size_t i = 0;
   for (auto _ : state) {
@@ -152,19 +227,21 @@ void BM_SaveSectionsRocks(benchmark::State& state) {
       r.section = c.section(s);
       ops.push_back(encode_record(r));
     }
-    if (!db->write(ops, false).ok()) state.SkipWithError("write failed");
+    if (!db->write(ops, bs.sync()).ok()) state.SkipWithError("write failed");
     ++i;
   }
   state.SetItemsProcessed(static_cast<int64_t>(i * kSectionsPerColumn));
 }
-BENCHMARK(BM_SaveSectionsRocks)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SaveSections)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
-/// Load: one column's records by prefix from RocksDB (after a flush to disk), unseal + decode every section.
-void BM_LoadSectionsRocks(benchmark::State& state) {
-  TempDb tmp;
+/// Load: one column's records (RocksDB: by prefix, after a flush to disk; PostgreSQL: one query on a new
+/// connection), unseal + decode every section.
+void BM_LoadSections(benchmark::State& state) {
+  BenchStore bs(state.range(0));
+  state.SetLabel(backend_name(state.range(0)));
   const auto& cols = columns();
   {
-    auto db = open_db(tmp.dir, true);
+    WorldStore* db = bs.store.get();
     for (size_t i = 0; i < cols.size(); ++i) {
       std::vector<WriteOp> ops;
       for (int s = 0; s < kSectionsPerColumn; ++s) {
@@ -175,9 +252,9 @@ void BM_LoadSectionsRocks(benchmark::State& state) {
       }
       (void)db->write(ops, false);
     }
-    (void)db->flush();
   }
-  auto db = open_db(tmp.dir, false);
+  bs.reopen();
+  WorldStore* db = bs.store.get();
   size_t i = 0, sections = 0;
   for (auto _ : state) {
     const ColumnPos p = cols[i % cols.size()]->pos();
@@ -193,7 +270,7 @@ void BM_LoadSectionsRocks(benchmark::State& state) {
   }
   state.SetItemsProcessed(static_cast<int64_t>(sections));
 }
-BENCHMARK(BM_LoadSectionsRocks)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_LoadSections)->Arg(kRocks)->Arg(kPg)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // ---- journals (generated worlds) -------------------------------------------------------------------------------
 
@@ -280,10 +357,11 @@ void BM_JournalBytesPerEditedColumn(benchmark::State& state) {
 }
 BENCHMARK(BM_JournalBytesPerEditedColumn)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->Iterations(1);
 
-/// Journal save and load through RocksDB, per section record (the house pattern: 2-3 sections per column).
-void BM_SaveJournalRocks(benchmark::State& state) {
-  TempDb tmp;
-  auto db = open_db(tmp.dir, true);
+/// Journal save, one record per batch (the house pattern's section at y 70: what one edit's commit writes), per backend.
+void BM_SaveJournal(benchmark::State& state) {
+  BenchStore bs(state.range(0));
+  state.SetLabel(backend_name(state.range(0)));
+  WorldStore* db = bs.store.get();
   std::vector<JournalCell> cells;
   for (const auto& [p, c] : pattern_edits(kHouse, {0, 0}))
     if (section_of_y(p.y) == section_of_y(70))
@@ -296,13 +374,60 @@ void BM_SaveJournalRocks(benchmark::State& state) {
     r.key = {RecordKind::kJournal, SectionPos{static_cast<int64_t>(i), 9, 0}};
     r.journal = cells;
     const WriteOp op = encode_record(r);
-    if (!db->write(std::span<const WriteOp>(&op, 1), false).ok()) state.SkipWithError("write failed");
+    if (!db->write(std::span<const WriteOp>(&op, 1), bs.sync()).ok()) state.SkipWithError("write failed");
     ++i;
   }
   state.SetItemsProcessed(static_cast<int64_t>(i));
   state.counters["cells_per_record"] = static_cast<double>(cells.size());
 }
-BENCHMARK(BM_SaveJournalRocks)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SaveJournal)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+/// voxen world copy of an imported world of 81 columns (1,944 section records, as BM_SaveSections stores them),
+/// directory -> PostgreSQL (arg 0) and PostgreSQL -> directory (arg 1), verification included; items = records.
+void BM_WorldCopy(benchmark::State& state) {
+  TempDb tmp;
+  const std::string dir = (tmp.dir / "src").string();
+  static int n = 0;
+  const std::string pg = pg_server().url("copysrc" + std::to_string(::getpid()) + "_" + std::to_string(n++), false);
+  {
+    OpenOptions o;
+    o.dir = dir;
+    o.create_seed = 0;
+    o.create_kind = WorldKind::kImported;
+    auto no_gen = [](const std::string&, uint64_t) -> Result<std::string> { return Error{"none"}; };
+    auto s = WorldSession::open(o, registry(), no_gen);
+    if (!s) {
+      std::fprintf(stderr, "%s\n", s.error().to_string().c_str());
+      std::exit(1);
+    }
+    std::vector<const Column*> cols;
+    for (const auto& c : columns()) cols.push_back(c.get());
+    (void)(*s)->store_columns(cols);
+    (void)(*s)->close();
+  }
+  const bool to_dir = state.range(0) == 1;
+  if (to_dir) (void)copy_world(dir, pg);
+  state.SetLabel(to_dir ? "pg_to_dir" : "dir_to_pg");
+  uint64_t records = 0, bytes = 0;
+  int k = 0;
+  for (auto _ : state) {
+    const std::string dst = to_dir ? (tmp.dir / ("dst" + std::to_string(k))).string() : pg + "x" + std::to_string(k);
+    ++k;
+    auto r = copy_world(to_dir ? pg : dir, dst);
+    if (!r) {
+      state.SkipWithError(r.error().to_string().c_str());
+      break;
+    }
+    records += r->content.total();
+    bytes += r->content.bytes;
+    state.PauseTiming();
+    (void)remove_world(dst);
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(records));
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+}
+BENCHMARK(BM_WorldCopy)->DenseRange(0, 1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 /// A whole column load through the saved world (stream::SavedWorld::load): generate (default generator) + read the journal + apply it.
 void BM_SessionLoadEditedColumn(benchmark::State& state) {
