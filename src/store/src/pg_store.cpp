@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "log.h"
@@ -163,6 +164,110 @@ Status exec_script(PGconn* c, const char* sql) {
   return Error{trimmed(msg)};
 }
 
+/// The statements each connection has prepared (named after their SQL's slot), forgotten when it (re)connects:
+/// a server-side prepared statement ends with its session.
+std::mutex g_prepared_mu;
+std::map<const PGconn*, std::set<std::string>> g_prepared;
+
+void forget_prepared(const PGconn* c) {
+  std::lock_guard lock(g_prepared_mu);
+  g_prepared.erase(c);
+}
+
+/// Prepares `sql` as statement `name` on this connection once (the plan is made once per session, not per call).
+Status ensure_prepared(PGconn* c, const char* name, const char* sql, const std::vector<Param>& params) {
+  {
+    std::lock_guard lock(g_prepared_mu);
+    if (g_prepared[c].count(name)) return Ok{};
+  }
+  std::vector<Oid> types;
+  for (const Param& p : params) types.push_back(p.type);
+  PgResult r(PQprepare(c, name, sql, static_cast<int>(types.size()), types.data()));
+  if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK)
+    return Error{trimmed(r ? PQresultErrorMessage(r.get()) : PQerrorMessage(c))};
+  std::lock_guard lock(g_prepared_mu);
+  g_prepared[c].insert(name);
+  return Ok{};
+}
+
+/// Runs a prepared statement (prepared on first use) with binary results.
+Result<PgResult> exec_prepared(PGconn* c, const char* name, const char* sql, const std::vector<Param>& params) {
+  if (Status p = ensure_prepared(c, name, sql, params); !p.ok()) return p.error();
+  std::vector<const char*> values;
+  std::vector<int> lengths, formats;
+  for (const Param& p : params) {
+    values.push_back(p.null ? nullptr : p.bytes.data());
+    lengths.push_back(static_cast<int>(p.bytes.size()));
+    formats.push_back(p.binary ? 1 : 0);
+  }
+  PgResult r(PQexecPrepared(c, name, static_cast<int>(params.size()), values.data(), lengths.data(), formats.data(), 1));
+  const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return r;
+  std::string msg = r ? PQresultErrorMessage(r.get()) : PQerrorMessage(c);
+  if (msg.empty()) msg = PQerrorMessage(c);
+  return Error{trimmed(msg)};
+}
+
+/// One statement of a pipeline.
+struct Step {
+  const char* name;
+  const char* sql;
+  const std::vector<Param>* params;
+};
+
+/// Runs prepared statements as one pipeline (libpq's pipeline mode): all of them sent, then one Sync, in one round
+/// trip. Between two Syncs the server runs them as one implicit transaction, committed when it reaches the Sync
+/// (rolled back if any fails), and answers the Sync only after that commit: so success here means committed.
+Status exec_pipeline(PGconn* c, const std::vector<Step>& steps) {
+  for (const Step& st : steps)
+    if (Status p = ensure_prepared(c, st.name, st.sql, *st.params); !p.ok()) return p;
+  if (PQenterPipelineMode(c) != 1) return Error{trimmed(PQerrorMessage(c))};
+  std::string error;
+  auto note = [&](const std::string& m) {
+    if (error.empty()) error = trimmed(m);
+  };
+  bool sent = true;
+  for (const Step& st : steps) {
+    std::vector<const char*> values;
+    std::vector<int> lengths, formats;
+    for (const Param& p : *st.params) {
+      values.push_back(p.null ? nullptr : p.bytes.data());
+      lengths.push_back(static_cast<int>(p.bytes.size()));
+      formats.push_back(p.binary ? 1 : 0);
+    }
+    if (PQsendQueryPrepared(c, st.name, static_cast<int>(values.size()), values.data(), lengths.data(), formats.data(), 1) != 1) {
+      note(PQerrorMessage(c));
+      sent = false;
+      break;
+    }
+  }
+  if (sent && PQpipelineSync(c) != 1) {
+    note(PQerrorMessage(c));
+    sent = false;
+  }
+  if (sent) {
+    // Each statement's results end with a null; then the Sync's own result.
+    for (size_t i = 0; i < steps.size(); ++i) {
+      while (PGresult* r = PQgetResult(c)) {
+        const ExecStatusType st = PQresultStatus(r);
+        if (st == PGRES_FATAL_ERROR) note(PQresultErrorMessage(r));
+        else if (st == PGRES_PIPELINE_ABORTED) note("the batch was aborted");
+        PQclear(r);
+      }
+      if (PQstatus(c) != CONNECTION_OK) break;
+    }
+    if (PQstatus(c) == CONNECTION_OK) {
+      PgResult sync(PQgetResult(c));
+      if (!sync || PQresultStatus(sync.get()) != PGRES_PIPELINE_SYNC) note(sync ? PQresultErrorMessage(sync.get()) : PQerrorMessage(c));
+    } else {
+      note(PQerrorMessage(c));
+    }
+  }
+  if (PQstatus(c) == CONNECTION_OK) PQexitPipelineMode(c);
+  if (!error.empty()) return Error{error.empty() ? std::string("the batch failed") : error};
+  return Ok{};
+}
+
 int64_t cell_int(const PGresult* r, int row, int col) {
   const int n = PQgetlength(r, row, col);
   const char* p = PQgetvalue(r, row, col);
@@ -261,9 +366,7 @@ Result<PgWorldUrl> parse_database_url(std::string_view url) {
 class PgWorldStore::Connection {
  public:
   Connection(const PgWorldUrl& url) : m_url(url) {}
-  ~Connection() {
-    if (m_conn) PQfinish(m_conn);
-  }
+  ~Connection() { finish(); }
   /// The first connection. Errors: libpq's message with the URL.
   Status connect() {
     m_conn = PQconnectdb(m_url.conninfo.c_str());
@@ -314,12 +417,18 @@ class PgWorldStore::Connection {
   /// Closes the connection (the server releases its session locks).
   void finish() {
     std::lock_guard lock(m_mu);
-    if (m_conn) PQfinish(m_conn);
+    if (m_conn) {
+      forget_prepared(m_conn);
+      PQfinish(m_conn);
+    }
     m_conn = nullptr;
   }
 
  private:
-  void setup() { PQsetNoticeProcessor(m_conn, quiet_notices, nullptr); }
+  void setup() {
+    PQsetNoticeProcessor(m_conn, quiet_notices, nullptr);
+    forget_prepared(m_conn);  // a new session has none of the old one's prepared statements
+  }
   const PgWorldUrl m_url;
   std::mutex m_mu;
   PGconn* m_conn = nullptr;
@@ -493,7 +602,7 @@ Result<std::vector<ColumnRecords>> PgWorldStore::load_columns(RecordKind kind, s
   }
   const std::vector<Param> params = {int8_param(m_world_id), int2_param(static_cast<uint8_t>(kind)), xs.param(), zs.param()};
   auto rows = m_read->run<PgResult>([&](PGconn* c) {
-    return exec(c,
+    return exec_prepared(c, "voxen_load",
                 "SELECT r.cx, r.cz, r.section, r.value FROM voxen_records r "
                 "JOIN unnest($3::int8[], $4::int8[]) AS t (x, z) ON r.cx = t.x AND r.cz = t.z "
                 "WHERE r.world = $1 AND r.kind = $2 ORDER BY r.cx, r.cz, r.section",
@@ -516,7 +625,8 @@ Result<std::optional<std::string>> PgWorldStore::get(const RecordKey& key) {
   const std::vector<Param> params = {int8_param(m_world_id), int2_param(static_cast<uint8_t>(key.kind)), int8_param(key.pos.x),
                                      int8_param(key.pos.z), int2_param(static_cast<int>(key.pos.y))};
   auto rows = m_read->run<PgResult>([&](PGconn* c) {
-    return exec(c, "SELECT value FROM voxen_records WHERE world = $1 AND kind = $2 AND cx = $3 AND cz = $4 AND section = $5",
+    return exec_prepared(c, "voxen_get",
+                         "SELECT value FROM voxen_records WHERE world = $1 AND kind = $2 AND cx = $3 AND cz = $4 AND section = $5",
                 params);
   });
   if (!rows) return Error{"cannot read " + describe(key.pos) + " of world '" + m_url.world + "' in " + m_url.display + ": " +
@@ -555,30 +665,21 @@ Status PgWorldStore::write(std::span<const WriteOp> ops, bool /*sync: every comm
   }
   const std::vector<Param> put_params = {int8_param(m_world_id), pk.param(), px.param(), pz.param(), ps.param(), pv.param()};
   const std::vector<Param> del_params = {int8_param(m_world_id), dk.param(), dx.param(), dz.param(), ds.param()};
+  static const char* const kPut =
+      "INSERT INTO voxen_records (world, kind, cx, cz, section, value) "
+      "SELECT $1, k, x, z, s, v FROM unnest($2::int2[], $3::int8[], $4::int8[], $5::int2[], $6::bytea[]) AS t (k, x, z, s, v) "
+      "ON CONFLICT (world, kind, cx, cz, section) DO UPDATE SET value = EXCLUDED.value";
+  static const char* const kDelete =
+      "DELETE FROM voxen_records r USING unnest($2::int2[], $3::int8[], $4::int8[], $5::int2[]) AS t (k, x, z, s) "
+      "WHERE r.world = $1 AND r.kind = t.k AND r.cx = t.x AND r.cz = t.z AND r.section = t.s";
+  std::vector<Step> steps;
+  if (puts) steps.push_back({"voxen_put", kPut, &put_params});
+  if (dels) steps.push_back({"voxen_delete", kDelete, &del_params});
+  if (steps.empty()) return Ok{};
   auto done = m_write->run<bool>(
       [&](PGconn* c) -> Result<bool> {
-        if (Status b = exec_script(c, "BEGIN"); !b.ok()) return b.error();
-        auto fail = [&](const Error& e) -> Result<bool> {
-          if (PQstatus(c) == CONNECTION_OK) exec_script(c, "ROLLBACK");
-          return e;
-        };
-        if (puts) {
-          auto r = exec(c,
-                        "INSERT INTO voxen_records (world, kind, cx, cz, section, value) "
-                        "SELECT $1, k, x, z, s, v FROM unnest($2::int2[], $3::int8[], $4::int8[], $5::int2[], $6::bytea[]) "
-                        "AS t (k, x, z, s, v) "
-                        "ON CONFLICT (world, kind, cx, cz, section) DO UPDATE SET value = EXCLUDED.value",
-                        put_params);
-          if (!r) return fail(r.error());
-        }
-        if (dels) {
-          auto r = exec(c,
-                        "DELETE FROM voxen_records r USING unnest($2::int2[], $3::int8[], $4::int8[], $5::int2[]) AS t (k, x, z, s) "
-                        "WHERE r.world = $1 AND r.kind = t.k AND r.cx = t.x AND r.cz = t.z AND r.section = t.s",
-                        del_params);
-          if (!r) return fail(r.error());
-        }
-        if (Status e = exec_script(c, "COMMIT"); !e.ok()) return fail(e.error());
+        // One round trip: the upsert and the delete pipelined as one implicit transaction (exec_pipeline).
+        if (Status w = exec_pipeline(c, steps); !w.ok()) return w.error();
         return true;
       },
       [this](PGconn* c) { return relock(c); });
