@@ -25,6 +25,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const size_t colon = url.find(':', scheme);
     if (colon != std::string::npos && colon < at) password = url.substr(colon + 1, at - colon - 1);
   }
+  // ... or as a password= parameter.
+  std::string param_password;
+  if (const size_t p = url.find("password="); p != std::string::npos && p > 0 && (url[p - 1] == '?' || url[p - 1] == '&')) {
+    const size_t e = url.find('&', p + 9);
+    param_password = url.substr(p + 9, e == std::string::npos ? std::string::npos : e - p - 9);
+  }
   if (!r.ok()) {
     VOXEN_ASSERT(!r.error().message.empty());
     if (password.size() >= 4) VOXEN_ASSERT(r.error().message.find(":" + password + "@") == std::string::npos);
@@ -32,6 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   VOXEN_ASSERT(!r->world.empty() && r->world.size() <= 63);
   if (password.size() >= 4) VOXEN_ASSERT(r->display.find(":" + password + "@") == std::string::npos);
+  if (param_password.size() >= 4 && param_password != "***")
+    VOXEN_ASSERT(r->display.find("password=" + param_password) == std::string::npos);
   // What goes to libpq keeps none of voxen's own parameters.
   if (const size_t q = r->conninfo.find('?'); q != std::string::npos) {
     std::string_view rest = std::string_view(r->conninfo).substr(q + 1);

@@ -61,6 +61,10 @@ TEST(PgUrl, WorldAndReconnectAreVoxensTheRestGoesToLibpqAndPasswordsAreHidden) {
   EXPECT_EQ(u->conninfo, "postgresql://ann:s3cret@db.example:6543/worlds?sslmode=disable");
   EXPECT_EQ(u->display.find("s3cret"), std::string::npos) << u->display;
   EXPECT_NE(u->display.find("ann:***@db.example"), std::string::npos) << u->display;
+  auto param = parse_database_url("postgresql://ann@db/worlds?password=hunter22&world=w");
+  ASSERT_TRUE(param.ok()) << message(param.error());
+  EXPECT_EQ(param->display.find("hunter22"), std::string::npos) << param->display;
+  EXPECT_NE(param->conninfo.find("password=hunter22"), std::string::npos);  // libpq still gets it
   auto sock = parse_database_url("postgres://me@%2Fvar%2Frun%2Fpostgresql/voxen?world=w");
   ASSERT_TRUE(sock.ok()) << message(sock.error());
   EXPECT_EQ(sock->reconnect.count(), 10000);

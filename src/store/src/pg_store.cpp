@@ -300,14 +300,20 @@ Result<PgWorldUrl> parse_database_url(std::string_view url) {
   PgWorldUrl out;
   // The display form: a password between "user:" and "@" in the authority is hidden.
   std::string display(url);
-  {
-    const size_t scheme = display.find("://") + 3;
+  if (const size_t sep = display.find("://"); sep != std::string::npos) {
+    const size_t scheme = sep + 3;
     const size_t end = display.find_first_of("/?", scheme);
     const size_t at = display.rfind('@', end == std::string::npos ? display.size() : end);
     if (at != std::string::npos && at >= scheme) {
       const size_t colon = display.find(':', scheme);
       if (colon != std::string::npos && colon < at) display.replace(colon + 1, at - colon - 1, "***");
     }
+  }
+  // ... and so is a `password=` parameter's value.
+  for (size_t p = display.find('?'); p != std::string::npos; p = display.find('&', p + 1)) {
+    if (display.compare(p + 1, 9, "password=") != 0) continue;
+    const size_t v = p + 10, e = display.find('&', v);
+    display.replace(v, (e == std::string::npos ? display.size() : e) - v, "***");
   }
   out.display = display;
   const size_t q = url.find('?');
