@@ -78,6 +78,8 @@ TEST(PgUrl, WorldAndReconnectAreVoxensTheRestGoesToLibpqAndPasswordsAreHidden) {
       {"postgresql://me@host/db?world=a&world=b", "world= is given twice"},
       {"postgresql://me@host/db?world=a&reconnect=soon", "reconnect=soon must be a number of seconds"},
       {"postgresql://me:pw@host/db?world=a&nosuchparam=1", "nosuchparam"},
+      // A password repeated where the message echoes the input (found by voxen_world_url_fuzz) is hidden there too.
+      {"postgresql://me:pw@host/db?world=me:pw@host", "world name 'me:***@host'"},
   };
   for (const auto& [url, want] : bad) {
     auto r = parse_database_url(url);

@@ -298,23 +298,37 @@ bool is_database_url(std::string_view s) { return s.starts_with("postgresql://")
 
 Result<PgWorldUrl> parse_database_url(std::string_view url) {
   PgWorldUrl out;
-  // The display form: a password between "user:" and "@" in the authority is hidden.
+  // The display form: a password between "user:" and "@" in the authority is hidden, and so is a `password=`
+  // parameter's value; every message below goes through hide(), which also blanks the passwords wherever else
+  // they appear (a bad world name that repeats them).
   std::string display(url);
+  std::vector<std::string> passwords;
   if (const size_t sep = display.find("://"); sep != std::string::npos) {
     const size_t scheme = sep + 3;
     const size_t end = display.find_first_of("/?", scheme);
     const size_t at = display.rfind('@', end == std::string::npos ? display.size() : end);
     if (at != std::string::npos && at >= scheme) {
       const size_t colon = display.find(':', scheme);
-      if (colon != std::string::npos && colon < at) display.replace(colon + 1, at - colon - 1, "***");
+      if (colon != std::string::npos && colon < at) {
+        passwords.push_back(display.substr(colon + 1, at - colon - 1));
+        display.replace(colon + 1, at - colon - 1, "***");
+      }
     }
   }
-  // ... and so is a `password=` parameter's value.
   for (size_t p = display.find('?'); p != std::string::npos; p = display.find('&', p + 1)) {
     if (display.compare(p + 1, 9, "password=") != 0) continue;
     const size_t v = p + 10, e = display.find('&', v);
+    passwords.push_back(display.substr(v, (e == std::string::npos ? display.size() : e) - v));
     display.replace(v, (e == std::string::npos ? display.size() : e) - v, "***");
   }
+  auto hide = [&passwords](std::string text) {
+    for (const std::string& pw : passwords) {
+      if (pw.empty() || pw == "***") continue;
+      for (size_t at = text.find(pw); at != std::string::npos; at = text.find(pw, at + 3)) text.replace(at, pw.size(), "***");
+    }
+    return Error{text};
+  };
+  display = hide(display).message;
   out.display = display;
   const size_t q = url.find('?');
   std::string base(url.substr(0, q));
@@ -331,19 +345,19 @@ Result<PgWorldUrl> parse_database_url(std::string_view url) {
       const std::string_view key = item.substr(0, eq);
       const std::string_view value = eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
       if (key == "world") {
-        if (have_world) return Error{"world URL " + display + ": world= is given twice"};
+        if (have_world) return hide("world URL " + display + ": world= is given twice");
         if (!valid_world_name(value))
-          return Error{"world URL " + display + ": world name '" + std::string(value) +
-                       "' must be 1 to 63 characters of A-Z a-z 0-9 _ - ."};
+          return hide("world URL " + display + ": world name '" + std::string(value) +
+                       "' must be 1 to 63 characters of A-Z a-z 0-9 _ - .");
         out.world = std::string(value);
         have_world = true;
       } else if (key == "reconnect") {
-        if (have_reconnect) return Error{"world URL " + display + ": reconnect= is given twice"};
+        if (have_reconnect) return hide("world URL " + display + ": reconnect= is given twice");
         char* end = nullptr;
         const std::string v(value);
         const double s = std::strtod(v.c_str(), &end);
         if (v.empty() || *end != '\0' || !(s >= 0) || s > 86400)
-          return Error{"world URL " + display + ": reconnect=" + v + " must be a number of seconds from 0 to 86400"};
+          return hide("world URL " + display + ": reconnect=" + v + " must be a number of seconds from 0 to 86400");
         out.reconnect = std::chrono::milliseconds(static_cast<int64_t>(s * 1000));
         have_reconnect = true;
       } else {
@@ -352,7 +366,7 @@ Result<PgWorldUrl> parse_database_url(std::string_view url) {
     }
   }
   if (!have_world)
-    return Error{"world URL " + display + " names no world: add ?world=NAME (postgresql://USER@HOST[:PORT]/DB?world=NAME)"};
+    return hide("world URL " + display + " names no world: add ?world=NAME (postgresql://USER@HOST[:PORT]/DB?world=NAME)");
   out.conninfo = base;
   for (size_t i = 0; i < kept.size(); ++i) out.conninfo += (i ? "&" : "?") + kept[i];
   // libpq checks the rest (host, port, database, its own parameters) and names what it cannot parse.
@@ -361,7 +375,7 @@ Result<PgWorldUrl> parse_database_url(std::string_view url) {
   if (!opts) {
     std::string m = err ? trimmed(err) : "cannot parse it";
     if (err) PQfreemem(err);
-    return Error{"world URL " + display + ": " + m};
+    return hide("world URL " + display + ": " + m);
   }
   PQconninfoFree(opts);
   return out;
