@@ -4,6 +4,9 @@
 // open session) and `voxen world copy` in both directions with every record kind.
 #include <sys/wait.h>
 
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -283,6 +286,65 @@ TEST(WorldCopy, DirectoryToPostgreSQLAndBackKeepsEveryRecordAndTheHash) {
   auto peek = peek_world_meta(nowhere);
   ASSERT_TRUE(peek.ok());
   EXPECT_FALSE(peek->has_value());
+}
+
+
+/// The bytes of a file ("" when it cannot be read).
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// The value of "key": ... in a JSON text (numbers and strings), "" when absent.
+std::string json_value(const std::string& text, const std::string& key) {
+  const size_t k = text.find("\"" + key + "\":");
+  if (k == std::string::npos) return "";
+  size_t v = k + key.size() + 3;
+  while (v < text.size() && text[v] == ' ') ++v;
+  const size_t e = text.find_first_of(",\n}", v);
+  return text.substr(v, e - v);
+}
+
+// Every command that takes --world takes a world URL, and a world in PostgreSQL gives what the same commands give on
+// a world directory: probe's cells, the simulation's final hash when it is resumed from the saved pending updates,
+// shot's picture (far view nodes stored in the world), mem's run. The commands are the user's, run as processes.
+TEST(WorldCommands, EveryWorldCommandTakesAURLAndAgreesWithADirectory) {
+  VOXEN_REQUIRE_PG();
+  testing::TempDir tmp;
+  const std::string dir = (tmp.path() / "w").string(), url = testing::pg_world_url();
+  std::map<std::string, std::vector<std::string>> results;
+  for (const std::string& w : {dir, url}) {
+    SCOPED_TRACE(w);
+    const std::string q = "'" + w + "'";
+    const CliRun probe = voxen("probe --world " + q + " --seed 4 --edit 20,90,-20=glass --edit 21,90,-20=torch --at 20,90,-20 --at 21,90,-20");
+    ASSERT_EQ(probe.code, 0) << probe.out;
+    const CliRun sim1 = voxen("sim --world " + q + " --scenario dam-break --at 40,40 --ticks 5 --json");
+    ASSERT_EQ(sim1.code, 0) << sim1.out;
+    const CliRun sim2 = voxen("sim --world " + q + " --at 40,40 --ticks 15 --json");  // resumes the pending flow
+    ASSERT_EQ(sim2.code, 0) << sim2.out;
+    const std::string png = (tmp.path() / (w == dir ? "dir.png" : "pg.png")).string();
+    const CliRun shot = voxen("shot --world " + q + " --pos 20,surface,-10 --size 96x54 --far-distance 512 --out '" + png + "'");
+    ASSERT_EQ(shot.code, 0) << shot.out;
+    const CliRun mem = voxen("mem --world " + q + " --render-distance 1 --json");
+    ASSERT_EQ(mem.code, 0) << mem.out;
+    const CliRun again = voxen("probe --world " + q + " --at 20,90,-20 --at 21,90,-20");
+    ASSERT_EQ(again.code, 0) << again.out;
+    results[w] = {probe.out, json_value(sim1.out, "final_hash"), json_value(sim2.out, "final_hash"), file_bytes(png),
+                  again.out};
+    EXPECT_NE(results[w][2], "");
+    EXPECT_NE(results[w][3], "");
+  }
+  EXPECT_EQ(results[dir][0], results[url][0]);
+  EXPECT_EQ(results[dir][1], results[url][1]);
+  EXPECT_EQ(results[dir][2], results[url][2]);
+  EXPECT_TRUE(results[dir][3] == results[url][3]) << "the two worlds' pictures differ";
+  EXPECT_EQ(results[dir][4], results[url][4]);
+  EXPECT_NE(results[url][4].find("glass"), std::string::npos) << results[url][4];
+  auto lod = world_content(url);
+  ASSERT_TRUE(lod.ok()) << message(lod.error());
+  EXPECT_GT(lod->records.at(RecordKind::kLod), 0u);         // the far view's nodes are stored in the database
+  EXPECT_EQ(lod->records.at(RecordKind::kSimulation), 1u);  // and the simulation's pending updates
+  EXPECT_EQ(world_content(dir)->records, lod->records);
 }
 
 }  // namespace
