@@ -25,9 +25,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const size_t colon = url.find(':', scheme);
     if (colon != std::string::npos && colon < at) password = url.substr(colon + 1, at - colon - 1);
   }
-  // ... or as a password= parameter.
+  // ... or as a password= parameter of the query.
   std::string param_password;
-  if (const size_t p = url.find("password="); p != std::string::npos && p > 0 && (url[p - 1] == '?' || url[p - 1] == '&')) {
+  const size_t query = url.find('?');
+  if (const size_t p = query == std::string::npos ? query : url.find("password=", query);
+      p != std::string::npos && (url[p - 1] == '?' || url[p - 1] == '&')) {
     const size_t e = url.find('&', p + 9);
     param_password = url.substr(p + 9, e == std::string::npos ? std::string::npos : e - p - 9);
   }

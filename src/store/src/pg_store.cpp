@@ -397,10 +397,10 @@ class PgWorldStore::Connection {
     return Ok{};
   }
   /// Runs `fn` (one unit of work: a query, or a whole transaction) under this connection's mutex. When it fails
-  /// because the connection broke, reconnects for up to the URL's reconnect time, runs `after_reconnect` (the lock)
+  /// because the connection broke, reconnects for up to the URL's reconnect time, runs the reconnect hook (the lock)
   /// and `fn` again. Errors: fn's own, or the lost connection's (naming the server and both causes).
   template <class T>
-  Result<T> run(const std::function<Result<T>(PGconn*)>& fn, const std::function<Status(PGconn*)>& after_reconnect = {}) {
+  Result<T> run(const std::function<Result<T>(PGconn*)>& fn) {
     std::lock_guard lock(m_mu);
     if (!m_conn) return Error{"the connection to PostgreSQL at " + m_url.display + " is closed"};
     Result<T> r = fn(m_conn);
@@ -415,7 +415,7 @@ class PgWorldStore::Connection {
       PQreset(m_conn);
       if (PQstatus(m_conn) == CONNECTION_OK) {
         setup();
-        Status a = after_reconnect ? after_reconnect(m_conn) : Status(Ok{});
+        Status a = m_on_reconnect ? m_on_reconnect(m_conn) : Status(Ok{});
         if (!a.ok()) return a.error();
         r = fn(m_conn);
         if (r.ok()) {
@@ -444,7 +444,12 @@ class PgWorldStore::Connection {
     m_conn = nullptr;
   }
 
+  /// Runs after every reconnect, whichever call found the connection broken, before that call's work is done again
+  /// (the writing connection: retake the world's lock, so no later query on it runs without the lock).
+  void set_on_reconnect(std::function<Status(PGconn*)> hook) { m_on_reconnect = std::move(hook); }
+
  private:
+  std::function<Status(PGconn*)> m_on_reconnect;
   void setup() {
     PQsetNoticeProcessor(m_conn, quiet_notices, nullptr);
     forget_prepared(m_conn);  // a new session has none of the old one's prepared statements
@@ -573,6 +578,9 @@ Result<std::unique_ptr<PgWorldStore>> PgWorldStore::open(const PgWorldUrl& url, 
     s->m_lock_lost_message = "world '" + url.world + "' in " + url.display + " was opened for reading only";
   } else if (Status l = s->take_lock(); !l.ok()) {
     return l.error();
+  } else {
+    PgWorldStore* self = s.get();
+    self->m_write->set_on_reconnect([self](PGconn* c) { return self->relock(c); });
   }
   if (Status r = read->connect(); !r.ok()) return r.error();
   s->m_read = std::move(read);
@@ -701,8 +709,7 @@ Status PgWorldStore::write(std::span<const WriteOp> ops, bool /*sync: every comm
         // One round trip: the upsert and the delete pipelined as one implicit transaction (exec_pipeline).
         if (Status w = exec_pipeline(c, steps); !w.ok()) return w.error();
         return true;
-      },
-      [this](PGconn* c) { return relock(c); });
+      });
   if (!done)
     return Error{"cannot write a batch of " + std::to_string(ops.size()) + (ops.size() == 1 ? " record" : " records") + " to world '" + m_url.world + "' in " +
                  m_url.display + ": " + done.error().message};
@@ -763,8 +770,7 @@ Status PgWorldStore::put_meta_record(std::string_view value, bool) {
         auto u = exec(c, "UPDATE voxen_worlds SET meta = $2 WHERE id = $1", {int8_param(m_world_id), bytea_param(value)});
         if (!u) return u.error();
         return true;
-      },
-      [this](PGconn* c) { return relock(c); });
+      });
   if (!r) return Error{"cannot write the metadata of world '" + m_url.world + "' in " + m_url.display + ": " + r.error().message};
   return Ok{};
 }
@@ -793,8 +799,7 @@ Status PgWorldStore::put_meta_text(std::string_view text) {
         auto u = exec(c, "UPDATE voxen_worlds SET toml = $2 WHERE id = $1", {int8_param(m_world_id), text_param(text)});
         if (!u) return u.error();
         return true;
-      },
-      [this](PGconn* c) { return relock(c); });
+      });
   if (!r) return Error{"cannot write the metadata of world '" + m_url.world + "' in " + m_url.display + ": " + r.error().message};
   return Ok{};
 }
