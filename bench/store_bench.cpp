@@ -157,7 +157,7 @@ struct BenchStore {
       return;
     }
     auto url = parse_database_url(pg_server().url(world, backend == kPgAsync));
-    auto s = PgWorldStore::open(*url, create ? std::optional<std::string>("format_version = 1\n") : std::nullopt, std::nullopt);
+    auto s = PgWorldStore::open(*url, create ? std::optional<PgWorldStore::PgCreate>(PgWorldStore::PgCreate{"format_version = 1\n", std::nullopt}) : std::nullopt);
     if (!s) {
       std::fprintf(stderr, "%s\n", s.error().to_string().c_str());
       std::exit(1);

@@ -24,6 +24,7 @@
 #include "voxen/store/pg_store.h"
 #include "voxen/store/world_copy.h"
 #include "voxen/store/world_session.h"
+#include "world_open.h"
 #include "world_setup.h"
 
 namespace voxen::app {
@@ -84,10 +85,11 @@ int run_import(const ImportOptions& o) {
   auto existing = store::peek_world_meta(o.world);
   if (!existing) throw RunError("import-anvil: " + existing.error().to_string());
   if (*existing && (*existing)->kind == store::WorldKind::kGenerated)
-    throw RunError(o.world + " is a generated world (edits over a voxen generator); import a Minecraft world into a "
-                             "new folder, or into a world made by import-anvil");
+    throw RunError(store::world_display(o.world) + " is a generated world (edits over a voxen generator); import a "
+                   "Minecraft world into a new world, or into a world made by import-anvil");
   // A world this command creates is removed again when the import fails (nothing of it was there before).
   const bool database = store::is_database_url(o.world);
+  const std::string shown = store::world_display(o.world);  // a URL's password hidden
   std::error_code ec;
   // What to remove again on failure: the folder itself if this command makes it, its contents if it was empty; a
   // database world this command makes.
@@ -167,7 +169,7 @@ int run_import(const ImportOptions& o) {
     nlohmann::json j;
     j["source"] = o.source;
     j["source_kind"] = r.source_kind;
-    j["world"] = o.world;
+    j["world"] = shown;
     if (!r.level_name.empty()) j["level_name"] = r.level_name;
     if (!r.version_name.empty()) j["version_name"] = r.version_name;
     if (!r.level_dat_error.empty()) j["level_dat_error"] = r.level_dat_error;
@@ -216,7 +218,7 @@ int run_import(const ImportOptions& o) {
     std::printf("source          %s (%s%s%s)\n", printable(o.source).c_str(), r.source_kind.c_str(),
                 r.level_name.empty() ? "" : (", \"" + printable(r.level_name) + "\"").c_str(),
                 r.version_name.empty() ? "" : (", Minecraft " + r.version_name).c_str());
-    std::printf("world           %s\n", printable(o.world).c_str());
+    std::printf("world           %s\n", printable(shown).c_str());
     std::printf("regions         %llu\n", static_cast<unsigned long long>(r.regions));
     std::printf("chunks          %llu listed, %llu imported\n", static_cast<unsigned long long>(r.chunks),
                 static_cast<unsigned long long>(r.chunks_imported));
@@ -246,7 +248,7 @@ int run_import(const ImportOptions& o) {
                   static_cast<long long>(int64_t{b[2]} * 16 + 15), static_cast<long long>(int64_t{b[1]} * 16),
                   static_cast<long long>(int64_t{b[3]} * 16 + 15));
       std::printf("open it with    voxen play --world %s --spawn %lld,%lld\n",
-                  (database ? "'" + printable(o.world) + "'" : printable(o.world)).c_str(),
+                  (database ? "'" + printable(shown) + "'" : printable(shown)).c_str(),
                   static_cast<long long>((*spawn)[0]), static_cast<long long>((*spawn)[1]));
     }
   }
@@ -271,7 +273,7 @@ void add_import_anvil_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--world", o->world, "the voxen world to write (a directory or postgresql://USER@HOST[:PORT]/DB?world=NAME): created when missing or "
                   "empty, or an imported world to add to")
       ->required()
-      ->check([](const std::string& v) { return v.empty() ? std::string("must name a directory (got an empty string)") : std::string(); });
+      ->check(world_location_check);
   cmd->add_option("--y-offset", o->y_offset, "voxen y = Minecraft y + N (default 0; -64 fits 1.18's -64..319 into -128..255)")
       ->check(CLI::Range(int64_t{-4096}, int64_t{4096}));
   add_int_pair_option(*cmd, "--region", o->region, "X,Z: import only the region file r.X.Z.mca");

@@ -92,7 +92,7 @@ int run_play(const PlayOptions& o) {
     // names a generator for the header and is never run), so beyond the render distance there is nothing to show.
     h.far_distance = 0;
     std::fprintf(stderr, "voxen play: %s is an imported world: no far view (it shows to the render distance)\n",
-                 o.world_dir.dir.c_str());
+                 o.world_dir.display().c_str());
   }
   std::optional<BlockPos> spawn;
   if (cw.generator()) spawn = play::find_generated_spawn(*cw.generator(), reg, sx, sz);
@@ -123,7 +123,7 @@ int run_play(const PlayOptions& o) {
   if (saved) {
     so.source = saved;
     // Said saved only once committed (durable), not when queued: the source follows the batches' tickets.
-    so.game.status_source = [b = saved, dir = o.world_dir.dir] {
+    so.game.status_source = [b = saved, dir = o.world_dir.display()] {
       return std::string("WORLD ").append(dir).append(": ").append(b->save_status());
     };
   }
@@ -141,7 +141,7 @@ int run_play(const PlayOptions& o) {
   play::RecordingWriter writer;
   if (!o.record.empty()) {
     h.step = game.controls().frame_seconds;
-    const std::string note = saved ? "recorded on the saved world " + o.world_dir.dir +
+    const std::string note = saved ? "recorded on the saved world " + o.world_dir.display() +
                                          "; replays run on the generated world, without its saved edits"
                                    : "";
     if (auto s = writer.open(o.record, h, note); !s.ok()) throw RunError(s.error().to_string());
@@ -219,7 +219,7 @@ int run_play(const PlayOptions& o) {
   }
   session->reset();  // the game (its streamer and GL objects) before the saved world closes
   cw.close();
-  if (saved) std::printf("saved the world in %s\n", o.world_dir.dir.c_str());
+  if (saved) std::printf("saved the world in %s\n", o.world_dir.display().c_str());
   return 0;
 }
 

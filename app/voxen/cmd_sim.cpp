@@ -82,10 +82,10 @@ int run_sim(const SimOptions& o) {
   sim::Simulator simulator(reg, cw.seed());
   if (stream::SavedWorld* saved = cw.saved()) {
     auto state = saved->session().sim_state();
-    if (!state) throw RunError("world " + o.world_dir.dir + ": " + state.error().to_string());
+    if (!state) throw RunError("world " + o.world_dir.display() + ": " + state.error().to_string());
     if (*state) {
       if (Status s = simulator.load_state(**state); !s.ok())
-        throw RunError("world " + o.world_dir.dir + ": the simulation's pending updates: " + s.error().to_string());
+        throw RunError("world " + o.world_dir.display() + ": the simulation's pending updates: " + s.error().to_string());
     }
   }
 

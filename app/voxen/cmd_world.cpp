@@ -13,6 +13,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "voxen/store/world_copy.h"
+#include "world_open.h"
 
 namespace voxen::app {
 namespace {
@@ -82,9 +83,12 @@ void add_world_command(CLI::App& app, RunFn& run) {
   CLI::App* copy = world->add_subcommand(
       "copy", "copy a saved world to a new one, between a world directory and PostgreSQL in either direction "
               "(postgresql://USER@HOST[:PORT]/DB?world=NAME), verifying record counts and content hash");
-  copy->add_option("SRC", o->source, "the world to copy: a world directory or a world URL")->required();
+  copy->add_option("SRC", o->source, "the world to copy: a world directory or a world URL")
+      ->required()
+      ->check(world_location_check);
   copy->add_option("DST", o->destination, "the new world: a missing or empty directory, or a world URL naming no world yet")
-      ->required();
+      ->required()
+      ->check(world_location_check);
   copy->add_flag("--json", o->json, "print one JSON object");
   copy->callback([o, &run] { run = [o] { return run_copy(*o); }; });
 }

@@ -5,15 +5,32 @@
 #include <unordered_set>
 
 #include "cli_util.h"
+#include "voxen/store/pg_store.h"
+#include "voxen/store/world_copy.h"
 
 namespace voxen::app {
+
+std::string world_location_check(const std::string& v) {
+  // An empty name would read as "no --world" and the edits would silently go unsaved.
+  if (v.empty()) return "must name a directory or a world URL (got an empty string)";
+  if (store::is_database_url(v)) {
+    auto u = store::parse_database_url(v);
+    return u ? std::string() : u.error().message;
+  }
+  // A mistyped scheme would otherwise make a directory named after it.
+  if (const size_t sep = v.find("://"); sep != std::string::npos && sep > 0 && v.find('/') == sep + 1)
+    return "'" + v.substr(0, sep) + "://' is not a world URL scheme: worlds in a database are postgresql://USER@HOST[:PORT]/DB?world=NAME "
+           "(a directory named so: write ./" + v.substr(0, sep) + ":...)";
+  return "";
+}
+
+std::string WorldDirFlag::display() const { return store::world_display(dir); }
 
 void WorldDirFlag::add_to(CLI::App& cmd) {
   cmd.add_option("--world", dir,
                  "saved world: a directory, or a world in PostgreSQL (postgresql://USER@HOST[:PORT]/DB?world=NAME); "
                  "opened (it keeps its own seed) or, if missing and --seed is given, created; edits are saved to it")
-      // An empty name would read as "no --world" and the edits would silently go unsaved.
-      ->check([](const std::string& v) { return v.empty() ? std::string("must name a directory or a world URL (got an empty string)") : std::string(); });
+      ->check(world_location_check);
   seed_option = cmd.get_option_no_throw("--seed");
   generator_option = cmd.get_option_no_throw("--generator");
 }
@@ -68,14 +85,14 @@ CommandWorld::CommandWorld(const WorldDirFlag& dir, const WorldFlags& flags, con
     // An imported world (voxen import-anvil) has no seed or generator to keep.
     if (dir.seed_given() || dir.generator_given())
       std::fprintf(stderr, "voxen: warning: world %s is an imported world (no generator); --seed and --generator are ignored\n",
-                   dir.dir.c_str());
+                   dir.display().c_str());
     return;
   }
   if (dir.seed_given() && flags.seed != m_seed)
-    std::fprintf(stderr, "voxen: warning: world %s has seed %llu; --seed %llu is ignored\n", dir.dir.c_str(),
+    std::fprintf(stderr, "voxen: warning: world %s has seed %llu; --seed %llu is ignored\n", dir.display().c_str(),
                  static_cast<unsigned long long>(m_seed), static_cast<unsigned long long>(flags.seed));
   if (dir.generator_given() && flags.generator != session.meta().generator)
-    std::fprintf(stderr, "voxen: warning: world %s uses generator '%s'; --generator %s is ignored\n", dir.dir.c_str(),
+    std::fprintf(stderr, "voxen: warning: world %s uses generator '%s'; --generator %s is ignored\n", dir.display().c_str(),
                  session.meta().generator.c_str(), flags.generator.c_str());
 }
 

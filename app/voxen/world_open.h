@@ -39,6 +39,10 @@
 
 namespace voxen::app {
 
+/// CLI11 check of a world location (`--world`, `voxen world copy`): "" when usable, else why not (exit 2): empty, a
+/// world URL that does not parse (password hidden), or a URL of another scheme (which would become a directory).
+std::string world_location_check(const std::string& v);
+
 /// The --world DIR flag, plus whether --seed / --generator were given on the command line.
 struct WorldDirFlag {
   std::string dir;
@@ -48,6 +52,8 @@ struct WorldDirFlag {
   /// DIR (`--world ""`) is a usage error (exit 2), not "no --world".
   void add_to(CLI::App& cmd);
   bool given() const { return !dir.empty(); }
+  /// The world as messages show it (a URL's password hidden).
+  std::string display() const;
   bool seed_given() const { return seed_option && seed_option->count() > 0; }
   bool generator_given() const { return generator_option && generator_option->count() > 0; }
 };

@@ -243,6 +243,26 @@ TEST(MetaCopyCli, AChangedKindOrSeedIsWarnedAndTheDatabasesValuesUsed) {
   EXPECT_EQ(probe(w, at).err, "");
 }
 
+// A voxen.toml copied over from another world (another seed, so another generator fingerprint): the database's values
+// win, and the fingerprint is started again from what its seed makes, so the next open says nothing (it used to warn of
+// a generator change on every open, comparing the other world's fingerprint with this one's terrain).
+TEST(MetaCopyCli, AVoxenTomlFromAnotherWorldIsMendedOnceAndNotWarnedAgain) {
+  testing::TempDir tmp;
+  const fs::path a = tmp.path() / "a", b = tmp.path() / "b";
+  for (const auto& [w, seed] : {std::pair{a, "7"}, std::pair{b, "99"}}) {
+    auto r = run_voxen({"probe", "--world", w.string(), "--seed", seed, "--edit", "1,90,1=glass", "--at", "1,90,1"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  fs::copy_file(b / "voxen.toml", a / "voxen.toml", fs::copy_options::overwrite_existing);
+  const Probe p = probe(a, {"1,90,1"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_NE(p.err.find("seed is 99 in voxen.toml and 7 in the database"), std::string::npos) << p.err;
+  const Probe again = probe(a, {"1,90,1"});
+  EXPECT_EQ(again.err, "");
+  EXPECT_EQ(again.blocks, (std::vector<std::string>{"glass"}));
+  EXPECT_NE(testing::read_file_bytes(a / "voxen.toml").find("seed = \"7\""), std::string::npos);
+}
+
 // A damaged copy cannot check voxen.toml: exit 1, one line naming the world, nothing printed.
 TEST(MetaCopyCli, ADamagedCopyIsAnErrorNamingTheWorld) {
   testing::TempDir tmp;

@@ -130,7 +130,7 @@ struct PgBackend {
     s.reset();
   }
   std::unique_ptr<PgWorldStore> raw(bool lock = true) {
-    auto st = PgWorldStore::open(*parse_database_url(url), std::nullopt, std::nullopt, lock);
+    auto st = PgWorldStore::open(*parse_database_url(url), std::nullopt, lock);
     EXPECT_TRUE(st.ok()) << message(st.error());
     return std::move(st).value();
   }

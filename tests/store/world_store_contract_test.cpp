@@ -37,7 +37,7 @@ struct PgFactory {
     }
     auto url = parse_database_url(testing::pg_world_url());
     EXPECT_TRUE(url.ok()) << testing::message(url.error());
-    auto s = PgWorldStore::open(*url, std::string("format_version = 1\n"), std::nullopt);
+    auto s = PgWorldStore::open(*url, PgWorldStore::PgCreate{"format_version = 1\n", std::nullopt});
     EXPECT_TRUE(s.ok()) << testing::message(s.error());
     if (!s) return std::make_unique<MemoryWorldStore>();
     return std::move(s).value();

@@ -3,6 +3,7 @@
 #include <libpq-fe.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -29,6 +30,7 @@ const char* const kMigrations[] = {
     "  name text NOT NULL UNIQUE,"
     "  toml text NOT NULL,"
     "  meta bytea,"
+    "  complete boolean NOT NULL DEFAULT true,"
     "  created timestamptz NOT NULL DEFAULT now());"
     "CREATE TABLE voxen_records ("
     "  world bigint NOT NULL REFERENCES voxen_worlds (id) ON DELETE CASCADE,"
@@ -294,7 +296,17 @@ bool valid_world_name(std::string_view s) {
 
 // ---- URLs ------------------------------------------------------------------------------------------------------
 
-bool is_database_url(std::string_view s) { return s.starts_with("postgresql://") || s.starts_with("postgres://"); }
+namespace {
+/// True when `s` starts with `prefix`, ignoring ASCII case.
+bool starts_with_nocase(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[i])) != prefix[i]) return false;
+  return true;
+}
+}  // namespace
+
+bool is_database_url(std::string_view s) { return starts_with_nocase(s, "postgresql://") || starts_with_nocase(s, "postgres://"); }
 
 Result<PgWorldUrl> parse_database_url(std::string_view url) {
   PgWorldUrl out;
@@ -305,9 +317,15 @@ Result<PgWorldUrl> parse_database_url(std::string_view url) {
   std::vector<std::string> passwords;
   if (const size_t sep = display.find("://"); sep != std::string::npos) {
     const size_t scheme = sep + 3;
-    const size_t end = display.find_first_of("/?", scheme);
-    const size_t at = display.rfind('@', end == std::string::npos ? display.size() : end);
-    if (at != std::string::npos && at >= scheme) {
+    // libpq's rule: credentials end at the first '@' before the first '/'; a '/' inside a password (an invalid URL)
+    // is covered too by taking the first '@' before the query.
+    const size_t slash = display.find('/', scheme);
+    size_t at = display.find('@', scheme);
+    if (at != std::string::npos && slash != std::string::npos && at > slash) {
+      const size_t q = display.find('?', scheme);
+      if (q != std::string::npos && at > q) at = std::string::npos;
+    }
+    if (at != std::string::npos) {
       const size_t colon = display.find(':', scheme);
       if (colon != std::string::npos && colon < at) {
         passwords.push_back(display.substr(colon + 1, at - colon - 1));
@@ -323,7 +341,7 @@ Result<PgWorldUrl> parse_database_url(std::string_view url) {
   }
   auto hide = [&passwords](std::string text) {
     for (const std::string& pw : passwords) {
-      if (pw.empty() || pw == "***") continue;
+      if (pw.size() < 4 || pw == "***") continue;  // a short one would blank ordinary words; its own place is masked
       for (size_t at = text.find(pw); at != std::string::npos; at = text.find(pw, at + 3)) text.replace(at, pw.size(), "***");
     }
     return Error{text};
@@ -367,6 +385,18 @@ Result<PgWorldUrl> parse_database_url(std::string_view url) {
   }
   if (!have_world)
     return hide("world URL " + display + " names no world: add ?world=NAME (postgresql://USER@HOST[:PORT]/DB?world=NAME)");
+  // libpq knows the scheme in lower case only.
+  for (size_t i = 0; i < base.size() && base[i] != ':'; ++i) base[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(base[i])));
+  // Bounds for a server that does not answer: a connection attempt gives up after 10 s, and on TCP the kernel's
+  // keepalive finds a dead peer within about a minute, unless the URL sets them itself. (A server process that is
+  // alive but stopped mid-query is not detected: libpq's blocking calls have no timeout of their own.)
+  auto has = [&kept](std::string_view key) {
+    return std::any_of(kept.begin(), kept.end(), [&](const std::string& k) { return k.starts_with(std::string(key) + "="); });
+  };
+  for (const char* d : {"connect_timeout=10", "keepalives_idle=30", "keepalives_interval=10", "keepalives_count=3"}) {
+    const std::string_view kv(d);
+    if (!has(kv.substr(0, kv.find('=')))) kept.emplace_back(d);
+  }
   out.conninfo = base;
   for (size_t i = 0; i < kept.size(); ++i) out.conninfo += (i ? "&" : "?") + kept[i];
   // libpq checks the rest (host, port, database, its own parameters) and names what it cannot parse.
@@ -463,7 +493,10 @@ namespace {
 
 /// The database's schema version: 0 without voxen's tables. Errors: the server's.
 Result<int> schema_version(PGconn* c) {
-  auto t = exec(c, "SELECT to_regclass('voxen_schema') IS NOT NULL");
+  // An MVCC read of the catalog, not to_regclass(): the latter answers from this backend's catalog cache, which does
+  // not yet see a table another process created while this one waited for the migration lock.
+  auto t = exec(c, "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class r JOIN pg_catalog.pg_namespace n ON n.oid = r.relnamespace "
+                   "WHERE r.relname = 'voxen_schema' AND n.nspname = current_schema())");
   if (!t) return t.error();
   if (PQgetvalue(t->get(), 0, 0)[0] == 0) return 0;
   auto v = exec(c, "SELECT coalesce(max(version), 0)::int8 FROM voxen_schema");
@@ -479,6 +512,9 @@ Status migrate(PGconn* c, const std::string& where) {
   if (*v > kPgSchemaVersion)
     return Error{"the database " + where + " holds voxen's schema version " + std::to_string(*v) +
                  ", newer than this build reads (" + std::to_string(kPgSchemaVersion) + "); it was written by a newer voxen"};
+  if (*v < 0)
+    return Error{"the database " + where + " holds voxen's schema version " + std::to_string(*v) +
+                 ", which no voxen writes (voxen_schema is damaged)"};
   while (*v < kPgSchemaVersion) {
     if (Status b = exec_script(c, "BEGIN"); !b.ok()) return b.error();
     auto fail = [&](const std::string& what) -> Status {
@@ -492,7 +528,7 @@ Status migrate(PGconn* c, const std::string& where) {
     if (*now != *v) {
       exec_script(c, "ROLLBACK");
       v = now;
-      if (*v > kPgSchemaVersion) return migrate(c, where);
+      if (*v > kPgSchemaVersion || *v < 0) return migrate(c, where);
       continue;
     }
     if (Status m = exec_script(c, kMigrations[*v]); !m.ok()) return fail(m.error().message);
@@ -534,6 +570,12 @@ Status PgWorldStore::close() {
   return Ok{};
 }
 
+Result<int> PgWorldStore::database_schema_version(const PgWorldUrl& url) {
+  Connection c(url);
+  if (Status s = c.connect(); !s.ok()) return s.error();
+  return c.run<int>([](PGconn* conn) { return schema_version(conn); });
+}
+
 Result<bool> PgWorldStore::exists(const PgWorldUrl& url) {
   Connection c(url);
   if (Status s = c.connect(); !s.ok()) return s.error();
@@ -550,41 +592,150 @@ Result<bool> PgWorldStore::exists(const PgWorldUrl& url) {
   });
 }
 
-Result<std::unique_ptr<PgWorldStore>> PgWorldStore::open(const PgWorldUrl& url, const std::optional<std::string>& create_toml,
-                                                         const std::optional<std::string>& create_meta, bool lock) {
+namespace {
+
+/// The world's row: its id and whether it is complete (false: an unfinished copy); nullopt when there is none.
+struct WorldRow {
+  int64_t id = 0;
+  bool complete = true;
+};
+Result<std::optional<WorldRow>> find_row(PGconn* c, const std::string& name) {
+  auto r = exec(c, "SELECT id, complete FROM voxen_worlds WHERE name = $1", {text_param(name)});
+  if (!r) return r.error();
+  if (PQntuples(r->get()) == 0) return std::optional<WorldRow>{};
+  return std::optional<WorldRow>{WorldRow{cell_int(r->get(), 0, 0), PQgetvalue(r->get(), 0, 1)[0] != 0}};
+}
+
+Result<bool> try_lock_id(PGconn* c, int64_t id) {
+  auto r = exec(c, "SELECT pg_try_advisory_lock($1::int4, $2::int4)",
+                {text_param(std::to_string(kPgLockClass)), text_param(std::to_string(id))});
+  if (!r) return r.error();
+  return PQgetvalue(r->get(), 0, 0)[0] != 0;
+}
+
+std::string unfinished(const PgWorldUrl& url) {
+  return "world '" + url.world + "' in " + url.display +
+         " is an unfinished copy (a voxen world copy into it was interrupted); copy it again: the new copy replaces it";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PgWorldStore>> PgWorldStore::open(const PgWorldUrl& url, const std::optional<PgCreate>& create,
+                                                         bool lock) {
   auto write = std::make_unique<Connection>(url);
   if (Status s = write->connect(); !s.ok()) return s.error();
+  bool locked = false;  // the creating transaction took the lock already
   auto id = write->run<int64_t>([&](PGconn* c) -> Result<int64_t> {
+    locked = false;
+    const std::string missing = "no voxen world '" + url.world + "' in the database " + url.display;
+    if (!create) {
+      // Opening only: a database without voxen's tables holds no world, and gets none of them from this.
+      auto v = schema_version(c);
+      if (!v) return Error{"cannot read voxen's schema version in " + url.display + ": " + v.error().message};
+      if (*v == 0) return Error{missing};
+    }
     if (Status m = migrate(c, url.display); !m.ok()) return m.error();
-    auto found = find_world(c, url.world);
+    auto found = find_row(c, url.world);
     if (!found) return Error{"cannot read the worlds in " + url.display + ": " + found.error().message};
-    if (*found) return **found;
-    if (!create_toml) return Error{"no voxen world '" + url.world + "' in the database " + url.display + " (give --seed S to create one)"};
-    std::vector<Param> p = {text_param(url.world), text_param(*create_toml)};
-    p.push_back(create_meta ? bytea_param(*create_meta) : Param{{}, kBytea, true, true});
-    // A world of that name made meanwhile by another process wins (DO NOTHING): it is then found below.
-    auto ins = exec(c, "INSERT INTO voxen_worlds (name, toml, meta) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING", p);
-    if (!ins) return Error{"cannot create world '" + url.world + "' in " + url.display + ": " + ins.error().message};
-    auto again = find_world(c, url.world);
-    if (!again || !*again) return Error{"cannot create world '" + url.world + "' in " + url.display};
-    return **again;
+    if (*found && !(*found)->complete && !(create && create->exclusive)) return Error{unfinished(url)};
+    if (*found && (*found)->complete) {
+      if (create && create->exclusive) return Error{"world '" + url.world + "' already exists in " + url.display};
+      return (*found)->id;
+    }
+    if (!create) return Error{missing};
+    // Create (or replace an unfinished copy): in one transaction the row is made and its lock taken, so no other
+    // process can take the new world between the two.
+    if (Status b = exec_script(c, "BEGIN"); !b.ok()) return b.error();
+    auto fail = [&](const std::string& what) -> Error {
+      if (PQstatus(c) == CONNECTION_OK) exec_script(c, "ROLLBACK");
+      return Error{"cannot create world '" + url.world + "' in " + url.display + ": " + what};
+    };
+    if (*found) {
+      auto l = try_lock_id(c, (*found)->id);
+      if (!l) return fail(l.error().message);
+      if (!*l) {
+        exec_script(c, "ROLLBACK");
+        return Error{"world '" + url.world + "' in " + url.display + " is being copied by another process"};
+      }
+      auto d = exec(c, "DELETE FROM voxen_worlds WHERE id = $1 AND NOT complete", {int8_param((*found)->id)});
+      exec(c, "SELECT pg_advisory_unlock($1::int4, $2::int4)",
+           {text_param(std::to_string(kPgLockClass)), text_param(std::to_string((*found)->id))});
+      if (!d) return fail(d.error().message);
+      detail::log().info("world '{}' in {}: replacing an unfinished copy", url.world, url.display);
+    }
+    std::vector<Param> p = {text_param(url.world), text_param(create->toml)};
+    p.push_back(create->meta ? bytea_param(*create->meta) : Param{{}, kBytea, true, true});
+    p.push_back(Param{create->incomplete ? "false" : "true", 16 /* bool */, false});
+    auto ins = exec(c, "INSERT INTO voxen_worlds (name, toml, meta, complete) VALUES ($1, $2, $3, $4) "
+                       "ON CONFLICT (name) DO NOTHING RETURNING id", p);
+    if (!ins) return fail(ins.error().message);
+    if (PQntuples(ins->get()) == 0) {
+      // Another process made a world of that name meanwhile: an exclusive creation fails, any other opens it.
+      exec_script(c, "ROLLBACK");
+      if (create->exclusive) return Error{"world '" + url.world + "' already exists in " + url.display};
+      auto again = find_row(c, url.world);
+      if (!again || !*again) return Error{"cannot create world '" + url.world + "' in " + url.display};
+      if (!(*again)->complete) return Error{unfinished(url)};
+      return (*again)->id;
+    }
+    const int64_t made = cell_int(ins->get(), 0, 0);
+    if (made > INT32_MAX) return fail("row id " + std::to_string(made) + " is past the advisory lock's range");
+    auto l = try_lock_id(c, made);  // nobody else can know this id before the commit
+    if (!l || !*l) return fail(l ? "its lock was taken" : l.error().message);
+    if (Status e = exec_script(c, "COMMIT"); !e.ok()) return fail(e.error().message);
+    locked = true;
+    return made;
   });
   if (!id) return id.error();
   if (*id > INT32_MAX) return Error{"world '" + url.world + "' has row id " + std::to_string(*id) + ", past the advisory lock's range"};
   auto read = std::make_unique<Connection>(url);
   std::unique_ptr<PgWorldStore> s(new PgWorldStore(url, std::move(write), nullptr, *id));
-  if (!lock) {
+  if (!lock && !locked) {
     s->m_lock_lost = true;
     s->m_lock_lost_message = "world '" + url.world + "' in " + url.display + " was opened for reading only";
-  } else if (Status l = s->take_lock(); !l.ok()) {
-    return l.error();
   } else {
+    if (!locked) {
+      if (Status l = s->take_lock(); !l.ok()) return l.error();
+    }
     PgWorldStore* self = s.get();
     self->m_write->set_on_reconnect([self](PGconn* c) { return self->relock(c); });
   }
   if (Status r = read->connect(); !r.ok()) return r.error();
   s->m_read = std::move(read);
   return s;
+}
+
+Status PgWorldStore::drop_world(const PgWorldUrl& url) {
+  Connection c(url);
+  if (Status s = c.connect(); !s.ok()) return s.error();
+  auto done = c.run<bool>([&](PGconn* conn) -> Result<bool> {
+    auto v = schema_version(conn);
+    if (!v) return v.error();
+    if (*v == 0) return true;
+    auto row = find_row(conn, url.world);
+    if (!row) return row.error();
+    if (!*row) return true;
+    auto l = try_lock_id(conn, (*row)->id);
+    if (!l) return l.error();
+    if (!*l) return Error{"world '" + url.world + "' in " + url.display + " is locked by another process"};
+    auto d = exec(conn, "DELETE FROM voxen_worlds WHERE id = $1", {int8_param((*row)->id)});
+    exec(conn, "SELECT pg_advisory_unlock($1::int4, $2::int4)",
+         {text_param(std::to_string(kPgLockClass)), text_param(std::to_string((*row)->id))});
+    if (!d) return d.error();
+    return true;
+  });
+  if (!done) return Error{"cannot remove world '" + url.world + "' from " + url.display + ": " + done.error().message};
+  return Ok{};
+}
+
+Status PgWorldStore::mark_complete() {
+  auto r = m_write->run<bool>([&](PGconn* c) -> Result<bool> {
+    auto u = exec(c, "UPDATE voxen_worlds SET complete = true WHERE id = $1", {int8_param(m_world_id)});
+    if (!u) return u.error();
+    return true;
+  });
+  if (!r) return Error{"cannot mark world '" + m_url.world + "' in " + m_url.display + " complete: " + r.error().message};
+  return Ok{};
 }
 
 Status PgWorldStore::take_lock() {

@@ -22,14 +22,13 @@ struct Opened {
   std::unique_ptr<detail::WorldHome> home;
   std::string where;
   PgWorldStore* pg = nullptr;  // set for worlds in a database
-  fs::path dir;                // set for world directories
+  fs::path dir;                // set for world directories (a new one: its staging directory)
+  fs::path final_dir;          // a new world directory: where it goes once complete
 };
 
-std::string display(const std::string& location) {
-  if (!is_database_url(location)) return location;
-  auto u = parse_database_url(location);
-  return u ? u->display : location;
-}
+std::string display(const std::string& location) { return world_display(location); }
+
+Result<Opened> open_dir(const std::string& location, fs::path dir);
 
 Result<Opened> open_existing(const std::string& location) {
   Opened o;
@@ -37,13 +36,20 @@ Result<Opened> open_existing(const std::string& location) {
   if (is_database_url(location)) {
     auto url = parse_database_url(location);
     if (!url) return url.error();
-    auto s = PgWorldStore::open(*url, std::nullopt, std::nullopt);
+    auto s = PgWorldStore::open(*url, std::nullopt);
     if (!s) return s.error();
     o.pg = s->get();
     o.home = detail::pg_home(std::move(s).value());
     return o;
   }
-  fs::path dir = fs::path(location).lexically_normal();
+  return open_dir(location, fs::path(location));
+}
+
+/// Opens the world directory at `dir`, named `location` in messages.
+Result<Opened> open_dir(const std::string& location, fs::path dir) {
+  Opened o;
+  o.where = location;
+  dir = dir.lexically_normal();
   if (dir.filename().empty()) dir = dir.parent_path();
   std::error_code ec;
   if (!fs::exists(dir / detail::kMetaFile, ec)) return Error{"no voxen world at " + location + " (it has no voxen.toml)"};
@@ -62,15 +68,24 @@ Result<Opened> open_existing(const std::string& location) {
   return o;
 }
 
+/// Makes the new world a copy goes into, not yet visible as a world: in a database a row marked incomplete (opens
+/// refuse it until mark_complete(); an interrupted copy's row is replaced by the next copy), for a directory its
+/// staging sibling dir.creating-PID (renamed into place by finish_new).
 Result<Opened> create_new(const std::string& location, const std::string& toml, const std::optional<std::string>& meta) {
   if (is_database_url(location)) {
     auto url = parse_database_url(location);
     if (!url) return url.error();
-    auto there = PgWorldStore::exists(*url);
-    if (!there) return there.error();
-    if (*there) return Error{"world '" + url->world + "' already exists in " + url->display + "; voxen world copy writes only new worlds"};
-    auto s = PgWorldStore::open(*url, toml, meta);
-    if (!s) return s.error();
+    PgWorldStore::PgCreate create;
+    create.toml = toml;
+    create.meta = meta;
+    create.exclusive = true;
+    create.incomplete = true;
+    auto s = PgWorldStore::open(*url, create);
+    if (!s) {
+      if (s.error().message.find("already exists") != std::string::npos)
+        return Error{s.error().message + "; voxen world copy writes only new worlds"};
+      return s.error();
+    }
     Opened o;
     o.where = url->display;
     o.pg = s->get();
@@ -82,21 +97,44 @@ Result<Opened> create_new(const std::string& location, const std::string& toml, 
   std::error_code ec;
   if (fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
     return Error{location + " exists and is not an empty directory; voxen world copy writes only new worlds"};
-  if (Status c = detail::create_dir_world(dir, location, toml, meta ? std::string_view(*meta) : std::string_view()); !c.ok())
-    return c.error();
-  return open_existing(location);
+  auto staging = detail::stage_dir_world(dir, location, toml, meta ? std::string_view(*meta) : std::string_view());
+  if (!staging) return staging.error();
+  auto o = open_dir(location, *staging);
+  if (!o) {
+    fs::remove_all(*staging, ec);
+    return o.error();
+  }
+  o->final_dir = dir;
+  return o;
 }
 
-/// Removes a world this copy created (after a failure).
-void remove_new(Opened& o) {
+/// Makes a verified new world visible: marked complete, or its staging directory closed and renamed into place.
+Status finish_new(Opened& o) {
   if (o.pg) {
-    if (Status d = o.pg->drop(); !d.ok()) detail::log().error("cannot remove the partial copy {}: {}", o.where, d.error().to_string());
+    if (Status m = o.pg->mark_complete(); !m.ok()) return m;
+    return o.home->close();
+  }
+  if (Status c = o.home->close(); !c.ok()) return c;
+  return detail::place_dir_world(o.dir, o.final_dir, o.where);
+}
+
+/// Removes a world this copy created (after a failure); false (and a logged error) when it could not.
+bool remove_new(Opened& o) {
+  bool removed = true;
+  if (o.pg) {
+    if (Status d = o.pg->drop(); !d.ok()) {
+      detail::log().error("cannot remove the unfinished copy {}: {}; it stays marked unfinished (opens refuse it, the next "
+                          "copy into it replaces it)", o.where, d.error().to_string());
+      removed = false;
+    }
   }
   o.home->close();
   if (!o.dir.empty()) {
     std::error_code ec;
     fs::remove_all(o.dir, ec);
+    if (ec) removed = false;
   }
+  return removed;
 }
 
 class Hasher {
@@ -179,7 +217,7 @@ Result<std::optional<WorldMeta>> peek_world_meta(const std::string& location) {
     auto there = PgWorldStore::exists(*url);
     if (!there) return there.error();
     if (!*there) return std::optional<WorldMeta>{};
-    auto s = PgWorldStore::open(*url, std::nullopt, std::nullopt, false);
+    auto s = PgWorldStore::open(*url, std::nullopt, false);
     if (!s) return s.error();
     auto text = (*s)->meta_text();
     if (!text) return text.error();
@@ -199,17 +237,20 @@ Status remove_world(const std::string& location) {
   if (is_database_url(location)) {
     auto url = parse_database_url(location);
     if (!url) return url.error();
-    auto there = PgWorldStore::exists(*url);
-    if (!there) return there.error();
-    if (!*there) return Ok{};
-    auto s = PgWorldStore::open(*url, std::nullopt, std::nullopt);
-    if (!s) return s.error();
-    return (*s)->drop();
+    return PgWorldStore::drop_world(*url);
   }
   std::error_code ec;
   fs::remove_all(location, ec);
   if (ec) return Error{"cannot remove " + location + ": " + ec.message()};
   return Ok{};
+}
+
+std::string world_display(const std::string& location) {
+  if (!is_database_url(location)) return location;
+  auto u = parse_database_url(location);
+  if (u) return u->display;
+  // Unparsable: show the scheme only, since the rest may hold a password the parser could not find.
+  return location.substr(0, location.find("://") + 3) + "...";
 }
 
 uint64_t WorldContent::total() const {
@@ -251,9 +292,10 @@ Result<CopyReport> copy_world(const std::string& source, const std::string& dest
   auto dst = create_new(destination, *text, *meta);
   if (!dst) return dst.error();
   auto fail = [&](const std::string& what) -> Error {
-    remove_new(*dst);
+    const bool removed = remove_new(*dst);
     src->home->close();
-    return Error{"voxen world copy " + report.source + " -> " + report.destination + ": " + what + " (the new world was removed)"};
+    return Error{"voxen world copy " + report.source + " -> " + report.destination + ": " + what +
+                 (removed ? " (the new world was removed)" : " (the unfinished copy could not be removed; it is marked unfinished)")};
   };
   auto copied = walk(
       *src->home, [&](std::vector<WriteOp>& ops) { return dst->home->store().write(ops, false); },
@@ -264,8 +306,9 @@ Result<CopyReport> copy_world(const std::string& source, const std::string& dest
   // Verification: the destination read back from scratch (RocksDB: after its clean close and reopen).
   if (dst->pg == nullptr) {
     if (Status c = dst->home->close(); !c.ok()) return fail(c.error().to_string());
-    auto again = open_existing(destination);
+    auto again = open_dir(dst->where, dst->dir);
     if (!again) return fail(again.error().to_string());
+    again->final_dir = dst->final_dir;
     dst = std::move(again);
   }
   auto check = walk(*dst->home, {}, {});
@@ -273,7 +316,7 @@ Result<CopyReport> copy_world(const std::string& source, const std::string& dest
   if (check->records != copied->records || check->content_hash != copied->content_hash)
     return fail("the copy does not match: " + std::to_string(check->total()) + " records, hash " + check->content_hash +
                 " against the source's " + std::to_string(copied->total()) + ", hash " + copied->content_hash);
-  if (Status c = dst->home->close(); !c.ok()) return fail(c.error().to_string());
+  if (Status f = finish_new(*dst); !f.ok()) return fail(f.error().to_string());
   src->home->close();
   report.content = std::move(copied).value();
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

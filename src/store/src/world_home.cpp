@@ -80,7 +80,8 @@ Result<fs::path> keep_dir_meta_aside(const fs::path& dir) {
   return Error{"too many kept copies of " + std::string(kMetaFile) + " in " + aside.string()};
 }
 
-Status create_dir_world(const fs::path& dir, const std::string& where, std::string_view toml, std::string_view sealed_meta) {
+Result<fs::path> stage_dir_world(const fs::path& dir, const std::string& where, std::string_view toml,
+                                 std::string_view sealed_meta) {
   std::error_code ec;
   // Build the world in a sibling directory and rename it into place: a crash part-way leaves only that
   // sibling (dir.creating-PID), never a half-made world at dir. rename(2) replaces an empty directory.
@@ -102,16 +103,33 @@ Status create_dir_world(const fs::path& dir, const std::string& where, std::stri
     auto store = RocksWorldStore::open(staging / "db", staging / "corrupt", true);
     if (!store) return fail(store.error().to_string());
     // Unsynced: closing the store (end of this scope) flushes it to a synced table before the world is renamed.
-    if (Status c = (*store)->put_meta_record(sealed_meta, false); !c.ok()) return fail(c.error().to_string());
+    if (!sealed_meta.empty()) {
+      if (Status c = (*store)->put_meta_record(sealed_meta, false); !c.ok()) return fail(c.error().to_string());
+    }
   }
   if (Status w = write_meta_text(staging / kMetaFile, toml); !w.ok()) return fail(w.error().to_string());
-  if (::rename(staging.c_str(), dir.c_str()) != 0)
-    return fail(std::string("cannot move the new world into place: ") + std::strerror(errno));
+  return staging;
+}
+
+Status place_dir_world(const fs::path& staging, const fs::path& dir, const std::string& where) {
+  std::error_code ec;
+  if (::rename(staging.c_str(), dir.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    fs::remove_all(staging, ec);
+    return Error{"world " + where + ": cannot move the new world into place: " + why};
+  }
+  const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
   if (const int dfd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);
   }
   return Ok{};
+}
+
+Status create_dir_world(const fs::path& dir, const std::string& where, std::string_view toml, std::string_view sealed_meta) {
+  auto staging = stage_dir_world(dir, where, toml, sealed_meta);
+  if (!staging) return staging.error();
+  return place_dir_world(*staging, dir, where);
 }
 
 namespace {

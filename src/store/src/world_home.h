@@ -46,6 +46,11 @@ Result<std::filesystem::path> keep_dir_meta_aside(const std::filesystem::path& d
 /// name `where` (the user's spelling of dir); the sibling is removed.
 Status create_dir_world(const std::filesystem::path& dir, const std::string& where, std::string_view toml,
                         std::string_view sealed_meta);
+/// create_dir_world in two steps, for a world that is filled before it appears (voxen world copy): the staging
+/// directory dir.creating-PID, made with the metadata, then renamed into place (errors remove it).
+Result<std::filesystem::path> stage_dir_world(const std::filesystem::path& dir, const std::string& where,
+                                              std::string_view toml, std::string_view sealed_meta);
+Status place_dir_world(const std::filesystem::path& staging, const std::filesystem::path& dir, const std::string& where);
 /// The home of an opened world directory (owns the lock fd and the store).
 std::unique_ptr<WorldHome> dir_home(std::filesystem::path dir, int lock_fd, std::unique_ptr<RocksWorldStore> store);
 /// The home of a world in a database (the store holds its lock).

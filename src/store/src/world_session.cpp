@@ -239,7 +239,7 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open_database(const OpenOpti
   if (!url) return url.error();
   const std::string where = url->display;
   // A new world's metadata, checked before anything is written: it is written only if the world is missing.
-  std::optional<std::string> create_toml, create_meta;
+  std::optional<PgWorldStore::PgCreate> create;
   if (o.create_seed) {
     auto exists = PgWorldStore::exists(*url);
     if (!exists) return exists.error();
@@ -255,12 +255,16 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open_database(const OpenOpti
         if (!fp) return Error{"world " + where + ": " + fp.error().to_string()};
         meta.generator_fingerprint = *fp;
       }
-      create_toml = format_meta(meta);
-      create_meta = seal_meta(meta);
+      create = PgWorldStore::PgCreate{format_meta(meta), seal_meta(meta)};
     }
   }
-  auto store = PgWorldStore::open(*url, create_toml, create_meta);
-  if (!store) return store.error();  // its messages name the world and the URL
+  auto store = PgWorldStore::open(*url, create);
+  if (!store) {
+    // Its messages name the world and the URL; a missing world gets the hint of how to make one.
+    if (!o.create_seed && store.error().message.starts_with("no voxen world"))
+      return Error{store.error().message + " (give --seed S to create one)"};
+    return store.error();
+  }
   auto text = (*store)->meta_text();
   if (!text) return Error{"world " + where + ": " + text.error().to_string()};
   auto meta = parse_meta(*text, "voxen_worlds.toml of world '" + url->world + "'");
@@ -289,6 +293,7 @@ Result<std::unique_ptr<WorldSession>> WorldSession::finish_open(std::unique_ptr<
     return Error{"world " + where + ": " + what};
   };
   std::optional<WorldMeta> meta = std::move(file_meta);
+  bool refingerprinted = false;  // the metadata text's fingerprint was replaced: rewrite it
   // voxen.toml against the database's copy of it: the copy wins (the records were written with it).
   detail::WorldHome& h = *home;
   auto checked = check_meta_copy(
@@ -310,6 +315,10 @@ Result<std::unique_ptr<WorldSession>> WorldSession::finish_open(std::unique_ptr<
         if (!fp) return fail(fp.error().to_string());
         generator_fp = *fp;
       }
+      // The file's fingerprint was of the file's terrain, not the database's: start over from what the database's
+      // generator and seed make now (else every later open would warn of a generator change that never happened).
+      meta->generator_fingerprint = generator_fp;
+      refingerprinted = true;
     }
   }
   if (checked->started && started_counting)
@@ -325,6 +334,7 @@ Result<std::unique_ptr<WorldSession>> WorldSession::finish_open(std::unique_ptr<
 
   IdRemap remap(meta->registry, registry, *unknown);
   std::unique_ptr<WorldSession> s(new WorldSession(registry, std::move(*meta), std::move(remap)));
+  s->m_meta_dirty = refingerprinted;
   s->m_where = where;
   s->m_home = std::move(home);
   for (const auto& name : s->m_remap.missing_names())
@@ -445,6 +455,14 @@ Result<LoadReport> WorldSession::load(std::vector<std::unique_ptr<Column>>& colu
         const ColumnRecords& rec = (*records)[i];
         Column& column = *columns[slot.at(rec.pos)];
         for (const StoredSection& ss : rec.sections) {
+          // A store hands back what its rows say; a section index no key can hold (a row edited by hand in a
+          // database) is a corrupt record, not an index.
+          if (ss.section < 0 || ss.section >= kSectionsPerColumn) {
+            lc.corrupt.push_back({ss.section, "section index " + std::to_string(ss.section) + " is outside 0.." +
+                                                  std::to_string(kSectionsPerColumn - 1) + " (no record has such a key)",
+                                  ss.value});
+            continue;
+          }
           Section& section = column.section(ss.section);
           if (generated()) {
             auto payload = unseal(ss.value, PayloadKind::kJournal);

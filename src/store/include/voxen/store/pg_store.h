@@ -60,16 +60,32 @@ Result<PgWorldUrl> parse_database_url(std::string_view url);
 
 class PgWorldStore final : public WorldStore {
  public:
+  /// How open() may create the world: with this voxen.toml text and metadata copy, when no world of that name exists.
+  struct PgCreate {
+    std::string toml;
+    std::optional<std::string> meta;
+    bool exclusive = false;   // a world of that name (made before, or meanwhile) is an error, not opened
+    bool incomplete = false;  // made as an unfinished copy (voxen world copy): other opens are refused until
+                              // mark_complete(); a later exclusive creation replaces it
+  };
   /// Connects (two connections), brings the schema to kPgSchemaVersion (creating it in an empty database, migrating
-  /// an older one in one transaction under an advisory lock), finds the world by name and takes its lock.
-  /// With `create_toml` a missing world is created first with that voxen.toml text and metadata copy (one
-  /// transaction; a world of that name made meanwhile by another process is used as it is, not overwritten).
+  /// an older one in one transaction under an advisory lock), finds the world by name and takes its lock. With
+  /// `create` a missing world is created first, its row made and its lock taken in one transaction (a world of that
+  /// name made meanwhile by another process is opened as it is, or refused when exclusive). Without `create` an
+  /// empty database is left as it is. With `lock` false the world is not locked and the store only reads (tests and
+  /// tools that look at a world another process holds): every write is refused.
   /// Errors: the server cannot be reached (libpq's message and the URL), the schema is newer than this build, no
-  /// world of that name (and no create_toml), the world is locked by another process (naming its server pid).
-  /// With `lock` false the world is not locked and the store only reads (tests and tools that look at a world
-  /// another process holds): every write is refused.
-  static Result<std::unique_ptr<PgWorldStore>> open(const PgWorldUrl& url, const std::optional<std::string>& create_toml,
-                                                    const std::optional<std::string>& create_meta, bool lock = true);
+  /// world of that name (and no create), an unfinished copy, the world is locked by another process (naming its
+  /// server pid).
+  static Result<std::unique_ptr<PgWorldStore>> open(const PgWorldUrl& url, const std::optional<PgCreate>& create,
+                                                    bool lock = true);
+  /// Deletes the world of that name (complete or an unfinished copy) with its records and kept copies, holding its
+  /// lock meanwhile; no world of that name is not an error. Errors: it is locked by another process, the server's.
+  static Status drop_world(const PgWorldUrl& url);
+  /// Marks a world made with PgCreate::incomplete as complete (one UPDATE, committed when it returns).
+  Status mark_complete();
+  /// The voxen schema version of the URL's database (0: it has no voxen tables); reads only. Errors: the server's.
+  static Result<int> database_schema_version(const PgWorldUrl& url);
   /// True when a world of that name exists in the database (connects, reads the schema version, locks nothing).
   /// Errors: as open() before the lock.
   static Result<bool> exists(const PgWorldUrl& url);

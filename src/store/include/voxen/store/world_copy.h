@@ -37,6 +37,9 @@ struct CopyReport {
   double seconds = 0;               // copy and verification, wall clock
 };
 
+/// A world's location as messages show it: a world URL with any password replaced by ***, a directory as given.
+std::string world_display(const std::string& location);
+
 /// The metadata of the world at `location` (a directory or a world URL) without opening it: no lock, nothing
 /// written; nullopt when no world is there. Errors: unreadable or malformed metadata, the server cannot be reached.
 Result<std::optional<WorldMeta>> peek_world_meta(const std::string& location);
