@@ -87,6 +87,7 @@ TEST(PgUrl, WorldAndReconnectAreVoxensTheRestGoesToLibpqAndPasswordsAreHidden) {
       {"postgresql://me@host/db?world=a/b", "world name 'a/b'"},
       {"postgresql://me@host/db?world=a&world=b", "world= is given twice"},
       {"postgresql://me@host/db?world=a&reconnect=soon", "reconnect=soon must be a number of seconds"},
+      {std::string("postgresql://me@host/db?world=a&sslmode=dis\0able", 48), "a control character (byte 0) at offset 43"},
       {"postgresql://me:pw@host/db?world=a&nosuchparam=1", "nosuchparam"},
       // A password repeated where the message echoes the input (found by voxen_world_url_fuzz) is hidden there too.
       {"postgresql://me:s3cr3t@host/db?world=me:s3cr3t@host", "world name 'me:***@host'"},

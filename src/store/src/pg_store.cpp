@@ -348,6 +348,17 @@ Result<PgWorldUrl> parse_database_url(std::string_view url) {
   };
   display = hide(display).message;
   out.display = display;
+  // libpq reads C strings: a NUL would cut the URL it checks short of the one given; no control character belongs in
+  // a URL at all (they are percent-encoded).
+  for (size_t i = 0; i < url.size(); ++i) {
+    const auto c = static_cast<unsigned char>(url[i]);
+    if (c < 0x20 || c == 0x7F) {
+      std::string shown;
+      for (char ch : display) shown += (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F) ? '?' : ch;
+      return hide("world URL " + shown + ": a control character (byte " + std::to_string(c) + ") at offset " + std::to_string(i) +
+                  "; percent-encode it");
+    }
+  }
   const size_t q = url.find('?');
   std::string base(url.substr(0, q));
   std::vector<std::string> kept;
