@@ -16,10 +16,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string url = (size > 0 && (data[0] & 1)) ? "postgresql://" + std::string(raw.substr(1)) : std::string(raw);
   if (!voxen::store::is_database_url(url)) return 0;
   auto r = voxen::store::parse_database_url(url);
-  // A password: between "://user:" and the last '@' before the path.
+  // A password as libpq reads one: between "://user:" and the first '@', when that comes before the first '/'.
   const size_t scheme = url.find("://") + 3;
-  const size_t end = url.find_first_of("/?", scheme);
-  const size_t at = url.rfind('@', end == std::string::npos ? url.size() : end);
+  const size_t slash = url.find('/', scheme);
+  size_t at = url.find('@', scheme);
+  if (slash != std::string::npos && at != std::string::npos && at > slash) at = std::string::npos;
   std::string password;
   if (at != std::string::npos && at >= scheme) {
     const size_t colon = url.find(':', scheme);
