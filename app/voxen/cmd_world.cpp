@@ -1,6 +1,11 @@
-// voxen world copy SRC DST [--json]: copies a saved world between any two homes, a world directory (RocksDB) or a
-// world in PostgreSQL (postgresql://USER@HOST[:PORT]/DB?world=NAME), record by record, and verifies the copy by its
-// record counts and content hash (store/world_copy.h). The destination must be new; a failed copy leaves nothing.
+// voxen world: saved worlds as a whole.
+//   copy SRC DST [--json]  copies a saved world between any two homes, a world directory (RocksDB) or a world in
+//                          PostgreSQL (postgresql://USER@HOST[:PORT]/DB?world=NAME), record by record, and verifies the
+//                          copy by its record counts and content hash (store/world_copy.h). The destination must be new;
+//                          a failed copy leaves nothing.
+//   list DB-URL [--json]   the worlds of a database: name, records, bytes, created, unfinished, held by whom.
+//   remove WORLD           removes a world (a world directory, or a world in a database, unfinished copies too) under
+//                          its lock.
 #include <unistd.h>
 
 #include <chrono>
@@ -12,6 +17,7 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "voxen/store/pg_store.h"
 #include "voxen/store/world_copy.h"
 #include "world_open.h"
 
@@ -74,6 +80,42 @@ int run_copy(const CopyOptions& o) {
   return 0;
 }
 
+struct ListOptions {
+  std::string database;
+  bool json = false;
+};
+
+int run_list(const ListOptions& o) {
+  auto url = store::parse_database_url(o.database, false);
+  if (!url) throw UsageError("DB", url.error().message);
+  auto worlds = store::PgWorldStore::list_worlds(*url);
+  if (!worlds) throw RunError(worlds.error().to_string());
+  if (o.json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& w : *worlds)
+      j.push_back({{"name", w.name}, {"complete", w.complete}, {"records", w.records}, {"bytes", w.bytes},
+                   {"created", w.created}, {"held_by", w.held_by}});
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  if (worlds->empty()) {
+    std::printf("no voxen worlds in %s\n", url->display.c_str());
+    return 0;
+  }
+  std::printf("%-32s %10s %12s  %-19s  %s\n", "world", "records", "bytes", "created", "state");
+  for (const auto& w : *worlds)
+    std::printf("%-32s %10llu %12llu  %-19s  %s\n", w.name.c_str(), static_cast<unsigned long long>(w.records),
+                static_cast<unsigned long long>(w.bytes), w.created.c_str(),
+                !w.complete ? "unfinished copy" : (w.held_by.empty() ? "" : ("open in " + w.held_by).c_str()));
+  return 0;
+}
+
+int run_remove(const std::string& world) {
+  if (Status s = store::remove_world(world); !s.ok()) throw RunError(s.error().to_string());
+  std::printf("removed world %s\n", store::world_display(world).c_str());
+  return 0;
+}
+
 }  // namespace
 
 void add_world_command(CLI::App& app, RunFn& run) {
@@ -91,6 +133,20 @@ void add_world_command(CLI::App& app, RunFn& run) {
       ->check(world_location_check);
   copy->add_flag("--json", o->json, "print one JSON object");
   copy->callback([o, &run] { run = [o] { return run_copy(*o); }; });
+
+  auto lo = std::make_shared<ListOptions>();
+  CLI::App* list = world->add_subcommand("list", "list the voxen worlds of a PostgreSQL database (records, bytes, created, "
+                                                  "unfinished copies, which process has one open)");
+  list->add_option("DB", lo->database, "the database: postgresql://USER@HOST[:PORT]/DB (a world= is ignored)")->required();
+  list->add_flag("--json", lo->json, "print a JSON array");
+  list->callback([lo, &run] { run = [lo] { return run_list(*lo); }; });
+
+  auto ro = std::make_shared<std::string>();
+  CLI::App* remove = world->add_subcommand(
+      "remove", "remove a saved world whole: a world directory, or a world in PostgreSQL (an unfinished copy too); "
+                "refused while another process has it open");
+  remove->add_option("WORLD", *ro, "a world directory or a world URL")->required()->check(world_location_check);
+  remove->callback([ro, &run] { run = [ro] { return run_remove(*ro); }; });
 }
 
 }  // namespace voxen::app

@@ -63,7 +63,7 @@ TEST(PgUrl, WorldAndReconnectAreVoxensTheRestGoesToLibpqAndPasswordsAreHidden) {
   EXPECT_EQ(u->world, "main.v2");
   EXPECT_EQ(u->reconnect.count(), 2500);
   EXPECT_EQ(u->conninfo, "postgresql://ann:s3cret@db.example:6543/worlds?sslmode=disable&connect_timeout=10&keepalives_idle=30"
-                        "&keepalives_interval=10&keepalives_count=3");
+                        "&keepalives_interval=10&keepalives_count=3&application_name=voxen-" + std::to_string(::getpid()));
   // The URL's own timeouts win over voxen's defaults; the scheme is case-insensitive.
   auto own = parse_database_url("POSTGRESQL://ann@db/worlds?connect_timeout=3&world=w");
   ASSERT_TRUE(own.ok()) << message(own.error());
@@ -515,6 +515,63 @@ TEST(WorldUrls, APasswordInTheURLIsNeverPrinted) {
     EXPECT_EQ(r.out.find("Sesame4711"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("voxen:***@"), std::string::npos) << r.out;
   }
+}
+
+// voxen world list shows a database's worlds and which voxen process has one open; voxen world remove refuses a held
+// world naming that process, removes it once free, and refuses a directory that is not a voxen world.
+TEST(WorldTools, ListShowsWhoHoldsAWorldAndRemoveRemovesOnlyFreeWorlds) {
+  VOXEN_REQUIRE_PG();
+  testing::TempDir tmp;
+  const std::string a = testing::pg_world_url(".a"), b = testing::pg_world_url(".b");
+  std::string db = a.substr(0, a.find("?world="));
+  auto held = open_world(a);
+  ASSERT_TRUE(held);
+  {
+    auto other = open_world(b);
+    ASSERT_TRUE(other->load({ColumnPos{0, 0}}).ok());
+    ASSERT_TRUE(other->edit({1, 90, 1}, block("glass")).has_value());
+    ASSERT_TRUE(other->close().ok());
+  }
+  const std::string me = "voxen process " + std::to_string(::getpid()) + " on this machine";
+  const CliRun list = voxen("world list '" + db + "' --json");
+  ASSERT_EQ(list.code, 0) << list.out;
+  EXPECT_NE(list.out.find("\"name\": \"" + testing::pg_world_name(".a") + "\""), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("\"name\": \"" + testing::pg_world_name(".b") + "\""), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("\"held_by\": \"" + me + "\""), std::string::npos) << list.out;
+  const CliRun refused = voxen("world remove '" + a + "'");
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_NE(refused.out.find("locked by another process"), std::string::npos) << refused.out;
+  const CliRun probe_refused = voxen("probe --world '" + a + "' --at 0,0,0");
+  EXPECT_NE(probe_refused.out.find("(" + me + ", PostgreSQL server process"), std::string::npos) << probe_refused.out;
+  ASSERT_TRUE(held->close().ok());
+  held.reset();
+  const CliRun removed = voxen("world remove '" + a + "'");
+  EXPECT_EQ(removed.code, 0) << removed.out;
+  EXPECT_FALSE(peek_world_meta(a)->has_value());
+  EXPECT_TRUE(peek_world_meta(b)->has_value());  // the other world is untouched
+  // Directories: only voxen worlds are removed.
+  fs::create_directories(tmp.path() / "plain");
+  const CliRun plain = voxen("world remove '" + (tmp.path() / "plain").string() + "'");
+  EXPECT_EQ(plain.code, 1);
+  EXPECT_TRUE(fs::exists(tmp.path() / "plain"));
+  const std::string dir = (tmp.path() / "w").string();
+  ASSERT_EQ(voxen("probe --world '" + dir + "' --seed 1 --at 0,0,0").code, 0);
+  EXPECT_EQ(voxen("world remove '" + dir + "'").code, 0);
+  EXPECT_FALSE(fs::exists(dir));
+}
+
+// What a creation or copy killed part-way leaves beside a world directory (DIR.creating-PID of a process that is
+// gone) is removed by the next creation there.
+TEST(WorldTools, AStagingDirectoryOfADeadProcessIsRemovedByTheNextCreation) {
+  testing::TempDir tmp;
+  const fs::path dir = tmp.path() / "w";
+  const fs::path stale = tmp.path() / "w.creating-999999999";
+  fs::create_directories(stale / "db");
+  ASSERT_EQ(voxen("world copy '" + (tmp.path() / "none").string() + "' '" + dir.string() + "'").code, 1);  // no source
+  EXPECT_TRUE(fs::exists(stale));
+  ASSERT_EQ(voxen("probe --world '" + dir.string() + "' --seed 1 --at 0,0,0").code, 0);
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(dir / "voxen.toml"));
 }
 
 }  // namespace

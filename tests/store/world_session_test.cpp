@@ -66,25 +66,33 @@ struct MemoryBackend {
   }
 };
 
+/// Opens (or creates) the saved world at `where`, a directory or a world URL, through WorldSession::open.
+std::unique_ptr<OwnedWorld> open_saved(const std::string& where, const std::string& gen, uint64_t seed, const BlockRegistry& reg,
+                                       WorldKind kind) {
+  OpenOptions o;
+  o.dir = where;
+  o.create_seed = seed;
+  o.create_generator = gen;
+  o.create_kind = kind;
+  auto s = OwnedWorld::open(o, reg);
+  EXPECT_TRUE(s.ok()) << message(s.error());
+  return std::move(s).value();
+}
+
+void close_saved(std::unique_ptr<OwnedWorld>& s) {
+  ASSERT_TRUE(s->close().ok());
+  s.reset();
+}
+
 struct RocksBackend {
   testing::TempDir tmp;
   fs::path dir = tmp.path() / "world";
 
   std::unique_ptr<OwnedWorld> open(const std::string& gen, uint64_t seed, const BlockRegistry& reg = registry(),
                                      WorldKind kind = WorldKind::kGenerated) {
-    OpenOptions o;
-    o.dir = dir;
-    o.create_seed = seed;
-    o.create_generator = gen;
-    o.create_kind = kind;
-    auto s = OwnedWorld::open(o, reg);
-    EXPECT_TRUE(s.ok()) << message(s.error());
-    return std::move(s).value();
+    return open_saved(dir.string(), gen, seed, reg, kind);
   }
-  void close(std::unique_ptr<OwnedWorld>& s) {
-    ASSERT_TRUE(s->close().ok());
-    s.reset();
-  }
+  void close(std::unique_ptr<OwnedWorld>& s) { close_saved(s); }
   std::unique_ptr<RocksWorldStore> raw() {
     auto st = RocksWorldStore::open(dir / "db", dir / "corrupt", false);
     EXPECT_TRUE(st.ok()) << message(st.error());
@@ -116,19 +124,9 @@ struct PgBackend {
   std::unique_ptr<OwnedWorld> open(const std::string& gen, uint64_t seed, const BlockRegistry& reg = registry(),
                                      WorldKind kind = WorldKind::kGenerated) {
     EXPECT_TRUE(testing::pg_server().ok()) << testing::pg_server().error();
-    OpenOptions o;
-    o.dir = url;
-    o.create_seed = seed;
-    o.create_generator = gen;
-    o.create_kind = kind;
-    auto s = OwnedWorld::open(o, reg);
-    EXPECT_TRUE(s.ok()) << message(s.error());
-    return std::move(s).value();
+    return open_saved(url, gen, seed, reg, kind);
   }
-  void close(std::unique_ptr<OwnedWorld>& s) {
-    ASSERT_TRUE(s->close().ok());
-    s.reset();
-  }
+  void close(std::unique_ptr<OwnedWorld>& s) { close_saved(s); }
   std::unique_ptr<PgWorldStore> raw(bool lock = true) {
     auto st = PgWorldStore::open(*parse_database_url(url), std::nullopt, lock);
     EXPECT_TRUE(st.ok()) << message(st.error());

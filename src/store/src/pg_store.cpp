@@ -1,6 +1,7 @@
 #include "voxen/store/pg_store.h"
 
 #include <libpq-fe.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -308,13 +309,21 @@ bool starts_with_nocase(std::string_view s, std::string_view prefix) {
 
 bool is_database_url(std::string_view s) { return starts_with_nocase(s, "postgresql://") || starts_with_nocase(s, "postgres://"); }
 
-Result<PgWorldUrl> parse_database_url(std::string_view url) {
+Result<PgWorldUrl> parse_database_url(std::string_view url, bool need_world) {
   PgWorldUrl out;
   // The display form: a password between "user:" and "@" in the authority is hidden, and so is a `password=`
   // parameter's value; every message below goes through hide(), which also blanks the passwords wherever else
   // they appear (a bad world name that repeats them).
   std::string display(url);
   std::vector<std::string> passwords;
+  // The query's password= values first: a credentials part that swallows the '?' (libpq's rule allows it) would
+  // otherwise hide the query from this loop.
+  for (size_t p = display.find('?'); p != std::string::npos; p = display.find('&', p + 1)) {
+    if (display.compare(p + 1, 9, "password=") != 0) continue;
+    const size_t v = p + 10, e = display.find('&', v);
+    passwords.push_back(display.substr(v, (e == std::string::npos ? display.size() : e) - v));
+    display.replace(v, (e == std::string::npos ? display.size() : e) - v, "***");
+  }
   if (const size_t sep = display.find("://"); sep != std::string::npos) {
     const size_t scheme = sep + 3;
     // libpq's rule: credentials end at the first '@' before the first '/'; a '/' inside a password (an invalid URL)
@@ -332,12 +341,6 @@ Result<PgWorldUrl> parse_database_url(std::string_view url) {
         display.replace(colon + 1, at - colon - 1, "***");
       }
     }
-  }
-  for (size_t p = display.find('?'); p != std::string::npos; p = display.find('&', p + 1)) {
-    if (display.compare(p + 1, 9, "password=") != 0) continue;
-    const size_t v = p + 10, e = display.find('&', v);
-    passwords.push_back(display.substr(v, (e == std::string::npos ? display.size() : e) - v));
-    display.replace(v, (e == std::string::npos ? display.size() : e) - v, "***");
   }
   auto hide = [&passwords](std::string text) {
     for (const std::string& pw : passwords) {
@@ -394,7 +397,7 @@ Result<PgWorldUrl> parse_database_url(std::string_view url) {
       }
     }
   }
-  if (!have_world)
+  if (!have_world && need_world)
     return hide("world URL " + display + " names no world: add ?world=NAME (postgresql://USER@HOST[:PORT]/DB?world=NAME)");
   // libpq knows the scheme in lower case only.
   for (size_t i = 0; i < base.size() && base[i] != ':'; ++i) base[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(base[i])));
@@ -408,6 +411,9 @@ Result<PgWorldUrl> parse_database_url(std::string_view url) {
     const std::string_view kv(d);
     if (!has(kv.substr(0, kv.find('=')))) kept.emplace_back(d);
   }
+  // The connection names this process (pg_stat_activity.application_name), so that a refused lock can say which
+  // voxen process holds the world.
+  if (!has("application_name")) kept.push_back("application_name=voxen-" + std::to_string(::getpid()));
   out.conninfo = base;
   for (size_t i = 0; i < kept.size(); ++i) out.conninfo += (i ? "&" : "?") + kept[i];
   // libpq checks the rest (host, port, database, its own parameters) and names what it cannot parse.
@@ -502,6 +508,17 @@ class PgWorldStore::Connection {
 
 namespace {
 
+/// Runs one statement on `conn` (reconnecting as its run() does); errors are "cannot <what>: <the server's message>".
+Status write_one(PgWorldStore::Connection& conn, const char* sql, const std::vector<Param>& params, const std::string& what) {
+  auto r = conn.run<bool>([&](PGconn* c) -> Result<bool> {
+    auto e = exec(c, sql, params);
+    if (!e) return e.error();
+    return true;
+  });
+  if (!r) return Error{"cannot " + what + ": " + r.error().message};
+  return Ok{};
+}
+
 /// The database's schema version: 0 without voxen's tables. Errors: the server's.
 Result<int> schema_version(PGconn* c) {
   // An MVCC read of the catalog, not to_regclass(): the latter answers from this backend's catalog cache, which does
@@ -579,6 +596,46 @@ Status PgWorldStore::close() {
   if (m_write) m_write->finish();
   if (m_read) m_read->finish();
   return Ok{};
+}
+
+Result<std::vector<PgWorldInfo>> PgWorldStore::list_worlds(const PgWorldUrl& url) {
+  Connection c(url);
+  if (Status s = c.connect(); !s.ok()) return s.error();
+  return c.run<std::vector<PgWorldInfo>>([&](PGconn* conn) -> Result<std::vector<PgWorldInfo>> {
+    auto v = schema_version(conn);
+    if (!v) return v.error();
+    std::vector<PgWorldInfo> out;
+    if (*v == 0) return out;
+    if (*v > kPgSchemaVersion)
+      return Error{"the database " + url.display + " holds voxen's schema version " + std::to_string(*v) +
+                   ", newer than this build reads (" + std::to_string(kPgSchemaVersion) + ")"};
+    auto r = exec(conn,
+                  "SELECT w.name, w.complete, count(r.world)::int8, coalesce(sum(octet_length(r.value)), 0)::int8, "
+                  "to_char(w.created, 'YYYY-MM-DD HH24:MI:SS'), "
+                  "coalesce((SELECT coalesce(a.application_name, '') || '@' || coalesce(host(a.client_addr), 'this machine') "
+                  "  FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND "
+                  "  l.classid = $1::int4::oid AND l.objid = w.id::int4::oid AND l.objsubid = 2 AND l.granted LIMIT 1), '') "
+                  "FROM voxen_worlds w LEFT JOIN voxen_records r ON r.world = w.id GROUP BY w.id ORDER BY w.name",
+                  {text_param(std::to_string(kPgLockClass))});
+    if (!r) return r.error();
+    for (int i = 0, n = PQntuples(r->get()); i < n; ++i) {
+      PgWorldInfo w;
+      w.name = cell_bytes(r->get(), i, 0);
+      w.complete = PQgetvalue(r->get(), i, 1)[0] != 0;
+      w.records = static_cast<uint64_t>(cell_int(r->get(), i, 2));
+      w.bytes = static_cast<uint64_t>(cell_int(r->get(), i, 3));
+      w.created = cell_bytes(r->get(), i, 4);
+      const std::string held = cell_bytes(r->get(), i, 5);
+      if (!held.empty()) {
+        const size_t at = held.rfind('@');
+        const std::string app = held.substr(0, at), from = held.substr(at + 1);
+        w.held_by = (app.starts_with("voxen-") ? "voxen process " + app.substr(6) : (app.empty() ? "a session" : "'" + app + "'")) +
+                    " on " + from;
+      }
+      out.push_back(std::move(w));
+    }
+    return out;
+  });
 }
 
 Result<int> PgWorldStore::database_schema_version(const PgWorldUrl& url) {
@@ -740,13 +797,8 @@ Status PgWorldStore::drop_world(const PgWorldUrl& url) {
 }
 
 Status PgWorldStore::mark_complete() {
-  auto r = m_write->run<bool>([&](PGconn* c) -> Result<bool> {
-    auto u = exec(c, "UPDATE voxen_worlds SET complete = true WHERE id = $1", {int8_param(m_world_id)});
-    if (!u) return u.error();
-    return true;
-  });
-  if (!r) return Error{"cannot mark world '" + m_url.world + "' in " + m_url.display + " complete: " + r.error().message};
-  return Ok{};
+  return write_one(*m_write, "UPDATE voxen_worlds SET complete = true WHERE id = $1", {int8_param(m_world_id)},
+                   "mark world '" + m_url.world + "' in " + m_url.display + " complete");
 }
 
 Status PgWorldStore::take_lock() {
@@ -769,11 +821,15 @@ Status PgWorldStore::take_lock() {
   if (*got) return Ok{};
   std::string holder;
   auto who = m_write->run<std::string>([&](PGconn* c) -> Result<std::string> {
-    auto r = exec(c, "SELECT pid::int8 FROM pg_locks WHERE locktype = 'advisory' AND classid = $1::int4::oid AND "
-                     "objid = $2::int4::oid AND objsubid = 2 AND granted LIMIT 1",
+    auto r = exec(c, "SELECT l.pid::int8, coalesce(a.application_name, ''), coalesce(host(a.client_addr), 'this machine') "
+                     "FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND "
+                     "l.classid = $1::int4::oid AND l.objid = $2::int4::oid AND l.objsubid = 2 AND l.granted LIMIT 1",
                   {text_param(std::to_string(kPgLockClass)), text_param(std::to_string(m_world_id))});
     if (!r || PQntuples(r->get()) == 0) return std::string();
-    return " (its connection is server process " + std::to_string(cell_int(r->get(), 0, 0)) + ")";
+    const std::string app = cell_bytes(r->get(), 0, 1), from = cell_bytes(r->get(), 0, 2);
+    const std::string backend = "PostgreSQL server process " + std::to_string(cell_int(r->get(), 0, 0));
+    if (app.starts_with("voxen-")) return " (voxen process " + app.substr(6) + " on " + from + ", " + backend + ")";
+    return " (" + (app.empty() ? std::string() : "'" + app + "', ") + backend + ")";
   });
   if (who) holder = *who;
   return Error{"world '" + m_url.world + "' in " + m_url.display + " is locked by another process" + holder};
@@ -927,23 +983,15 @@ Result<std::optional<std::string>> PgWorldStore::get_meta_record() {
 }
 
 Status PgWorldStore::put_meta_record(std::string_view value, bool) {
-  auto r = m_write->run<bool>(
-      [&](PGconn* c) -> Result<bool> {
-        auto u = exec(c, "UPDATE voxen_worlds SET meta = $2 WHERE id = $1", {int8_param(m_world_id), bytea_param(value)});
-        if (!u) return u.error();
-        return true;
-      });
-  if (!r) return Error{"cannot write the metadata of world '" + m_url.world + "' in " + m_url.display + ": " + r.error().message};
-  return Ok{};
+  return write_one(*m_write, "UPDATE voxen_worlds SET meta = $2 WHERE id = $1", {int8_param(m_world_id), bytea_param(value)},
+                   "write the metadata of world '" + m_url.world + "' in " + m_url.display);
 }
 
 Status PgWorldStore::drop() {
-  auto r = m_write->run<bool>([&](PGconn* c) -> Result<bool> {
-    auto d = exec(c, "DELETE FROM voxen_worlds WHERE id = $1", {int8_param(m_world_id)});
-    if (!d) return d.error();
-    return true;
-  });
-  if (!r) return Error{"cannot delete world '" + m_url.world + "' from " + m_url.display + ": " + r.error().message};
+  if (Status d = write_one(*m_write, "DELETE FROM voxen_worlds WHERE id = $1", {int8_param(m_world_id)},
+                           "delete world '" + m_url.world + "' from " + m_url.display);
+      !d.ok())
+    return d;
   return close();
 }
 
@@ -956,14 +1004,8 @@ Result<std::string> PgWorldStore::meta_text() {
 }
 
 Status PgWorldStore::put_meta_text(std::string_view text) {
-  auto r = m_write->run<bool>(
-      [&](PGconn* c) -> Result<bool> {
-        auto u = exec(c, "UPDATE voxen_worlds SET toml = $2 WHERE id = $1", {int8_param(m_world_id), text_param(text)});
-        if (!u) return u.error();
-        return true;
-      });
-  if (!r) return Error{"cannot write the metadata of world '" + m_url.world + "' in " + m_url.display + ": " + r.error().message};
-  return Ok{};
+  return write_one(*m_write, "UPDATE voxen_worlds SET toml = $2 WHERE id = $1", {int8_param(m_world_id), text_param(text)},
+                   "write the metadata of world '" + m_url.world + "' in " + m_url.display);
 }
 
 Result<std::string> PgWorldStore::keep_meta_text_aside() {

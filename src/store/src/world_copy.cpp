@@ -1,5 +1,6 @@
 #include "voxen/store/world_copy.h"
 
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <array>
@@ -240,7 +241,14 @@ Status remove_world(const std::string& location) {
     return PgWorldStore::drop_world(*url);
   }
   std::error_code ec;
+  if (!fs::exists(location, ec)) return Ok{};
+  if (!fs::exists(fs::path(location) / detail::kMetaFile, ec))
+    return Error{location + " is not a voxen world (it has no voxen.toml); refusing to remove it"};
+  std::string lock_error;
+  const int fd = detail::take_dir_lock(location, false, lock_error);
+  if (fd == -1) return Error{lock_error};
   fs::remove_all(location, ec);
+  if (fd >= 0) ::close(fd);
   if (ec) return Error{"cannot remove " + location + ": " + ec.message()};
   return Ok{};
 }

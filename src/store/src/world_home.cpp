@@ -1,10 +1,12 @@
 #include "world_home.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -86,8 +88,19 @@ Result<fs::path> stage_dir_world(const fs::path& dir, const std::string& where, 
   // Build the world in a sibling directory and rename it into place: a crash part-way leaves only that
   // sibling (dir.creating-PID), never a half-made world at dir. rename(2) replaces an empty directory.
   const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
-  const fs::path staging = parent / (dir.filename().string() + ".creating-" + std::to_string(::getpid()));
+  const std::string prefix = dir.filename().string() + ".creating-";
+  const fs::path staging = parent / (prefix + std::to_string(::getpid()));
   fs::remove_all(staging, ec);
+  // What a creation or copy killed part-way left here: a sibling whose process is gone is removed.
+  for (const auto& e : fs::directory_iterator(parent, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with(prefix)) continue;
+    char* end = nullptr;
+    const long pid = std::strtol(name.c_str() + prefix.size(), &end, 10);
+    if (pid <= 0 || *end != '\0' || pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(e.path(), ec);
+  }
+  ec.clear();
   fs::create_directories(staging, ec);
   // The staging name is an internal detail: the message names the user's path.
   if (ec) return Error{"cannot create the world " + where + ": " + ec.message()};

@@ -133,7 +133,7 @@ Result<WorldMeta> read_meta(const fs::path& file) {
 std::string format_meta(const WorldMeta& m) {
   std::ostringstream o;
   o << "# A voxen world (byte formats: docs/formats/world_store_v1.md). Block ids in [registry] are the ids the\n"
-       "# records in db/ use; never renumber them by hand.\n";
+       "# world's records use; never renumber them by hand.\n";
   o << "format_version = " << m.format_version << "\n";
   o << "kind = \"" << (m.kind == WorldKind::kGenerated ? "generated" : "imported") << "\"\n";
   o << "seed = \"" << m.seed << "\"\n";

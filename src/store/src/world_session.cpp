@@ -129,6 +129,24 @@ Result<MetaCheck> check_meta_copy(WorldStore& store, const WorldMeta& file, cons
   return out;
 }
 
+/// The metadata of a world `o` creates (its kind, seed, generator and fingerprint, the registry's id table); errors
+/// name `where` (the generator cannot be made).
+Result<WorldMeta> new_world_meta(const OpenOptions& o, const BlockRegistry& registry, const GeneratorFingerprint& fingerprint,
+                                 const std::string& where) {
+  WorldMeta meta;
+  meta.format_version = kFormatVersion;
+  meta.kind = o.create_kind;
+  meta.seed = *o.create_seed;
+  meta.registry = registry_table(registry);
+  if (meta.kind == WorldKind::kGenerated) {
+    meta.generator = o.create_generator;
+    auto fp = fingerprint(meta.generator, meta.seed);
+    if (!fp) return Error{"world " + where + ": " + fp.error().to_string()};
+    meta.generator_fingerprint = *fp;
+  }
+  return meta;
+}
+
 /// The "unknown" block's id, or an error when the world needs it and the registry lacks it.
 Result<uint16_t> unknown_block(const std::map<std::string, uint16_t>& saved, const BlockRegistry& registry) {
   std::vector<std::string> missing;
@@ -186,18 +204,9 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
     if (!empty) return Error{where + " is not a voxen world (it has no voxen.toml); refusing to touch it"};
     if (!o.create_seed) return Error{"no voxen world at " + where + " (give --seed S to create one)"};
     // Create: everything that can fail without writing is checked first.
-    WorldMeta meta;
-    meta.format_version = kFormatVersion;
-    meta.kind = o.create_kind;
-    meta.seed = *o.create_seed;
-    meta.registry = registry_table(registry);
-    if (meta.kind == WorldKind::kGenerated) {
-      meta.generator = o.create_generator;
-      auto fp = fingerprint(meta.generator, meta.seed);
-      if (!fp) return Error{"world " + where + ": " + fp.error().to_string()};
-      meta.generator_fingerprint = *fp;
-    }
-    if (Status c = detail::create_dir_world(dir, where, format_meta(meta), seal_meta(meta)); !c.ok()) return c.error();
+    auto meta = new_world_meta(o, registry, fingerprint, where);
+    if (!meta) return meta.error();
+    if (Status c = detail::create_dir_world(dir, where, format_meta(*meta), seal_meta(*meta)); !c.ok()) return c.error();
     // Now open it like any existing world.
   }
 
@@ -244,18 +253,9 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open_database(const OpenOpti
     auto exists = PgWorldStore::exists(*url);
     if (!exists) return exists.error();
     if (!*exists) {
-      WorldMeta meta;
-      meta.format_version = kFormatVersion;
-      meta.kind = o.create_kind;
-      meta.seed = *o.create_seed;
-      meta.registry = registry_table(registry);
-      if (meta.kind == WorldKind::kGenerated) {
-        meta.generator = o.create_generator;
-        auto fp = fingerprint(meta.generator, meta.seed);
-        if (!fp) return Error{"world " + where + ": " + fp.error().to_string()};
-        meta.generator_fingerprint = *fp;
-      }
-      create = PgWorldStore::PgCreate{format_meta(meta), seal_meta(meta)};
+      auto meta = new_world_meta(o, registry, fingerprint, where);
+      if (!meta) return meta.error();
+      create = PgWorldStore::PgCreate{format_meta(*meta), seal_meta(*meta)};
     }
   }
   auto store = PgWorldStore::open(*url, create);

@@ -54,9 +54,19 @@ struct PgWorldUrl {
 
 /// True for strings that name a world in a database (start with postgresql:// or postgres://), not a directory.
 bool is_database_url(std::string_view location);
-/// Parses a world URL. Errors name the URL (password hidden) and the part: no world=NAME, a bad name, a bad
-/// reconnect value, a parameter given twice.
-Result<PgWorldUrl> parse_database_url(std::string_view url);
+/// Parses a world URL. Errors name the URL (password hidden) and the part: no world=NAME (unless `need_world` is
+/// false: a URL of a whole database, `voxen world list`), a bad name, a bad reconnect value, a parameter given twice.
+Result<PgWorldUrl> parse_database_url(std::string_view url, bool need_world = true);
+
+/// One world of a database, as `voxen world list` shows it.
+struct PgWorldInfo {
+  std::string name;
+  bool complete = true;         // false: an unfinished copy
+  uint64_t records = 0;         // rows of voxen_records
+  uint64_t bytes = 0;           // their value bytes
+  std::string created;          // the server's timestamp, as text
+  std::string held_by;          // empty, or who holds its lock ("voxen process N on HOST")
+};
 
 class PgWorldStore final : public WorldStore {
  public:
@@ -86,6 +96,8 @@ class PgWorldStore final : public WorldStore {
   Status mark_complete();
   /// The voxen schema version of the URL's database (0: it has no voxen tables); reads only. Errors: the server's.
   static Result<int> database_schema_version(const PgWorldUrl& url);
+  /// Every world of the URL's database (its world= is ignored), by name; empty when it has no voxen tables. Reads only.
+  static Result<std::vector<PgWorldInfo>> list_worlds(const PgWorldUrl& url);
   /// True when a world of that name exists in the database (connects, reads the schema version, locks nothing).
   /// Errors: as open() before the lock.
   static Result<bool> exists(const PgWorldUrl& url);

@@ -44,8 +44,9 @@ std::string world_display(const std::string& location);
 /// written; nullopt when no world is there. Errors: unreadable or malformed metadata, the server cannot be reached.
 Result<std::optional<WorldMeta>> peek_world_meta(const std::string& location);
 
-/// Removes the world at `location` whole (a directory and everything in it; a database world's row, records and
-/// kept copies). Errors: the world is locked by another process, I/O. A location with no world is not an error.
+/// Removes the world at `location` whole (a world directory and everything in it; a database world's row, records and
+/// kept copies, unfinished copies too), holding its lock meanwhile. Errors: the world is locked by another process, a
+/// directory that is not a voxen world (no voxen.toml: refused, untouched), I/O. No world there is not an error.
 Status remove_world(const std::string& location);
 
 /// Counts and hashes the world at `location` (a directory or a world URL); locks it while reading. Errors: no world
