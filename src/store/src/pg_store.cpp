@@ -318,7 +318,7 @@ Result<PgWorldUrl> parse_database_url(std::string_view url, bool need_world) {
   std::vector<std::string> passwords;
   // The query's password= values first: a credentials part that swallows the '?' (libpq's rule allows it) would
   // otherwise hide the query from this loop.
-  for (size_t p = display.find('?'); p != std::string::npos; p = display.find('&', p + 1)) {
+  for (size_t p = display.find('?'); p != std::string::npos; p = display.find_first_of("?&", p + 1)) {
     if (display.compare(p + 1, 9, "password=") != 0) continue;
     const size_t v = p + 10, e = display.find('&', v);
     passwords.push_back(display.substr(v, (e == std::string::npos ? display.size() : e) - v));

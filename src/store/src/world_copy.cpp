@@ -27,13 +27,11 @@ struct Opened {
   fs::path final_dir;          // a new world directory: where it goes once complete
 };
 
-std::string display(const std::string& location) { return world_display(location); }
-
 Result<Opened> open_dir(const std::string& location, fs::path dir);
 
 Result<Opened> open_existing(const std::string& location) {
   Opened o;
-  o.where = display(location);
+  o.where = world_display(location);
   if (is_database_url(location)) {
     auto url = parse_database_url(location);
     if (!url) return url.error();
@@ -281,8 +279,8 @@ Result<CopyReport> copy_world(const std::string& source, const std::string& dest
                               const std::function<void(uint64_t, uint64_t)>& progress) {
   const auto t0 = std::chrono::steady_clock::now();
   CopyReport report;
-  report.source = display(source);
-  report.destination = display(destination);
+  report.source = world_display(source);
+  report.destination = world_display(destination);
   if (source == destination) return Error{"voxen world copy: the source and the destination are the same world (" + report.source + ")"};
   auto src = open_existing(source);
   if (!src) return src.error();

@@ -6,17 +6,21 @@
 //
 // A world is named by a URL, `postgresql://USER@HOST[:PORT]/DB?world=NAME` (also postgres://; a Unix-socket host
 // as HOST=%2Fpath%2Fto%2Fdir or `?host=/path/to/dir`); every libpq parameter of a connection URI may be given, plus
-// voxen's own `world` (required) and `reconnect` (seconds to keep reconnecting after a lost connection, default 10).
+// voxen's own `world` (required) and `reconnect` (seconds to keep reconnecting after a lost connection, default 10);
+// voxen adds connect_timeout=10, TCP keepalives and application_name unless the URL sets them.
 //
-// Durability: write() is one transaction (BEGIN, one upsert of the batch's puts, one delete of its deletes, COMMIT);
-// it returns once COMMIT is acknowledged, so the batch is committed as a whole or not at all, whatever happens to the
-// voxen process after. The server flushes the commit to its WAL before acknowledging it (synchronous_commit = on, the
+// Durability: write() is one transaction, sent as one pipeline (one upsert of the batch's puts, one delete of its
+// deletes, then a Sync: PostgreSQL runs the statements between two Syncs as one implicit transaction and commits it at
+// the Sync); it returns once the Sync is answered, that is once the commit is done, so the batch is committed as a
+// whole or not at all, whatever happens to the voxen process after. The server flushes the commit to its WAL before acknowledging it (synchronous_commit = on, the
 // server's default; the session's `sync` flag changes nothing here).
 // Lock: a session-level advisory lock (pg_try_advisory_lock(kLockClass, world id)) on the writing connection, held
 // until close() or the connection ends (a killed process's lock goes with its connection); a second process that opens
-// the same world is refused, naming the holder's server process id.
+// the same world is refused, naming the holding voxen process (connections carry application_name=voxen-PID) and its
+// server process. A new world's row is inserted and locked in one transaction.
 // Lost connection: a query that fails because the connection broke reconnects (libpq's PQreset) for up to
-// `reconnect` seconds (0.1 s doubling to 2 s between tries), retakes the world's lock and runs the whole query again
+// `reconnect` seconds (0.1 s doubling to 2 s between tries), retakes the world's lock (after any reconnect of the
+// writing connection, whichever call found it broken) and runs the whole query again
 // (every write is an idempotent upsert/delete of final values, so a batch whose COMMIT reply was lost is simply
 // written again); after that the error names the server and the cause, and the session keeps the edits in memory and
 // retries them at its next commit (world_session.h). If another process took the world meanwhile, every later write is
