@@ -314,34 +314,43 @@ Result<PgWorldUrl> parse_database_url(std::string_view url, bool need_world) {
   // The display form: a password between "user:" and "@" in the authority is hidden, and so is a `password=`
   // parameter's value; every message below goes through hide(), which also blanks the passwords wherever else
   // they appear (a bad world name that repeats them).
-  std::string display(url);
+  // Where passwords are, found on the URL as given: the query's password= values (after any '?' or '&' past the
+  // first '?'), and the credentials by libpq's rule (the first '@' before the first '/'; a '/' inside a password, an
+  // invalid URL, is covered too by the first '@' before the query). Each is masked in place (overlaps as one).
+  const std::string given(url);
   std::vector<std::string> passwords;
-  // The query's password= values first: a credentials part that swallows the '?' (libpq's rule allows it) would
-  // otherwise hide the query from this loop.
-  for (size_t p = display.find('?'); p != std::string::npos; p = display.find_first_of("?&", p + 1)) {
-    if (display.compare(p + 1, 9, "password=") != 0) continue;
-    const size_t v = p + 10, e = display.find('&', v);
-    passwords.push_back(display.substr(v, (e == std::string::npos ? display.size() : e) - v));
-    display.replace(v, (e == std::string::npos ? display.size() : e) - v, "***");
+  std::vector<std::pair<size_t, size_t>> ranges;  // [begin, end) of each password in `given`
+  for (size_t p = given.find('?'); p != std::string::npos; p = given.find_first_of("?&", p + 1)) {
+    if (given.compare(p + 1, 9, "password=") != 0) continue;
+    const size_t v = p + 10, e = given.find('&', v);
+    ranges.emplace_back(v, e == std::string::npos ? given.size() : e);
   }
-  if (const size_t sep = display.find("://"); sep != std::string::npos) {
+  if (const size_t sep = given.find("://"); sep != std::string::npos) {
     const size_t scheme = sep + 3;
-    // libpq's rule: credentials end at the first '@' before the first '/'; a '/' inside a password (an invalid URL)
-    // is covered too by taking the first '@' before the query.
-    const size_t slash = display.find('/', scheme);
-    size_t at = display.find('@', scheme);
+    const size_t slash = given.find('/', scheme);
+    size_t at = given.find('@', scheme);
     if (at != std::string::npos && slash != std::string::npos && at > slash) {
-      const size_t q = display.find('?', scheme);
+      const size_t q = given.find('?', scheme);
       if (q != std::string::npos && at > q) at = std::string::npos;
     }
     if (at != std::string::npos) {
-      const size_t colon = display.find(':', scheme);
-      if (colon != std::string::npos && colon < at) {
-        passwords.push_back(display.substr(colon + 1, at - colon - 1));
-        display.replace(colon + 1, at - colon - 1, "***");
-      }
+      const size_t colon = given.find(':', scheme);
+      if (colon != std::string::npos && colon < at) ranges.emplace_back(colon + 1, at);
     }
   }
+  std::sort(ranges.begin(), ranges.end());
+  std::string display;
+  size_t pos = 0;
+  for (const auto& [b0, e0] : ranges) {
+    passwords.push_back(given.substr(b0, e0 - b0));
+    if (b0 < pos) {  // overlapping a range already masked: the mask grows
+      pos = std::max(pos, e0);
+      continue;
+    }
+    display += given.substr(pos, b0 - pos) + "***";
+    pos = e0;
+  }
+  if (pos < given.size()) display += given.substr(pos);
   auto hide = [&passwords](std::string text) {
     for (const std::string& pw : passwords) {
       if (pw.size() < 4 || pw == "***") continue;  // a short one would blank ordinary words; its own place is masked
