@@ -79,6 +79,10 @@ TEST(PgUrl, WorldAndReconnectAreVoxensTheRestGoesToLibpqAndPasswordsAreHidden) {
   auto nested = parse_database_url("postgresql://ann@db/worlds?world=w&options=x?password=hunter42");
   ASSERT_FALSE(nested.ok());  // libpq refuses the second '=', and the message does not show the password
   EXPECT_EQ(nested.error().message.find("hunter42"), std::string::npos) << nested.error().message;
+  // A password= value that holds what libpq reads as the credentials ("a:pw1234" before the first '@'): both hidden.
+  auto overlap = parse_database_url("postgresql://h?world=a&password=a:pw1234@x&sslmode=disable");
+  const std::string said = overlap ? overlap->display : overlap.error().message;
+  EXPECT_EQ(said.find("pw1234"), std::string::npos) << said;
   auto sock = parse_database_url("postgres://me@%2Fvar%2Frun%2Fpostgresql/voxen?world=w");
   ASSERT_TRUE(sock.ok()) << message(sock.error());
   EXPECT_EQ(sock->reconnect.count(), 10000);
