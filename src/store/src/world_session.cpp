@@ -159,6 +159,22 @@ Result<uint16_t> unknown_block(const std::map<std::string, uint16_t>& saved, con
   return Error{"the world uses blocks the registry lacks (" + names + ") and the registry has no 'unknown' block to show them"};
 }
 
+/// The checks an existing world's metadata text must pass before its store is used: a format version this build
+/// reads, the 'unknown' block when the world needs it, a generator that can be made. Returns the generator's
+/// fingerprint now (empty for imported worlds). Errors name `where`.
+Result<std::string> check_opened_meta(const WorldMeta& meta, const BlockRegistry& registry, const GeneratorFingerprint& fingerprint,
+                                      const std::string& where) {
+  if (meta.format_version > kFormatVersion)
+    return Error{"world " + where + " has format version " + std::to_string(meta.format_version) +
+                 ", newer than this build reads (" + std::to_string(kFormatVersion) + "); it was written by a newer voxen"};
+  auto unknown = unknown_block(meta.registry, registry);
+  if (!unknown) return Error{"world " + where + ": " + unknown.error().to_string()};
+  if (meta.kind != WorldKind::kGenerated) return std::string();
+  auto fp = fingerprint(meta.generator, meta.seed);
+  if (!fp) return Error{"world " + where + ": " + fp.error().to_string()};
+  return std::move(fp).value();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<WorldSession>> WorldSession::attach(WorldStore& store, WorldMeta meta, const BlockRegistry& registry,
@@ -213,17 +229,9 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open(const OpenOptions& o, c
   if (Status m = detail::check_meta_file(dir / detail::kMetaFile); !m.ok()) return Error{"world " + where + ": " + m.error().to_string()};
   auto meta = read_meta(dir / detail::kMetaFile);
   if (!meta) return Error{"world " + where + ": " + meta.error().to_string()};
-  if (meta->format_version > kFormatVersion)
-    return Error{"world " + where + " has format version " + std::to_string(meta->format_version) +
-                 ", newer than this build reads (" + std::to_string(kFormatVersion) + "); it was written by a newer voxen"};
-  auto unknown = unknown_block(meta->registry, registry);
-  if (!unknown) return Error{"world " + where + ": " + unknown.error().to_string()};
-  std::string generator_fp;  // what the world's generator makes now (generated worlds)
-  if (meta->kind == WorldKind::kGenerated) {
-    auto fp = fingerprint(meta->generator, meta->seed);
-    if (!fp) return Error{"world " + where + ": " + fp.error().to_string()};
-    generator_fp = *fp;
-  }
+  auto checked_meta = check_opened_meta(*meta, registry, fingerprint, where);
+  if (!checked_meta) return checked_meta.error();
+  std::string generator_fp = std::move(checked_meta).value();  // what the world's generator makes now
   std::string lock_error;
   const int fd = detail::take_dir_lock(dir, false, lock_error);
   if (fd == -1) return Error{lock_error};
@@ -269,19 +277,10 @@ Result<std::unique_ptr<WorldSession>> WorldSession::open_database(const OpenOpti
   if (!text) return Error{"world " + where + ": " + text.error().to_string()};
   auto meta = parse_meta(*text, "voxen_worlds.toml of world '" + url->world + "'");
   if (!meta) return Error{"world " + where + ": " + meta.error().to_string()};
-  if (meta->format_version > kFormatVersion)
-    return Error{"world " + where + " has format version " + std::to_string(meta->format_version) +
-                 ", newer than this build reads (" + std::to_string(kFormatVersion) + "); it was written by a newer voxen"};
-  auto unknown = unknown_block(meta->registry, registry);
-  if (!unknown) return Error{"world " + where + ": " + unknown.error().to_string()};
-  std::string generator_fp;
-  if (meta->kind == WorldKind::kGenerated) {
-    auto fp = fingerprint(meta->generator, meta->seed);
-    if (!fp) return Error{"world " + where + ": " + fp.error().to_string()};
-    generator_fp = *fp;
-  }
-  return finish_open(detail::pg_home(std::move(store).value()), std::move(meta).value(), std::move(generator_fp), where, o,
-                     registry, fingerprint, false);
+  auto generator_fp = check_opened_meta(*meta, registry, fingerprint, where);
+  if (!generator_fp) return generator_fp.error();
+  return finish_open(detail::pg_home(std::move(store).value()), std::move(meta).value(), std::move(generator_fp).value(), where,
+                     o, registry, fingerprint, false);
 }
 
 Result<std::unique_ptr<WorldSession>> WorldSession::finish_open(std::unique_ptr<detail::WorldHome> home, WorldMeta file_meta,
