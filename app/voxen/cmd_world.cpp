@@ -39,6 +39,19 @@ const char* kind_name(store::RecordKind k) {
   return "?";
 }
 
+/// A byte count for people: B, KiB, MiB or GiB with three significant digits.
+std::string human_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : (bytes < 10 ? "%.2f %s" : (bytes < 100 ? "%.1f %s" : "%.0f %s")), bytes, units[u]);
+  return buf;
+}
+
 int run_copy(const CopyOptions& o) {
   const bool tty = !o.json && ::isatty(STDERR_FILENO);
   auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
@@ -73,10 +86,12 @@ int run_copy(const CopyOptions& o) {
   }
   std::string kinds;
   for (const auto& [k, n] : c.records) kinds += (kinds.empty() ? "" : ", ") + std::string(kind_name(k)) + " " + std::to_string(n);
-  std::printf("copied world %s -> %s\n  %llu record%s (%s), %.2f MiB in %.2f s (%.0f records/s, %.1f MiB/s)\n"
+  const double bytes_per_s = r->seconds > 0 ? static_cast<double>(c.bytes) / r->seconds : 0.0;
+  std::printf("copied world %s -> %s\n  %llu record%s (%s), %s in %.2f s (%.0f records/s, %s/s)\n"
               "  verified: the copy has the same record counts and content hash %s\n",
-              r->source.c_str(), r->destination.c_str(), static_cast<unsigned long long>(c.total()), c.total() == 1 ? "" : "s", kinds.c_str(), mib,
-              r->seconds, per_s, r->seconds > 0 ? mib / r->seconds : 0.0, c.content_hash.c_str());
+              r->source.c_str(), r->destination.c_str(), static_cast<unsigned long long>(c.total()), c.total() == 1 ? "" : "s",
+              kinds.c_str(), human_bytes(static_cast<double>(c.bytes)).c_str(), r->seconds, per_s, human_bytes(bytes_per_s).c_str(),
+              c.content_hash.c_str());
   return 0;
 }
 
