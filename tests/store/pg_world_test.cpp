@@ -2,11 +2,13 @@
 // (parsed, passwords hidden, bad ones named), the lock between processes (both backends, through the real CLI), a
 // newer schema refused, several worlds in one database, a lost connection (the server stopped and restarted under an
 // open session) and `voxen world copy` in both directions with every record kind.
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -65,6 +67,11 @@ TEST(PgUrl, WorldAndReconnectAreVoxensTheRestGoesToLibpqAndPasswordsAreHidden) {
   ASSERT_TRUE(u.ok()) << message(u.error());
   EXPECT_EQ(u->world, "main.v2");
   EXPECT_EQ(u->reconnect.count(), 2500);
+  EXPECT_EQ(u->query_timeout.count(), 60000);
+  auto qt = parse_database_url("postgresql://h/db?world=w&query_timeout=2.5");
+  ASSERT_TRUE(qt.ok()) << message(qt.error());
+  EXPECT_EQ(qt->query_timeout.count(), 2500);
+  EXPECT_EQ(qt->conninfo.find("query_timeout"), std::string::npos) << qt->conninfo;  // voxen's own, not libpq's
   EXPECT_EQ(u->conninfo, "postgresql://ann:s3cret@db.example:6543/worlds?sslmode=disable&connect_timeout=10&keepalives_idle=30"
                         "&keepalives_interval=10&keepalives_count=3&application_name=voxen-" + std::to_string(::getpid()));
   // The URL's own timeouts win over voxen's defaults; the scheme is case-insensitive.
@@ -98,6 +105,7 @@ TEST(PgUrl, WorldAndReconnectAreVoxensTheRestGoesToLibpqAndPasswordsAreHidden) {
       {"postgresql://me@host/db?world=a/b", "world name 'a/b'"},
       {"postgresql://me@host/db?world=a&world=b", "world= is given twice"},
       {"postgresql://me@host/db?world=a&reconnect=soon", "reconnect=soon must be a number of seconds"},
+      {"postgresql://me@host/db?world=a&query_timeout=0", "query_timeout=0 must be a number of seconds from 0.1"},
       {std::string("postgresql://me@host/db?world=a&sslmode=dis\0able", 48), "a control character (byte 0) at offset 43"},
       {"postgresql://me:pw@host/db?world=a&nosuchparam=1", "nosuchparam"},
       // A password repeated where the message echoes the input (found by voxen_world_url_fuzz) is hidden there too.
@@ -583,6 +591,66 @@ TEST(WorldTools, AStagingDirectoryOfADeadProcessIsRemovedByTheNextCreation) {
   ASSERT_EQ(voxen("probe --world '" + dir.string() + "' --seed 1 --at 0,0,0").code, 0);
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(dir / "voxen.toml"));
+}
+
+/// The server processes of `server` that serve user voxen's sessions (children of its postmaster whose title names
+/// the user and database: "postgres: voxen voxen [local] ..."), read from /proc.
+std::vector<pid_t> session_backends(const testing::PgTestServer& server) {
+  std::ifstream pidfile(server.dir() + "/data/postmaster.pid");
+  long postmaster = 0;
+  pidfile >> postmaster;
+  std::vector<pid_t> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    long ppid = 0;
+    rest >> state >> ppid;
+    if (ppid != postmaster) continue;
+    std::ifstream cmd(e.path() / "cmdline");
+    const std::string title((std::istreambuf_iterator<char>(cmd)), {});
+    if (title.find("postgres: voxen voxen") != std::string::npos) out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return out;
+}
+
+// A server process that stops answering (SIGSTOP) no longer holds voxen forever: after the URL's query_timeout the
+// connection counts as lost, the reconnect finds the world's lock still held by the stopped session, and the save
+// fails with a clear error within seconds instead of hanging. What was acknowledged before is all there afterwards.
+TEST(PgWorld, AServerProcessThatStopsAnsweringTimesOutInsteadOfHanging) {
+  testing::PgTestServer server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  const std::string url = server.url("frozen", "&reconnect=1&query_timeout=1");
+  const ColumnPos c{1, 1};
+  const BlockPos p1{c.min_x() + 2, 80, c.min_z() + 2}, p2{c.min_x() + 3, 80, c.min_z() + 3};
+  auto s = open_world(url);
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->load({c}).ok());
+  ASSERT_TRUE(s->edit(p1, block("glass")).has_value());
+  ASSERT_TRUE(s->session().flush().ok());
+  const std::vector<pid_t> backends = session_backends(server);
+  ASSERT_EQ(backends.size(), 2u);  // the session's writing and reading connections
+  for (pid_t b : backends) ASSERT_EQ(::kill(b, SIGSTOP), 0);
+  ASSERT_TRUE(s->edit(p2, block("bricks")).has_value());
+  const auto t0 = std::chrono::steady_clock::now();
+  const Status stuck = s->session().flush();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (pid_t b : backends) ::kill(b, SIGCONT);
+  ASSERT_FALSE(stuck.ok());
+  EXPECT_LT(seconds, 60.0);  // without the timeout it never returns
+  EXPECT_NE(stuck.error().message.find("its lock was held by another session"), std::string::npos) << stuck.error().message;
+  (void)s->close();  // the lost edit is reported; nothing more can be written by this session
+  s.reset();
+  auto again = open_world(url);
+  ASSERT_TRUE(again);
+  ASSERT_TRUE(again->load({c}).ok());
+  EXPECT_EQ(again->get(p1), block("glass"));
 }
 
 }  // namespace

@@ -35,7 +35,10 @@ class PgTestServer {
   /// Uses a server another process runs in `dir` (the ctest fixture's); not stopped by this object.
   explicit PgTestServer(std::string dir) : m_dir(std::move(dir)), m_ok(true), m_owned(false) {}
   ~PgTestServer() {
-    if (m_owned && !m_dir.empty()) run("destroy");
+    if (m_owned && !m_dir.empty()) {
+      run("destroy");
+      std::remove((m_dir + ".log").c_str());  // the script's output, kept only while the server lives
+    }
   }
   PgTestServer(const PgTestServer&) = delete;
   PgTestServer& operator=(const PgTestServer&) = delete;

@@ -1,9 +1,12 @@
 #include "voxen/store/pg_store.h"
 
 #include <libpq-fe.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cctype>
 #include <cstring>
 #include <functional>
@@ -137,6 +140,59 @@ class ArrayParam {
   uint32_t m_count = 0;
 };
 
+/// How long each connection waits for the server's answer to one query (the URL's query_timeout), by connection.
+std::mutex g_timeout_mu;
+std::map<const PGconn*, int64_t> g_timeout_ms;
+
+int64_t query_timeout_ms(const PGconn* c) {
+  std::lock_guard lock(g_timeout_mu);
+  auto it = g_timeout_ms.find(c);
+  return it == g_timeout_ms.end() ? 60000 : it->second;
+}
+
+/// Waits until libpq can hand out the next result without blocking, at most the connection's query timeout (libpq's
+/// own waits have none: a server process stopped mid-query would hold the caller forever). On timeout the socket is
+/// shut down, so that the connection reads as broken and the caller's reconnect loop takes over; returns the error.
+Status wait_ready(PGconn* c) {
+  const int64_t timeout = query_timeout_ms(c);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
+  while (PQisBusy(c)) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) {
+      ::shutdown(PQsocket(c), SHUT_RDWR);
+      PQconsumeInput(c);
+      return Error{"the server did not answer within " + std::to_string(timeout / 1000.0).substr(0, 4) + " s (query_timeout)"};
+    }
+    pollfd p{PQsocket(c), POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 1000))) < 0 && errno != EINTR)
+      return Error{std::string("cannot wait for the server: ") + std::strerror(errno)};
+    if (PQconsumeInput(c) == 0) return Ok{};  // the connection broke: the next PQgetResult says so
+  }
+  return Ok{};
+}
+
+/// Collects the results of the query just sent, waiting at most the query timeout for each: the last result, as
+/// PQexec returns it, or the first error among them.
+Result<PgResult> collect(PGconn* c) {
+  PgResult last;
+  std::string error;
+  for (;;) {
+    if (Status w = wait_ready(c); !w.ok()) return w.error();
+    PGresult* r = PQgetResult(c);
+    if (!r) break;
+    const ExecStatusType st = PQresultStatus(r);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && error.empty()) {
+      error = PQresultErrorMessage(r);
+      if (error.empty()) error = PQerrorMessage(c);
+    }
+    last.reset(r);
+    if (PQstatus(c) != CONNECTION_OK) break;
+  }
+  if (!error.empty()) return Error{trimmed(error)};
+  if (!last) return Error{trimmed(PQerrorMessage(c))};
+  return last;
+}
+
 /// Runs one statement with binary results. Errors carry the server's message (first line).
 Result<PgResult> exec(PGconn* c, const char* sql, const std::vector<Param>& params = {}) {
   std::vector<const char*> values;
@@ -148,23 +204,18 @@ Result<PgResult> exec(PGconn* c, const char* sql, const std::vector<Param>& para
     formats.push_back(p.binary ? 1 : 0);
     types.push_back(p.type);
   }
-  PgResult r(PQexecParams(c, sql, static_cast<int>(params.size()), types.data(), values.data(), lengths.data(),
-                          formats.data(), 1));
-  const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
-  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return r;
-  std::string msg = r ? PQresultErrorMessage(r.get()) : PQerrorMessage(c);
-  if (msg.empty()) msg = PQerrorMessage(c);
-  return Error{trimmed(msg)};
+  if (PQsendQueryParams(c, sql, static_cast<int>(params.size()), types.data(), values.data(), lengths.data(), formats.data(),
+                        1) != 1)
+    return Error{trimmed(PQerrorMessage(c))};
+  return collect(c);
 }
 
 /// Runs SQL text that may hold several statements (no parameters).
 Status exec_script(PGconn* c, const char* sql) {
-  PgResult r(PQexec(c, sql));
-  const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
-  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return Ok{};
-  std::string msg = r ? PQresultErrorMessage(r.get()) : PQerrorMessage(c);
-  if (msg.empty()) msg = PQerrorMessage(c);
-  return Error{trimmed(msg)};
+  if (PQsendQuery(c, sql) != 1) return Error{trimmed(PQerrorMessage(c))};
+  auto r = collect(c);
+  if (!r) return r.error();
+  return Ok{};
 }
 
 /// The statements each connection has prepared (named after their SQL's slot), forgotten when it (re)connects:
@@ -185,9 +236,8 @@ Status ensure_prepared(PGconn* c, const char* name, const char* sql, const std::
   }
   std::vector<Oid> types;
   for (const Param& p : params) types.push_back(p.type);
-  PgResult r(PQprepare(c, name, sql, static_cast<int>(types.size()), types.data()));
-  if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK)
-    return Error{trimmed(r ? PQresultErrorMessage(r.get()) : PQerrorMessage(c))};
+  if (PQsendPrepare(c, name, sql, static_cast<int>(types.size()), types.data()) != 1) return Error{trimmed(PQerrorMessage(c))};
+  if (auto r = collect(c); !r) return r.error();
   std::lock_guard lock(g_prepared_mu);
   g_prepared[c].insert(name);
   return Ok{};
@@ -203,12 +253,9 @@ Result<PgResult> exec_prepared(PGconn* c, const char* name, const char* sql, con
     lengths.push_back(static_cast<int>(p.bytes.size()));
     formats.push_back(p.binary ? 1 : 0);
   }
-  PgResult r(PQexecPrepared(c, name, static_cast<int>(params.size()), values.data(), lengths.data(), formats.data(), 1));
-  const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
-  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return r;
-  std::string msg = r ? PQresultErrorMessage(r.get()) : PQerrorMessage(c);
-  if (msg.empty()) msg = PQerrorMessage(c);
-  return Error{trimmed(msg)};
+  if (PQsendQueryPrepared(c, name, static_cast<int>(params.size()), values.data(), lengths.data(), formats.data(), 1) != 1)
+    return Error{trimmed(PQerrorMessage(c))};
+  return collect(c);
 }
 
 /// One statement of a pipeline.
@@ -251,7 +298,13 @@ Status exec_pipeline(PGconn* c, const std::vector<Step>& steps) {
   if (sent) {
     // Each statement's results end with a null; then the Sync's own result.
     for (size_t i = 0; i < steps.size(); ++i) {
-      while (PGresult* r = PQgetResult(c)) {
+      for (;;) {
+        if (Status w = wait_ready(c); !w.ok()) {
+          note(w.error().message);
+          break;
+        }
+        PGresult* r = PQgetResult(c);
+        if (!r) break;
         const ExecStatusType st = PQresultStatus(r);
         if (st == PGRES_FATAL_ERROR) note(PQresultErrorMessage(r));
         else if (st == PGRES_PIPELINE_ABORTED) note("the batch was aborted");
@@ -259,8 +312,9 @@ Status exec_pipeline(PGconn* c, const std::vector<Step>& steps) {
       }
       if (PQstatus(c) != CONNECTION_OK) break;
     }
-    if (PQstatus(c) == CONNECTION_OK) {
-      PgResult sync(PQgetResult(c));
+    if (PQstatus(c) == CONNECTION_OK && error.find("did not answer") == std::string::npos) {
+      if (Status w = wait_ready(c); !w.ok()) note(w.error().message);
+      PgResult sync(PQstatus(c) == CONNECTION_OK ? PQgetResult(c) : nullptr);
       if (!sync || PQresultStatus(sync.get()) != PGRES_PIPELINE_SYNC) note(sync ? PQresultErrorMessage(sync.get()) : PQerrorMessage(c));
     } else {
       note(PQerrorMessage(c));
@@ -374,7 +428,7 @@ Result<PgWorldUrl> parse_database_url(std::string_view url, bool need_world) {
   const size_t q = url.find('?');
   std::string base(url.substr(0, q));
   std::vector<std::string> kept;
-  bool have_world = false, have_reconnect = false;
+  bool have_world = false, have_reconnect = false, have_query_timeout = false;
   if (q != std::string_view::npos) {
     std::string_view rest = url.substr(q + 1);
     while (!rest.empty()) {
@@ -392,6 +446,15 @@ Result<PgWorldUrl> parse_database_url(std::string_view url, bool need_world) {
                        "' must be 1 to 63 characters of A-Z a-z 0-9 _ - .");
         out.world = std::string(value);
         have_world = true;
+      } else if (key == "query_timeout") {
+        if (have_query_timeout) return hide("world URL " + display + ": query_timeout= is given twice");
+        char* end = nullptr;
+        const std::string v(value);
+        const double t = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end != '\0' || !(t >= 0.1) || t > 86400)
+          return hide("world URL " + display + ": query_timeout=" + v + " must be a number of seconds from 0.1 to 86400");
+        out.query_timeout = std::chrono::milliseconds(static_cast<int64_t>(t * 1000));
+        have_query_timeout = true;
       } else if (key == "reconnect") {
         if (have_reconnect) return hide("world URL " + display + ": reconnect= is given twice");
         char* end = nullptr;
@@ -495,6 +558,10 @@ class PgWorldStore::Connection {
     std::lock_guard lock(m_mu);
     if (m_conn) {
       forget_prepared(m_conn);
+      {
+        std::lock_guard tl(g_timeout_mu);
+        g_timeout_ms.erase(m_conn);
+      }
       PQfinish(m_conn);
     }
     m_conn = nullptr;
@@ -509,6 +576,8 @@ class PgWorldStore::Connection {
   void setup() {
     PQsetNoticeProcessor(m_conn, quiet_notices, nullptr);
     forget_prepared(m_conn);  // a new session has none of the old one's prepared statements
+    std::lock_guard lock(g_timeout_mu);
+    g_timeout_ms[m_conn] = m_url.query_timeout.count();
   }
   const PgWorldUrl m_url;
   std::mutex m_mu;
@@ -1057,7 +1126,9 @@ Status PgWorldStore::relock(PGconn* c) {
   std::lock_guard lock(m_lock_mu);
   m_lock_lost = true;
   m_lock_lost_message = "world '" + m_url.world + "' in " + m_url.display + ": the connection was lost and, on reconnecting, " +
-                        (r ? std::string("the world was locked by another process") : "its lock could not be taken again (" + r.error().message + ")") +
+                        (r ? std::string("its lock was held by another session (another process, or this process's old connection, which the "
+                                         "server had not yet seen close)")
+                            : "its lock could not be taken again (" + r.error().message + ")") +
                         "; this process writes nothing more to it";
   return Error{m_lock_lost_message};
 }

@@ -6,7 +6,8 @@
 //
 // A world is named by a URL, `postgresql://USER@HOST[:PORT]/DB?world=NAME` (also postgres://; a Unix-socket host
 // as HOST=%2Fpath%2Fto%2Fdir or `?host=/path/to/dir`); every libpq parameter of a connection URI may be given, plus
-// voxen's own `world` (required) and `reconnect` (seconds to keep reconnecting after a lost connection, default 10);
+// voxen's own `world` (required), `reconnect` (seconds to keep reconnecting after a lost connection, default 10) and
+// `query_timeout` (seconds to wait for one query's answer, default 60; then the connection counts as lost);
 // voxen adds connect_timeout=10, TCP keepalives and application_name unless the URL sets them.
 //
 // Durability: write() is one transaction, sent as one pipeline (one upsert of the batch's puts, one delete of its
@@ -54,6 +55,8 @@ struct PgWorldUrl {
   std::string world;     // the world's name (voxen_worlds.name): 1..63 of [A-Za-z0-9_.-]
   std::string display;   // the URL for messages, any password replaced by "***"
   std::chrono::milliseconds reconnect{10000};  // how long a lost connection is retried
+  std::chrono::milliseconds query_timeout{60000};  // how long one query's answer is awaited before the connection is
+                                                   // treated as lost (a server process that stopped answering)
 };
 
 /// True for strings that name a world in a database (start with postgresql:// or postgres://), not a directory.
