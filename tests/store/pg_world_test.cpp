@@ -527,7 +527,7 @@ TEST(WorldUrls, APasswordInTheURLIsNeverPrinted) {
   if (!fs::exists(anvil)) GTEST_SKIP() << "../shared/data/anvil is absent: the import half is skipped";
   std::string imported = testing::pg_world_url(".mc");
   imported.replace(imported.find("voxen@"), 6, "voxen:Sesame4711@");
-  for (const std::string& json : {"", " --json"}) {
+  for (const std::string json : {"", " --json"}) {
     const std::string target = json.empty() ? imported : imported + "j";
     const CliRun r = voxen("import-anvil '" + anvil + "' --world '" + target + "'" + json);
     ASSERT_EQ(r.code, 0) << r.out;
