@@ -35,6 +35,7 @@ const char* kind_name(store::RecordKind k) {
     case store::RecordKind::kSection: return "section";
     case store::RecordKind::kLod: return "lod";
     case store::RecordKind::kSimulation: return "simulation";
+    case store::RecordKind::kEditLog: return "edit_log";
   }
   return "?";
 }

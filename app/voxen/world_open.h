@@ -35,13 +35,10 @@
 #include "voxen/world/block_registry.h"
 #include "voxen/world/cell.h"
 #include "voxen/world/world.h"
+#include "world_location.h"
 #include "world_setup.h"
 
 namespace voxen::app {
-
-/// CLI11 check of a world location (`--world`, `voxen world copy`): "" when usable, else why not (exit 2): empty, a
-/// world URL that does not parse (password hidden), or a URL of another scheme (which would become a directory).
-std::string world_location_check(const std::string& v);
 
 /// The --world DIR flag, plus whether --seed / --generator were given on the command line.
 struct WorldDirFlag {

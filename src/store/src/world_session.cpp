@@ -660,6 +660,13 @@ Result<uint64_t> WorldSession::commit_locked() {
     batch.push_back(std::move(r));
     m_sim_dirty = false;
   }
+  for (auto& [encoded, rec] : m_log_records) {
+    PendingRecord r;
+    r.key = rec.first;
+    r.raw = std::move(rec.second);
+    batch.push_back(std::move(r));
+  }
+  m_log_records.clear();
   if (batch.empty()) return uint64_t{0};
   const uint64_t ticket = m_queue->submit(std::move(batch));
   for (ColumnState* st : in_batch) st->ticket = ticket;
@@ -719,6 +726,13 @@ void WorldSession::set_sim_state(std::string bytes) {
   if (m_sim_state && *m_sim_state == bytes) return;
   m_sim_state = std::move(bytes);
   m_sim_dirty = true;
+}
+
+Status WorldSession::put_log_record(const RecordKey& key, std::string bytes) {
+  if (key.kind != RecordKind::kEditLog) return Error{"put_log_record: a record of kind '" + std::string(1, static_cast<char>(key.kind)) + "' is not an edit log page"};
+  std::lock_guard lock(m_mu);
+  m_log_records[encode_key(key)] = {key, std::move(bytes)};
+  return Ok{};
 }
 
 Result<uint64_t> WorldSession::commit() {

@@ -34,7 +34,8 @@ std::optional<RecordKey> decode_key(std::string_view key) {
   if (key.size() != kKeySize) return std::nullopt;
   const char kind = key[0];
   if (kind != static_cast<char>(RecordKind::kJournal) && kind != static_cast<char>(RecordKind::kSection) &&
-      kind != static_cast<char>(RecordKind::kLod) && kind != static_cast<char>(RecordKind::kSimulation))
+      kind != static_cast<char>(RecordKind::kLod) && kind != static_cast<char>(RecordKind::kSimulation) &&
+      kind != static_cast<char>(RecordKind::kEditLog))
     return std::nullopt;
   const int s = static_cast<uint8_t>(key[17]);
   if (s >= kSectionsPerColumn) return std::nullopt;

@@ -40,6 +40,7 @@ enum class PayloadKind : uint8_t {
   kMeta = 6,          // the database's copy of the world's metadata (world_meta.h, encode_meta_record)
   kLodNode = 7,       // a far view node's quads (stream/lod_record.h)
   kSimState = 8,      // the simulation's pending updates (Simulator::save_state's bytes)
+  kEditLog = 9,       // a page of a multiplayer server's edit log (net/edit_log.h)
 };
 
 /// One journal entry: a section-local cell index (0..4095) and the cell stored there.

@@ -190,6 +190,11 @@ class WorldSession {
   /// bytes delete the record.
   void set_sim_state(std::string bytes);
 
+  /// Queues a record of the multiplayer server's edit log (kind 'e', net/edit_log.h: the page's bytes, sealed as
+  /// PayloadKind::kEditLog when written) for the next commit, in the same atomic batch as the edits recorded before
+  /// this call, so after a crash the log on disk names exactly the edits whose cells are on disk. A second put of
+  /// the same key before the commit replaces the first. Errors: a key of another kind (nothing queued).
+  Status put_log_record(const RecordKey& key, std::string bytes);
   /// Saved cells shown as "unknown" since open, by saved block name.
   std::map<std::string, uint64_t> unknown_cells() const;
   /// Flushes everything (a failed write is retried up to the kMaxWriteRetries left), closes the store and releases
@@ -224,6 +229,7 @@ class WorldSession {
   bool m_meta_dirty = false;
   bool m_sim_dirty = false;            // m_sim_state goes out with the next commit
   std::optional<std::string> m_sim_state;  // set_sim_state's bytes (nullopt: read the store's)
+  std::map<std::string, std::pair<RecordKey, std::string>> m_log_records;  // put_log_record's, by encoded key
   bool m_sync = false;
   bool m_closed = false;
 

@@ -9,7 +9,9 @@
 // Keys (docs/formats/world_store_v1.md): 18 bytes,
 //   byte 0      record kind: 'j' journal of a generated world, 's' whole section of an imported world, 'l' a far
 //               view node (stream/lod_record.h: the section byte holds its level), 'p' the simulation's pending
-//               updates (one per world, at column (0, 0) section 0: sim/simulator.h Simulator::save_state)
+//               updates (one per world, at column (0, 0) section 0: sim/simulator.h Simulator::save_state), 'e' a
+//               page of a multiplayer server's edit log (net/edit_log.h: column x holds the page's first server
+//               sequence number, z and section 0)
 //   bytes 1-8   column x as uint64 big-endian with the sign bit flipped (x ^ 2^63), so byte order = numeric order
 //   bytes 9-16  column z, same encoding
 //   byte 17     section index 0..23 (bottom to top)
@@ -34,7 +36,7 @@
 namespace voxen::store {
 
 /// What a record holds; the value is the key's first byte.
-enum class RecordKind : uint8_t { kJournal = 'j', kSection = 's', kLod = 'l', kSimulation = 'p' };
+enum class RecordKind : uint8_t { kJournal = 'j', kSection = 's', kLod = 'l', kSimulation = 'p', kEditLog = 'e' };
 
 /// Where a record belongs: its kind, column and section index (SectionPos::y is the section index 0..23).
 struct RecordKey {

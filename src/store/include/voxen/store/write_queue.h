@@ -37,6 +37,7 @@ namespace voxen::store {
 ///             the record (the section is back to its generated state).
 ///   kSection: `section` is the whole section; uniform air deletes the record (a missing section reads as air).
 ///   kSimulation: `raw` holds the simulation's state bytes, sealed as PayloadKind::kSimState; empty deletes it.
+///   kEditLog: `raw` holds a page of a server's edit log, sealed as PayloadKind::kEditLog; empty deletes it.
 struct PendingRecord {
   RecordKey key;
   std::vector<JournalCell> journal;
