@@ -81,6 +81,8 @@ int run_serve(const ServeOptions& o) {
     j["tick_ms_p50"] = st.tick_ms_p50;
     j["tick_ms_p99"] = st.tick_ms_p99;
     j["tick_ms_max"] = st.tick_ms_max;
+    j["slowest_tick"] = st.slowest_tick;
+    j["slowest_tick_parts_ms"] = st.slowest_tick_parts;
     j["edits_applied"] = st.edits_applied;
     j["edits_refused"] = st.edits_refused;
     j["sim_changes"] = st.sim_changes;
@@ -99,6 +101,9 @@ int run_serve(const ServeOptions& o) {
     std::printf("world              %s\n", (*server)->world_name().c_str());
     std::printf("ticks              %llu (tick ms p50 %.2f, p99 %.2f, max %.2f)\n", static_cast<unsigned long long>(st.ticks), st.tick_ms_p50,
                 st.tick_ms_p99, st.tick_ms_max);
+    std::string parts;
+    for (const auto& [k, v] : st.slowest_tick_parts) parts += (parts.empty() ? "" : ", ") + k + " " + std::to_string(v).substr(0, std::to_string(v).find('.') + 3);
+    std::printf("slowest tick       %llu: %s\n", static_cast<unsigned long long>(st.slowest_tick), parts.c_str());
     std::printf("edits applied      %llu\n", static_cast<unsigned long long>(st.edits_applied));
     for (const auto& [why, n] : st.edits_refused) std::printf("edits refused      %llu (%s)\n", static_cast<unsigned long long>(n), why.c_str());
     std::printf("simulation changes %llu\n", static_cast<unsigned long long>(st.sim_changes));

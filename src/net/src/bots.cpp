@@ -137,7 +137,7 @@ Result<BotReport> run_bots(const BotOptions& o, const BlockRegistry& reg) {
       all_done = false;
       if (!b.client) {
         if (b.gave_up) continue;
-        const bool waited = b.ever_connected ? now - b.last_attempt > std::chrono::milliseconds(250) : true;
+        const bool waited = now - b.last_attempt > std::chrono::milliseconds(b.ever_connected ? 250 : 1000);
         if (!running && b.ever_connected && now - b.closed_at > std::chrono::duration<double>(o.reconnect_seconds)) {
           b.gave_up = true;
           b.phase = Bot::Phase::kDone;
@@ -268,7 +268,11 @@ Result<BotReport> run_bots(const BotOptions& o, const BlockRegistry& reg) {
     if (all_done) break;
     if (now - run_end > std::chrono::duration<double>(o.settle_seconds + o.reconnect_seconds)) {
       for (Bot& b : bots)
-        if (b.phase != Bot::Phase::kDone && rep.problems.size() < 20) rep.problems.push_back(b.name + ": the end checks did not finish in time");
+        if (b.phase != Bot::Phase::kDone && rep.problems.size() < 20)
+          rep.problems.push_back(b.name + ": the end checks did not finish in time (" +
+                                 (!b.client ? std::string("not connected") :
+                                  b.phase == Bot::Phase::kDrain ? std::to_string(b.client->pending()) + " edits unanswered" :
+                                  b.phase == Bot::Phase::kQuery ? std::string(b.client->log_done() ? "hashes" : "log") + " not answered" : "running") + ")");
       break;
     }
     next_step += std::chrono::milliseconds(50);

@@ -128,9 +128,22 @@ Result<std::unique_ptr<Client>> Client::connect(NetIo& io, const std::string& ho
 void Client::send(const ClientMessage& m) {
   if (!m_open) return;
   if (!m_link->send(encode(m))) {
+    // Closed by the server (its Refuse reason, if any, comes with the next poll) or over the queue limit.
+    if (m_link->open()) {
+      m_closed_reason = "the connection's send queue is full";
+      m_link->close();
+    }
     m_open = false;
-    m_closed_reason = "the connection's send queue is full";
-    m_link->close();
+    poll_closed();
+  }
+}
+
+void Client::poll_closed() {
+  // Take the frames that came before the close (a Refuse names the reason).
+  for (NetEvent& e : m_link->take(std::chrono::milliseconds(100))) {
+    if (e.kind != NetEvent::Kind::kFrame) continue;
+    auto m = decode_server(e.text);
+    if (m && std::holds_alternative<Refuse>(*m)) m_closed_reason = std::get<Refuse>(*m).reason;
   }
 }
 

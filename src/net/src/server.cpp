@@ -1,6 +1,7 @@
 #include "voxen/net/server.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -99,6 +100,7 @@ struct Server::Impl {
     uint32_t holders = 0;       // clients holding it (recounted each tick before unloading)
     uint64_t idle_since = 0;    // tick since which no one holds it
     std::string frame;          // the encoded ColumnData, until the column changes
+    std::optional<uint64_t> hash;  // its content hash, until the column changes
   };
   struct PendingAck {
     uint64_t conn = 0;
@@ -149,9 +151,10 @@ struct Server::Impl {
 
   void send(Conn& c, const std::string& frame) {
     if (c.dropping) return;
-    if (!listener->send(c.id, frame))
-      drop(c, "fell behind: " + std::to_string(listener->queued_bytes(c.id)) + " bytes not taken yet (limit " +
-                  std::to_string(opt.max_queued_bytes) + ")");
+    if (listener->send(c.id, frame)) return;
+    if (!listener->is_open(c.id)) return;  // closing already: its kClosed event follows
+    drop(c, "fell behind: " + std::to_string(listener->queued_bytes(c.id)) + " bytes not taken yet (limit " +
+                std::to_string(opt.max_queued_bytes) + ")");
   }
 
   void send(Conn& c, const ServerMessage& m) { send(c, encode(m)); }
@@ -283,6 +286,7 @@ struct Server::Impl {
     ColumnInfo& info = columns.at(cp);
     info.changed |= 1u << s;
     info.frame.clear();
+    info.hash.reset();
     dirty = true;
   }
 
@@ -418,7 +422,8 @@ struct Server::Impl {
     w.spawn_y = generator ? static_cast<double>(generator->surface_y(0, 0) + 1) : 128.0;
     w.last_client_seq = c.last_applied;
     w.server_seq = log.last_seq();
-    c.pose = Pose{w.spawn_x, w.spawn_y, w.spawn_z, 0, 0, 0};
+    c.pose = Pose{w.spawn_x, w.spawn_y, w.spawn_z, 0, 0, 0};  // where the client starts, until its first Pose
+    c.has_pose = true;
     send(c, ServerMessage(w));
     for (const auto& [id, o] : conns)
       if (o.joined && id != c.id && !o.dropping) send(c, ServerMessage(PlayerJoined{o.player_id, o.name}));
@@ -479,8 +484,13 @@ struct Server::Impl {
     if (const auto* q = std::get_if<HashQuery>(&m)) {
       Hashes h;
       for (const ColumnPos& p : q->columns) {
-        const Column* col = world.find(p);
-        h.hashes.push_back(ColumnHash{p, col != nullptr, col ? col->content_hash(false) : 0});
+        auto it = columns.find(p);
+        if (it == columns.end()) {
+          h.hashes.push_back(ColumnHash{p, false, 0});
+          continue;
+        }
+        if (!it->second.hash) it->second.hash = world.find(p)->content_hash(false);
+        h.hashes.push_back(ColumnHash{p, true, *it->second.hash});
       }
       send(c, ServerMessage(std::move(h)));
       return;
@@ -616,15 +626,32 @@ struct Server::Impl {
   void do_tick() {
     const auto t0 = Clock::now();
     ++tick;
+    std::array<double, 5> part{};
+    auto lap = [t = Clock::now()](double& into) mutable {
+      into = ms_since(t);
+      t = Clock::now();
+    };
     load_columns();
+    lap(part[0]);
     step_simulation();
+    lap(part[1]);
     send_poses();
+    lap(part[2]);
     commit();
+    lap(part[3]);
     recount_holders();
     unload_idle();
     check_clients();
     send_acks();
-    tick_ms.push_back(ms_since(t0) + between_ms);
+    lap(part[4]);
+    const double total = ms_since(t0) + between_ms;
+    tick_ms.push_back(total);
+    if (total > st.slowest_tick_ms) {
+      st.slowest_tick_ms = total;
+      st.slowest_tick = tick;
+      st.slowest_tick_parts = {{"messages", between_ms}, {"load", part[0]}, {"simulation", part[1]}, {"poses", part[2]},
+                               {"commit", part[3]}, {"rest", part[4]}};
+    }
     between_ms = 0;
     ++st.ticks;
   }
@@ -680,6 +707,7 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options, cons
   LinkLimits limits;
   limits.max_frame = kMaxClientFrame;
   limits.max_queued_bytes = options.max_queued_bytes;
+  limits.socket_send_buffer = options.socket_send_buffer;
   auto l = Listener::listen(impl->io, options.bind, options.port, limits, impl->events);
   if (!l) return l.error();
   impl->listener = std::move(*l);

@@ -33,6 +33,7 @@ struct LinkImpl : std::enable_shared_from_this<LinkImpl> {
   uint64_t id;
   LinkLimits limits;
   EventQueue* events;
+  std::shared_ptr<EventQueue> owned_events;  // a client link's queue: kept while handlers may still push to it
   std::function<void(uint64_t)> on_finish;  // the listener forgets the link
 
   // read side: io thread only
@@ -48,7 +49,9 @@ struct LinkImpl : std::enable_shared_from_this<LinkImpl> {
   LinkStats stats;
 
   void start() {
-    socket.set_option(asio::ip::tcp::no_delay(true));
+    asio::error_code ignored;
+    socket.set_option(asio::ip::tcp::no_delay(true), ignored);
+    if (limits.socket_send_buffer > 0) socket.set_option(asio::socket_base::send_buffer_size(limits.socket_send_buffer), ignored);
     read_more();
   }
 
@@ -332,25 +335,38 @@ Result<std::unique_ptr<Listener>> Listener::listen(NetIo& io, const std::vector<
   }
   std::unique_ptr<Listener> l(new Listener());
   l->m_shared = impl;
+  l->m_port = impl->port;
+  l->m_endpoints = impl->endpoints;
   return l;
 }
 
 Listener::~Listener() { shutdown(); }
 
-uint16_t Listener::port() const { return m_shared->port; }
+uint16_t Listener::port() const { return m_port; }
 
-std::vector<std::string> Listener::endpoints() const { return m_shared->endpoints; }
+std::vector<std::string> Listener::endpoints() const { return m_endpoints; }
 
 bool Listener::send(uint64_t conn, std::string frame) {
+  if (!m_shared) return false;
   auto link = m_shared->find(conn);
   return link && link->send(std::move(frame));
 }
 
 void Listener::close(uint64_t conn, std::string last_frame) {
+  if (!m_shared) return;
   if (auto link = m_shared->find(conn)) link->close(std::move(last_frame));
 }
 
+bool Listener::is_open(uint64_t conn) const {
+  if (!m_shared) return false;
+  auto link = m_shared->find(conn);
+  if (!link) return false;
+  std::lock_guard lock(link->mu);
+  return !link->closing && !link->closed;
+}
+
 size_t Listener::queued_bytes(uint64_t conn) const {
+  if (!m_shared) return 0;
   auto link = m_shared->find(conn);
   if (!link) return 0;
   std::lock_guard lock(link->mu);
@@ -358,6 +374,7 @@ size_t Listener::queued_bytes(uint64_t conn) const {
 }
 
 int64_t Listener::write_waiting_ms(uint64_t conn) const {
+  if (!m_shared) return 0;
   auto link = m_shared->find(conn);
   if (!link) return 0;
   std::lock_guard lock(link->mu);
@@ -366,6 +383,7 @@ int64_t Listener::write_waiting_ms(uint64_t conn) const {
 }
 
 LinkStats Listener::stats(uint64_t conn) const {
+  if (!m_shared) return {};
   auto link = m_shared->find(conn);
   if (!link) return {};
   std::lock_guard lock(link->mu);
@@ -397,7 +415,7 @@ void Listener::shutdown() {
 
 // ---- ClientLink --------------------------------------------------------------------------------------------------
 
-ClientLink::ClientLink() : m_events(std::make_unique<EventQueue>()) {}
+ClientLink::ClientLink() : m_events(std::make_shared<EventQueue>()) {}
 
 ClientLink::~ClientLink() {
   if (m_link) {
@@ -415,6 +433,7 @@ Result<std::unique_ptr<ClientLink>> ClientLink::connect(NetIo& io, const std::st
   if (ec || results.empty()) return Error{"cannot resolve " + host + ": " + (ec ? ec.message() : std::string("no address"))};
   std::unique_ptr<ClientLink> c(new ClientLink());
   auto link = std::make_shared<detail::LinkImpl>(ctx, asio::ip::tcp::socket(ctx), 0, limits, c->m_events.get());
+  link->owned_events = c->m_events;
   auto result = std::make_shared<std::promise<asio::error_code>>();
   auto fut = result->get_future();
   asio::post(ctx, [link, results, result] {

@@ -165,6 +165,7 @@ class Client {
   void reapply_column(ColumnPos c);
   void update_interest();
   void send(const ClientMessage& m);
+  void poll_closed();
 
   const BlockRegistry& m_registry;
   std::unique_ptr<ClientLink> m_link;

@@ -55,6 +55,7 @@ struct ServerOptions {
   double edit_rate = 40;                      // edits a second per client (burst twice)
   size_t max_queued_bytes = size_t{8} << 20;  // unsent bytes per client before it is dropped
   int stall_ms = 10000;                       // a write waiting this long drops the client
+  int socket_send_buffer = 0;                 // SO_SNDBUF per client socket (0: the system's; tests make it small)
   int hello_timeout_ms = 5000;                // a connection that sends no Hello in this time is dropped
   int unload_after_ticks = 200;               // a column no one holds is unloaded after this many ticks
   bool sync = false;                          // fsync every committed batch (store::OpenOptions::sync)
@@ -63,7 +64,11 @@ struct ServerOptions {
 /// What the server did so far.
 struct ServerStats {
   uint64_t ticks = 0;
-  double tick_ms_p50 = 0, tick_ms_p99 = 0, tick_ms_max = 0;  // the tick's work (not the wait between ticks)
+  double tick_ms_p50 = 0, tick_ms_p99 = 0, tick_ms_max = 0;  // a tick's work: its own plus the messages handled since
+                                                              // the tick before (not the wait between ticks)
+  uint64_t slowest_tick = 0;                                  // which tick was slowest, and its parts (ms)
+  double slowest_tick_ms = 0;
+  std::map<std::string, double> slowest_tick_parts;
   uint64_t edits_applied = 0;
   std::map<std::string, uint64_t> edits_refused;   // by reason name
   uint64_t sim_changes = 0;

@@ -63,6 +63,7 @@ struct LinkStats {
 struct LinkLimits {
   size_t max_frame = 4096;                  // longest frame body accepted from the peer
   size_t max_queued_bytes = size_t{16} << 20;  // send() refuses frames past this many unsent bytes
+  int socket_send_buffer = 0;               // SO_SNDBUF of accepted sockets in bytes (0: the system's default)
 };
 
 /// A thread-safe FIFO of events with a blocking take.
@@ -100,6 +101,8 @@ class Listener {
   /// Drops the connection's unsent frames (all but one being written), queues `last_frame` (may be empty) and closes
   /// the connection once it is written, or after 2 s. A kClosed event follows.
   void close(uint64_t conn, std::string last_frame);
+  /// True while the connection is open and not closing.
+  bool is_open(uint64_t conn) const;
   /// Unsent bytes of a connection (0 when gone).
   size_t queued_bytes(uint64_t conn) const;
   /// How long the current write of a connection has waited for the socket (0 when none is pending).
@@ -110,7 +113,9 @@ class Listener {
 
  private:
   Listener() = default;
-  std::shared_ptr<detail::ListenerImpl> m_shared;  // also held by the io thread's pending handlers
+  std::shared_ptr<detail::ListenerImpl> m_shared;  // also held by the io thread's pending handlers; null after shutdown
+  uint16_t m_port = 0;
+  std::vector<std::string> m_endpoints;
 };
 
 /// The client side: one connection to a server with its own event queue.
@@ -133,7 +138,7 @@ class ClientLink {
 
  private:
   ClientLink();
-  std::unique_ptr<EventQueue> m_events;
+  std::shared_ptr<EventQueue> m_events;  // shared with the link, which may finish after the ClientLink is gone
   std::shared_ptr<detail::LinkImpl> m_link;
 };
 

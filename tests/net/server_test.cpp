@@ -1,0 +1,374 @@
+// The server and its clients in one process on loopback (net/server.h, net/client.h): edits reach the other
+// players, a refused placement rolls back, a late joiner sees every earlier edit, a restarted server serves the same
+// world, bad messages each disconnect their sender with their reason, and a client that stops reading is dropped
+// while the others go on. Every check reads cells, hashes, reasons or counts a user would see.
+#include <gtest/gtest.h>
+
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <thread>
+
+#include "voxen/net/client.h"
+#include "voxen/net/protocol.h"
+#include "voxen/net/server.h"
+#include "voxen/net/transport.h"
+
+namespace voxen::net {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+const BlockRegistry& registry() {
+  static const BlockRegistry reg = BlockRegistry::load_default().value();
+  return reg;
+}
+
+/// A temporary world directory, removed at the end.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/voxen_net_test_XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+/// A server running its game loop on a thread.
+struct RunningServer {
+  std::unique_ptr<Server> server;
+  std::atomic<bool> stop{false};
+  std::thread thread;
+  explicit RunningServer(ServerOptions o) {
+    auto s = Server::start(o, registry());
+    if (!s) throw std::runtime_error(s.error().to_string());
+    server = std::move(*s);
+    thread = std::thread([this] { server->run(stop); });
+  }
+  ServerStats shutdown() {
+    if (thread.joinable()) {
+      stop = true;
+      thread.join();
+      EXPECT_TRUE(server->close().ok());
+    }
+    return server->stats();
+  }
+  ~RunningServer() { shutdown(); }
+  uint16_t port() const { return server->port(); }
+};
+
+ServerOptions options_for(const fs::path& dir) {
+  ServerOptions o;
+  o.world = (dir / "world").string();
+  o.create_seed = 11;
+  o.create_generator = "flat";  // dry ground everywhere: a dug cell stays dug (no water flows into it)
+  o.port = 0;
+  o.threads = 1;
+  return o;
+}
+
+std::unique_ptr<Client> join(NetIo& io, uint16_t port, const std::string& name, int radius = 2) {
+  ClientOptions co;
+  co.name = name;
+  co.view_radius = radius;
+  auto c = Client::connect(io, "127.0.0.1", port, co, registry());
+  if (!c) throw std::runtime_error(c.error().to_string());
+  return std::move(*c);
+}
+
+/// Polls every client until `done` holds (true) or 10 s pass (false).
+bool pump(std::initializer_list<Client*> clients, const std::function<bool()>& done) {
+  const auto end = std::chrono::steady_clock::now() + 10s;
+  while (std::chrono::steady_clock::now() < end) {
+    for (Client* c : clients) c->poll(1ms);
+    if (done()) return true;
+  }
+  return false;
+}
+
+/// The cell a player at spawn can dig: the ground a step away from the spawn column.
+BlockPos ground_near(const Client& c) {
+  const int64_t x = 2, z = 0;
+  for (int64_t y = kMaxY; y > kMinY; --y) {
+    const Cell cell = c.world().get(BlockPos{x, y, z});
+    if (registry()[cell.id].solid) return BlockPos{x, y, z};
+  }
+  return BlockPos{x, 0, z};
+}
+
+TEST(NetServer, AnEditFromOneClientReachesTheOther) {
+  TempDir dir;
+  RunningServer rs(options_for(dir.path));
+  NetIo io;
+  auto a = join(io, rs.port(), "alice");
+  auto b = join(io, rs.port(), "bob");
+  ASSERT_TRUE(pump({a.get(), b.get()}, [&] { return a->view_complete() && b->view_complete() && b->players().size() == 1; }));
+  const BlockPos g = ground_near(*a);
+  ASSERT_NE(b->world().get(g), kAir);
+  ASSERT_TRUE(a->edit(g, kAir));
+  EXPECT_EQ(a->world().get(g), kAir);  // predicted at once
+  ASSERT_TRUE(pump({a.get(), b.get()}, [&] { return b->world().get(g) == kAir && a->pending() == 0; }));
+  EXPECT_EQ(a->counters().edits_accepted, 1u);
+  ASSERT_EQ(a->accepted().size(), 1u);
+  // Poses travel too: bob sees alice where she says she is.
+  a->set_pose(Pose{3.5, a->pose().y, 1.5, 45, 0, 0});
+  ASSERT_TRUE(pump({a.get(), b.get()}, [&] {
+    auto it = b->players().find(a->welcome().player_id);
+    return it != b->players().end() && it->second.has_pose && std::abs(it->second.to.x - 3.5) < 1e-9;
+  }));
+  EXPECT_EQ(b->players().at(a->welcome().player_id).name, "alice");
+}
+
+TEST(NetServer, ARefusedPlacementRollsBackWithinOneRoundTrip) {
+  TempDir dir;
+  RunningServer rs(options_for(dir.path));
+  NetIo io;
+  auto a = join(io, rs.port(), "alice");
+  auto b = join(io, rs.port(), "bob");
+  ASSERT_TRUE(pump({a.get(), b.get()}, [&] { return a->view_complete() && b->view_complete(); }));
+  const BlockPos g = ground_near(*a);
+  const BlockPos above{g.x, g.y + 1, g.z};
+  const Cell stone{registry().id("stone"), 0}, glass{registry().id("glass"), 0};
+  // Alice places stone and is acknowledged; bob, who has not heard of it yet, places glass in the same cell.
+  ASSERT_TRUE(a->edit(above, stone));
+  ASSERT_TRUE(pump({a.get()}, [&] { return a->pending() == 0; }));
+  ASSERT_EQ(b->world().get(above), kAir);
+  ASSERT_TRUE(b->edit(above, glass));
+  EXPECT_EQ(b->world().get(above), glass);  // his prediction
+  ASSERT_TRUE(pump({b.get()}, [&] { return b->pending() == 0; }));
+  EXPECT_EQ(b->world().get(above), stone);  // rolled back to what the server holds
+  EXPECT_EQ(b->counters().refused.at("cell changed"), 1u);
+  EXPECT_EQ(b->counters().rolled_back, 1u);
+  // Out of reach: a cell 20 blocks away in a held column.
+  const BlockPos far{g.x + 20, g.y + 1, g.z};
+  ASSERT_TRUE(b->world().find(column_pos_of(far)));
+  const Cell before = b->world().get(far);
+  ASSERT_TRUE(b->edit(far, glass));
+  ASSERT_TRUE(pump({b.get()}, [&] { return b->pending() == 0; }));
+  EXPECT_EQ(b->world().get(far), before);
+  EXPECT_EQ(b->counters().refused.at("out of reach"), 1u);
+  // Into a player's box: bob places stone where alice stands.
+  const BlockPos feet{static_cast<int64_t>(std::floor(a->pose().x)), static_cast<int64_t>(std::floor(a->pose().y)),
+                      static_cast<int64_t>(std::floor(a->pose().z))};
+  if (b->world().get(feet) == kAir) {
+    ASSERT_TRUE(b->edit(feet, stone));
+    ASSERT_TRUE(pump({b.get()}, [&] { return b->pending() == 0; }));
+    EXPECT_EQ(b->world().get(feet), kAir);
+    EXPECT_EQ(b->counters().refused.at("overlaps a player"), 1u);
+  }
+}
+
+TEST(NetServer, ALateJoinerSeesEveryEarlierEditAndTheSimulation) {
+  TempDir dir;
+  RunningServer rs(options_for(dir.path));
+  NetIo io;
+  auto a = join(io, rs.port(), "alice");
+  ASSERT_TRUE(pump({a.get()}, [&] { return a->view_complete(); }));
+  const BlockPos g = ground_near(*a);
+  const Cell sand{registry().id("sand"), 0}, water{registry().id("water"), 0};
+  std::vector<BlockPos> dug;
+  for (int dz = -2; dz <= 2; ++dz) {
+    BlockPos p{g.x + 1, g.y, g.z + dz};
+    while (p.y > g.y - 4 && !registry()[a->world().get(p).id].solid) --p.y;
+    if (a->world().get(p) != kAir && a->edit(p, kAir)) dug.push_back(p);
+  }
+  ASSERT_TRUE(a->edit(BlockPos{g.x, g.y + 3, g.z}, sand));    // falls
+  ASSERT_TRUE(a->edit(BlockPos{g.x - 1, g.y + 1, g.z}, water));  // flows
+  ASSERT_TRUE(pump({a.get()}, [&] { return a->pending() == 0; }));
+  ASSERT_EQ(a->counters().edits_refused, 0u);
+  std::this_thread::sleep_for(1500ms);  // the simulation moves the sand and the water (30 ticks)
+  a->poll(1ms);
+  auto c = join(io, rs.port(), "carol");
+  ASSERT_TRUE(pump({a.get(), c.get()}, [&] { return c->view_complete(); }));
+  for (const BlockPos& p : dug) {
+    EXPECT_FALSE(registry()[c->world().get(p).id].solid) << p.x << "," << p.y << "," << p.z;  // dug (water may have flowed in)
+    EXPECT_EQ(c->world().get(p), a->world().get(p));
+  }
+  EXPECT_EQ(c->world().get(BlockPos{g.x, g.y + 3, g.z}), kAir);  // the sand fell
+  EXPECT_GT(a->counters().sim_changes, 0u);
+  // Both hold the same cells as the server for every column they hold.
+  a->query_hashes();
+  c->query_hashes();
+  ASSERT_TRUE(pump({a.get(), c.get()}, [&] { return a->hash_done() && c->hash_done(); }));
+  EXPECT_GT(c->hash_compared(), 0u);
+  EXPECT_TRUE(a->hash_mismatches().empty());
+  EXPECT_TRUE(c->hash_mismatches().empty());
+}
+
+TEST(NetServer, ARestartedServerServesTheSameWorldAndKnowsItsLog) {
+  TempDir dir;
+  BlockPos g;
+  std::vector<std::pair<uint32_t, uint64_t>> acked;
+  std::map<ColumnPos, uint64_t> hashes;
+  {
+    RunningServer rs(options_for(dir.path));
+    NetIo io;
+    auto a = join(io, rs.port(), "alice");
+    ASSERT_TRUE(pump({a.get()}, [&] { return a->view_complete(); }));
+    g = ground_near(*a);
+    ASSERT_TRUE(a->edit(g, kAir));
+    ASSERT_TRUE(a->edit(BlockPos{g.x, g.y + 1, g.z}, Cell{registry().id("glowstone"), 0}));
+    ASSERT_TRUE(pump({a.get()}, [&] { return a->pending() == 0; }));
+    acked = a->accepted();
+    for (const ColumnPos& p : a->world().positions()) hashes[p] = a->world().find(p)->content_hash(false);
+    a->leave();
+  }
+  ASSERT_EQ(acked.size(), 2u);
+  RunningServer again(options_for(dir.path));
+  NetIo io;
+  auto a = join(io, again.port(), "alice");
+  EXPECT_EQ(a->welcome().last_client_seq, acked.back().first);  // the log survived: sequence numbers go on
+  EXPECT_EQ(a->welcome().server_seq, acked.back().second);
+  EXPECT_EQ(a->next_seq(), acked.back().first + 1);
+  ASSERT_TRUE(pump({a.get()}, [&] { return a->view_complete(); }));
+  EXPECT_EQ(a->world().get(g), kAir);
+  for (const auto& [p, h] : hashes)
+    if (const Column* col = a->world().find(p)) {
+      EXPECT_EQ(col->content_hash(false), h) << p.x << "," << p.z;
+    }
+  a->query_log();
+  ASSERT_TRUE(pump({a.get()}, [&] { return a->log_done(); }));
+  ASSERT_EQ(a->log_answer().size(), 2u);
+  EXPECT_EQ(a->log_answer()[0].client_seq, acked[0].first);
+  EXPECT_EQ(a->log_answer()[1].server_seq, acked[1].second);
+}
+
+/// A raw connection: sends frames as given and reads until the server closes, returning its Refuse reason.
+std::string refusal_after(NetIo& io, uint16_t port, const std::vector<std::string>& frames) {
+  LinkLimits limits;
+  limits.max_frame = kMaxServerFrame;
+  auto link = ClientLink::connect(io, "127.0.0.1", port, limits, 2000ms);
+  if (!link) return "connect failed: " + link.error().to_string();
+  for (const std::string& f : frames) (*link)->send(f);
+  std::string reason = "(no reason)";
+  const auto end = std::chrono::steady_clock::now() + 10s;
+  while (std::chrono::steady_clock::now() < end) {
+    for (NetEvent& e : (*link)->take(10ms)) {
+      if (e.kind == NetEvent::Kind::kClosed) return reason;
+      if (e.kind != NetEvent::Kind::kFrame) continue;
+      auto m = decode_server(e.text);
+      if (m && std::holds_alternative<Refuse>(*m)) reason = std::get<Refuse>(*m).reason;
+    }
+  }
+  return "(not closed)";
+}
+
+std::string frame(uint8_t type, const std::string& payload) {
+  const uint32_t len = static_cast<uint32_t>(payload.size() + 1);
+  std::string f(4, '\0');
+  for (int i = 0; i < 4; ++i) f[static_cast<size_t>(i)] = static_cast<char>(len >> (8 * i));
+  return f + static_cast<char>(type) + payload;
+}
+
+TEST(NetServer, BadMessagesEachGetTheirDisconnectReason) {
+  TempDir dir;
+  ServerOptions o = options_for(dir.path);
+  o.message_rate = 50;
+  o.hello_timeout_ms = 500;
+  RunningServer rs(o);
+  NetIo io;
+  const std::string hello = encode(ClientMessage(Hello{kProtocolVersion, "eve", 2}));
+  auto has = [](const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; };
+  std::string r = refusal_after(io, rs.port(), {frame(200, "")});
+  EXPECT_TRUE(has(r, "bad message: message unknown (200): not a message a client may send")) << r;
+  r = refusal_after(io, rs.port(), {encode(ClientMessage(EditRequest{1, {0, 0, 0}, kAir, kAir}))});
+  EXPECT_TRUE(has(r, "message Edit (4) before Hello")) << r;
+  std::string huge(4, '\0');
+  huge[2] = 1;  // 65536 bytes announced
+  r = refusal_after(io, rs.port(), {huge});
+  EXPECT_TRUE(has(r, "a frame of 65536 bytes, over the 4096-byte limit")) << r;
+  r = refusal_after(io, rs.port(), {std::string(4, '\0')});
+  EXPECT_TRUE(has(r, "a frame of length 0")) << r;
+  std::string bad_magic = hello;
+  bad_magic[5] = 'Q';
+  r = refusal_after(io, rs.port(), {bad_magic});
+  EXPECT_TRUE(has(r, "not a voxen client")) << r;
+  std::string edit_y = encode(ClientMessage(EditRequest{1, {0, 0, 0}, kAir, Cell{1, 0}}));
+  edit_y[4 + 13] = static_cast<char>(0x2C);  // y 300
+  edit_y[4 + 14] = 1;
+  r = refusal_after(io, rs.port(), {hello, edit_y});
+  EXPECT_TRUE(has(r, "y 300 outside -128..255")) << r;
+  r = refusal_after(io, rs.port(), {hello, hello});
+  EXPECT_TRUE(has(r, "a second Hello")) << r;
+  std::vector<std::string> flood = {hello};
+  for (int i = 0; i < 400; ++i) flood.push_back(encode(ClientMessage(Chat{"spam"})));
+  r = refusal_after(io, rs.port(), flood);
+  EXPECT_TRUE(has(r, "too many messages: more than 50 a second")) << r;
+  r = refusal_after(io, rs.port(), {});
+  EXPECT_TRUE(has(r, "no Hello within 500 ms")) << r;
+  // A taken name, and a good client still served after all of that.
+  auto good = join(io, rs.port(), "eve");
+  r = refusal_after(io, rs.port(), {hello});
+  EXPECT_TRUE(has(r, "the name 'eve' is taken")) << r;
+  ASSERT_TRUE(pump({good.get()}, [&] { return good->view_complete(); }));
+  const ServerStats st = rs.shutdown();
+  EXPECT_EQ(st.disconnects.at("bad message"), 5u);
+}
+
+TEST(NetServer, AClientThatStopsReadingIsDroppedAndTheOthersGoOn) {
+  TempDir dir;
+  ServerOptions o = options_for(dir.path);
+  o.max_queued_bytes = 32 << 10;
+  o.stall_ms = 2000;
+  o.socket_send_buffer = 4096;
+  RunningServer rs(o);
+  // The silent one: a plain socket with a small receive buffer that joins and never reads again.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  int small = 4096;
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(rs.port());
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const std::string hello = encode(ClientMessage(Hello{kProtocolVersion, "silent", 2}));
+  ASSERT_EQ(::send(fd, hello.data(), hello.size(), 0), static_cast<ssize_t>(hello.size()));
+  NetIo io;
+  auto a = join(io, rs.port(), "alice");
+  ASSERT_TRUE(pump({a.get()}, [&] { return a->view_complete() && a->players().size() == 1; }));
+  // Alice talks (each line goes to everyone, the silent one too) and edits; she is answered throughout.
+  const BlockPos g = ground_near(*a);
+  bool dropped = false;
+  const auto end = std::chrono::steady_clock::now() + 20s;
+  int edits = 0;
+  auto next = std::chrono::steady_clock::now();
+  while (!dropped && std::chrono::steady_clock::now() < end) {
+    next += 20ms;
+    std::this_thread::sleep_until(next);
+    for (int i = 0; i < 3; ++i) a->chat(std::string(200, 'x'));  // 150 lines a second: under the message rate
+    const BlockPos p{g.x, g.y + 1 + (edits % 2), g.z};
+    if (a->pending() == 0 && a->world().get(p) == kAir) {
+      a->edit(p, Cell{registry().id("stone"), 0});
+      ++edits;
+    } else if (a->pending() == 0) {
+      a->edit(p, kAir);
+      ++edits;
+    }
+    a->poll();
+    dropped = a->players().empty();  // the silent one left
+  }
+  ::close(fd);
+  ASSERT_TRUE(a->open()) << a->closed_reason();
+  EXPECT_TRUE(dropped);
+  ASSERT_TRUE(pump({a.get()}, [&] { return a->pending() == 0; }));
+  EXPECT_GT(a->counters().edits_accepted, 2u);
+  const ServerStats st = rs.shutdown();
+  const uint64_t behind = st.disconnects.count("fell behind") ? st.disconnects.at("fell behind") : 0;
+  const uint64_t stalled = st.disconnects.count("stalled") ? st.disconnects.at("stalled") : 0;
+  EXPECT_EQ(behind + stalled, 1u);
+}
+
+}  // namespace
+}  // namespace voxen::net
