@@ -372,3 +372,56 @@ TEST(NetServer, AClientThatStopsReadingIsDroppedAndTheOthersGoOn) {
 
 }  // namespace
 }  // namespace voxen::net
+
+namespace voxen::net {
+namespace {
+
+TEST(NetServer, AResentSequenceNumberIsNeverAppliedTwice) {
+  TempDir dir;
+  RunningServer rs(options_for(dir.path));
+  NetIo io;
+  auto a = join(io, rs.port(), "alice");
+  ASSERT_TRUE(pump({a.get()}, [&] { return a->view_complete(); }));
+  const BlockPos g = ground_near(*a);
+  const Cell stone{registry().id("stone"), 0};
+  ASSERT_EQ(a->edit(BlockPos{g.x, g.y + 1, g.z}, stone), 1u);
+  ASSERT_TRUE(pump({a.get()}, [&] { return a->pending() == 0; }));
+  a->leave();
+  // The same name comes back and sends sequence number 1 again, for another (valid) edit: refused as a duplicate.
+  LinkLimits limits;
+  limits.max_frame = kMaxServerFrame;
+  auto link = ClientLink::connect(io, "127.0.0.1", rs.port(), limits, 2000ms);
+  ASSERT_TRUE(link);
+  std::optional<Welcome> welcome;
+  std::optional<EditResult> result;
+  const auto end = std::chrono::steady_clock::now() + 10s;
+  (*link)->send(encode(ClientMessage(Hello{kProtocolVersion, "alice", 2})));
+  bool sent = false;
+  while (!result && std::chrono::steady_clock::now() < end) {
+    for (NetEvent& e : (*link)->take(10ms)) {
+      if (e.kind != NetEvent::Kind::kFrame) continue;
+      auto m = decode_server(e.text);
+      ASSERT_TRUE(m);
+      if (auto* w = std::get_if<Welcome>(&*m)) welcome = *w;
+      if (auto* r = std::get_if<EditResult>(&*m)) result = *r;
+      if (std::holds_alternative<ColumnData>(*m) && !sent) {
+        (*link)->send(encode(ClientMessage(EditRequest{1, BlockPos{g.x, g.y + 1, g.z + 1}, kAir, stone})));
+        sent = true;
+      }
+    }
+    if (welcome && !sent) {
+      static bool asked = false;
+      if (!asked) (*link)->send(encode(ClientMessage(RequestColumns{{column_pos_of(g)}})));
+      asked = true;
+    }
+  }
+  ASSERT_TRUE(welcome);
+  EXPECT_EQ(welcome->last_client_seq, 1u);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->reason, EditRefusal::kDuplicate);
+  EXPECT_EQ(result->now, kAir);
+  EXPECT_EQ(rs.shutdown().edits_applied, 1u);
+}
+
+}  // namespace
+}  // namespace voxen::net
