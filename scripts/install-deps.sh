@@ -11,6 +11,7 @@ pkgs=(
   libspdlog-dev libfmt-dev
   libzstd-dev librocksdb-dev zlib1g-dev liblz4-dev libxxhash-dev
   libpq-dev postgresql-15
+  libasio-dev
   libepoxy-dev libglfw3-dev libglm-dev libstb-dev
   libegl-dev libegl-mesa0 libgl1-mesa-dri libgles-dev libopengl-dev
   xvfb xauth

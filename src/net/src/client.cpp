@@ -171,6 +171,7 @@ bool Client::poll(std::chrono::microseconds wait) {
     handle(*m);
   }
   const auto now = Clock::now();
+  if (m_open && now - m_interest_at >= std::chrono::milliseconds(500)) update_interest();  // retries requests
   if (m_open && m_pose_dirty && now - m_pose_sent >= std::chrono::milliseconds(50)) {
     send(ClientMessage(PoseUpdate{m_pose}));
     m_pose_sent = now;
@@ -334,6 +335,11 @@ void Client::set_pose(const Pose& pose) {
 
 void Client::update_interest() {
   if (!m_open) return;
+  const auto now = Clock::now();
+  m_interest_at = now;
+  // A request the server did not answer within 2 s was ignored (it checks requests against the pose it had: a fast
+  // move or a teleport outruns it): forget it, so it is asked again below.
+  std::erase_if(m_requested, [&](const auto& kv) { return now - kv.second > std::chrono::seconds(2); });
   const int64_t cx = column_of(m_pose.x), cz = column_of(m_pose.z);
   const int64_t r = m_welcome.view_radius;
   // Release what is past radius + 1.
@@ -361,7 +367,7 @@ void Client::update_interest() {
     if (m_requested.size() + ask.size() >= m_options.max_columns_in_flight) break;
     ask.push_back(p);
   }
-  for (const ColumnPos& p : ask) m_requested.insert(p);
+  for (const ColumnPos& p : ask) m_requested.emplace(p, now);
   for (size_t at = 0; at < ask.size(); at += kMaxColumnsPerMessage)
     send(ClientMessage(RequestColumns{std::vector<ColumnPos>(ask.begin() + static_cast<std::ptrdiff_t>(at),
                                                              ask.begin() + static_cast<std::ptrdiff_t>(std::min(ask.size(), at + kMaxColumnsPerMessage)))}));

@@ -138,7 +138,7 @@ class Reader {
     p.z = i64(f);
     const int64_t lim = kMaxCoordinate >> 4;
     if (ok() && (p.x < -lim || p.x >= lim || p.z < -lim || p.z >= lim))
-      fail(f, "column (" + std::to_string(p.x) + ", " + std::to_string(p.z) + ") outside the world (|x|, |z| < 2^55)", at);
+      fail(f, "column (" + std::to_string(p.x) + ", " + std::to_string(p.z) + ") outside the world (x, z in -2^55..2^55-1)", at);
     return p;
   }
   /// A world block within y -128..255 and +-kMaxCoordinate.
@@ -150,7 +150,7 @@ class Reader {
     p.z = i64(f);
     if (!ok()) return p;
     if (p.x < -kMaxCoordinate || p.x >= kMaxCoordinate || p.z < -kMaxCoordinate || p.z >= kMaxCoordinate)
-      fail(f, "block (" + std::to_string(p.x) + ", " + std::to_string(p.y) + ", " + std::to_string(p.z) + ") outside the world (|x|, |z| < 2^59)", at);
+      fail(f, "block (" + std::to_string(p.x) + ", " + std::to_string(p.y) + ", " + std::to_string(p.z) + ") outside the world (x, z in -2^59..2^59-1)", at);
     else if (!y_in_range(p.y))
       fail(f, "y " + std::to_string(p.y) + " outside " + std::to_string(kMinY) + ".." + std::to_string(kMaxY), at);
     return p;
@@ -170,8 +170,8 @@ class Reader {
     else if (std::fabs(p.x) >= static_cast<double>(kMaxCoordinate) || std::fabs(p.z) >= static_cast<double>(kMaxCoordinate) ||
              std::fabs(p.y) > kMaxPoseY)
       fail(f, "position outside the world", at);
-    else if (std::fabs(p.yaw) > 1e6f || std::fabs(p.pitch) > 90.5f)
-      fail(f, "yaw or pitch out of range (|pitch| <= 90)", at);
+    else if (std::fabs(p.yaw) > 1e6f || std::fabs(p.pitch) > 90.0f)
+      fail(f, "yaw or pitch out of range (|yaw| <= 10^6, |pitch| <= 90)", at);
     else if (p.flags > 1)
       fail(f, "unknown flag bits " + std::to_string(p.flags), at + 32);
     return p;
@@ -591,13 +591,16 @@ Result<ServerMessage> decode_server(std::string_view body) {
         r.fail("spawn", "not a finite position in the world", rat + 5);
       w.last_client_seq = r.u32("last_client_seq");
       w.server_seq = r.u64("server_seq");
-      if (r.ok() && !valid_text(w.world_name)) r.fail("world_name", "not UTF-8 text", 7);
+      if (r.ok() && (w.tick_rate < 1 || w.tick_rate > 1000)) r.fail("tick_rate", std::to_string(w.tick_rate) + " outside 1..1000", rat + 3);
+      if (r.ok() && !(valid_text(w.world_name) && valid_text(w.generator) && valid_text(w.generator_fingerprint)))
+        r.fail("world_name", "world name, generator or fingerprint is not UTF-8 text", 7);
       return done<ServerMessage>(r, w);
     }
     case MsgType::kRefuse: {
       Refuse m;
       m.reason = r.str16("reason");
       if (r.ok() && m.reason.size() > kMaxReasonBytes) r.fail("reason", "longer than " + std::to_string(kMaxReasonBytes) + " bytes", 1);
+      if (r.ok() && !valid_text(m.reason)) r.fail("reason", "not UTF-8 text", 3);
       return done<ServerMessage>(r, m);
     }
     case MsgType::kColumn: {
@@ -699,7 +702,7 @@ Result<ServerMessage> decode_server(std::string_view body) {
       PlayerLeft m;
       m.player_id = r.u32("player_id");
       m.reason = r.str16("reason");
-      if (r.ok() && m.reason.size() > kMaxReasonBytes) r.fail("reason", "too long", 5);
+      if (r.ok() && (m.reason.size() > kMaxReasonBytes || !valid_text(m.reason))) r.fail("reason", "too long or not UTF-8 text", 5);
       return done<ServerMessage>(r, m);
     }
     case MsgType::kChatLine: {

@@ -84,6 +84,7 @@ struct Server::Impl {
     Clock::time_point opened = Clock::now();
     bool joined = false;
     bool dropping = false;
+    std::string drop_reason;  // why the server closed it (what the others are told)
     uint32_t player_id = 0;
     std::string name;
     int view_radius = 1;
@@ -145,6 +146,7 @@ struct Server::Impl {
   void drop(Conn& c, const std::string& reason) {
     if (c.dropping) return;
     c.dropping = true;
+    c.drop_reason = reason;
     ++st.disconnects[reason_key(reason)];
     listener->close(c.id, encode(ServerMessage(Refuse{reason})));
   }
@@ -309,7 +311,7 @@ struct Server::Impl {
     const double ex = c.pose.x, ey = c.pose.y + 1.62, ez = c.pose.z;
     const double dx = static_cast<double>(e.pos.x) + 0.5 - ex, dy = static_cast<double>(e.pos.y) + 0.5 - ey,
                  dz = static_cast<double>(e.pos.z) + 0.5 - ez;
-    if (!c.has_pose || dx * dx + dy * dy + dz * dz > (opt.reach + 1) * (opt.reach + 1)) return EditRefusal::kOutOfReach;
+    if (dx * dx + dy * dy + dz * dz > (opt.reach + 1) * (opt.reach + 1)) return EditRefusal::kOutOfReach;
     const Cell now = world.get(e.pos);
     if (now != e.expect) return EditRefusal::kCellChanged;
     const BlockDef& there = registry[now.id];
@@ -466,6 +468,7 @@ struct Server::Impl {
     if (const auto* t = std::get_if<Chat>(&m)) return broadcast_joined(ServerMessage(ChatLine{c.player_id, t->text}), 0);
     if (std::holds_alternative<Leave>(m)) {
       c.dropping = true;
+      c.drop_reason = "left";
       ++st.disconnects["left"];
       listener->close(c.id, encode(ServerMessage(Refuse{"left"})));
       return;
@@ -547,8 +550,9 @@ struct Server::Impl {
         st.bytes_out += c.last_stats.bytes_out;
         const bool joined = c.joined;
         const uint32_t pid = c.player_id;
+        const std::string why = c.dropping ? c.drop_reason : ev.text;
         conns.erase(it);
-        if (joined) broadcast_joined(ServerMessage(PlayerLeft{pid, ev.text}), 0);
+        if (joined) broadcast_joined(ServerMessage(PlayerLeft{pid, why}), 0);
         return;
       }
     }
@@ -586,6 +590,9 @@ struct Server::Impl {
   }
 
   void send_poses() {
+    // At most 20 times a second whatever the tick rate (the voxelG seed's cap).
+    const uint64_t every = static_cast<uint64_t>(std::max(1, (opt.tick_rate + 19) / 20));
+    if (tick % every != 0) return;
     const bool refresh = tick % static_cast<uint64_t>(std::max(1, opt.tick_rate)) == 0;
     const double r2 = static_cast<double>(opt.pose_radius) * opt.pose_radius;
     for (auto& [id, c] : conns) {
@@ -665,6 +672,9 @@ Server::~Server() {
 
 Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options, const BlockRegistry& registry) {
   if (options.tick_rate < 1 || options.tick_rate > 1000) return Error{"tick rate " + std::to_string(options.tick_rate) + " outside 1..1000"};
+  if (options.max_view_radius < 1 || options.max_view_radius > kMaxViewRadius)
+    return Error{"view radius " + std::to_string(options.max_view_radius) + " outside 1.." + std::to_string(kMaxViewRadius)};
+  if (options.pose_radius < 1 || options.pose_radius > 65535) return Error{"pose radius " + std::to_string(options.pose_radius) + " outside 1..65535"};
   auto impl = std::make_unique<Impl>(options, registry);
   std::unique_ptr<gen::Generator> kept;
   auto fingerprint = [&registry, &kept](const std::string& gname, uint64_t seed) -> Result<std::string> {

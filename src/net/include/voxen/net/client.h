@@ -180,7 +180,8 @@ class Client {
   bool m_pose_dirty = false;
   std::chrono::steady_clock::time_point m_pose_sent{};
   std::chrono::steady_clock::time_point m_connected_at{};
-  std::unordered_set<ColumnPos, ColumnPosHash> m_requested;
+  std::unordered_map<ColumnPos, std::chrono::steady_clock::time_point, ColumnPosHash> m_requested;  // asked, not arrived: when
+  std::chrono::steady_clock::time_point m_interest_at{};
   std::deque<Prediction> m_pending;
   uint32_t m_next_seq = 1;
   std::vector<std::pair<uint32_t, uint64_t>> m_accepted;

@@ -182,7 +182,8 @@ struct Refuse {
 /// column from now on and gets every later change of it.
 struct ColumnData {
   ColumnPos pos;
-  uint64_t server_seq = 0;        // the last edit applied when the column was sent
+  uint64_t server_seq = 0;        // the last edit applied when this column message was built (it is cached until
+                                  // the column changes, so every later edit of the world may be missing, not of the column)
   uint32_t mask = 0;              // 24 bits
   std::vector<Section> sections;  // popcount(mask) sections
   bool operator==(const ColumnData& o) const;

@@ -2,7 +2,7 @@
 // PostgreSQL database (pg_store.h), in either direction (`voxen world copy SRC DST`). Both worlds are locked for
 // the copy; the destination must not exist yet. What is copied: the metadata text (voxen.toml, byte for byte), the
 // database's metadata copy, and every record of every kind (journals 'j', sections 's', far-view nodes 'l', the
-// simulation's pending updates 'p'), values as stored (sealed envelopes, not re-encoded). Not copied: the copies a
+// simulation's pending updates 'p', a server's edit log pages 'e'), values as stored (sealed envelopes, not re-encoded). Not copied: the copies a
 // world keeps aside (corrupt/ or voxen_aside), which belong to the source's own history.
 // Verification: after writing, the destination is read back from scratch and its record counts and content hash must
 // equal the source's; otherwise the new world is removed and the copy is an error.
