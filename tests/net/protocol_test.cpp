@@ -147,6 +147,16 @@ TEST(NetProtocol, FieldsOutOfRangeAreNamedWithTheirOffset) {
   EXPECT_NE(r.error().to_string().find("not a message a server may send"), std::string::npos);
 }
 
+TEST(NetProtocol, ALongReasonIsCutAtACharacterBoundary) {
+  std::string reason = "x";
+  for (int i = 0; i < 400; ++i) reason += "\xC3\xA9";  // 'e' with an accent: 2 bytes, so byte 512 falls inside one
+  auto back = decode_server(body_of(encode(ServerMessage(Refuse{reason}))));
+  ASSERT_TRUE(back) << back.error().to_string();
+  const std::string& got = std::get<Refuse>(*back).reason;
+  EXPECT_EQ(got.size(), 511u);
+  EXPECT_EQ(got, reason.substr(0, 511));
+}
+
 TEST(NetProtocol, ColumnSectionsAreCheckedLikeStoredOnes) {
   Section s;
   s.set(0, 0, 0, Cell{3, 0});

@@ -96,6 +96,7 @@ Result<BotReport> run_bots(const BotOptions& o, const BlockRegistry& reg) {
   std::string first_error;
   ClientOptions co;
   co.view_radius = o.view_radius;
+  co.keep_changes = false;
   co.timeout = std::chrono::milliseconds(5000);
 
   auto connect = [&](Bot& b, Clock::time_point now) {

@@ -171,7 +171,9 @@ bool Client::poll(std::chrono::microseconds wait) {
     handle(*m);
   }
   const auto now = Clock::now();
-  if (m_open && now - m_interest_at >= std::chrono::milliseconds(500)) update_interest();  // retries requests
+  // Ask for more as soon as half of what is in flight has arrived; every 500 ms anyway (retries requests).
+  const bool room = m_arrived_since > 0 && m_requested.size() <= m_options.max_columns_in_flight / 2;
+  if (m_open && (room || now - m_interest_at >= std::chrono::milliseconds(500))) update_interest();
   if (m_open && m_pose_dirty && now - m_pose_sent >= std::chrono::milliseconds(50)) {
     send(ClientMessage(PoseUpdate{m_pose}));
     m_pose_sent = now;
@@ -184,7 +186,7 @@ void Client::set_cell(const BlockPos& p, Cell c, bool report) {
   auto e = m_world.make_edit(p, c);
   if (!e || e->before == e->after) return;
   m_world.apply(*e);
-  if (report) m_changes.push_back(*e);
+  if (report && m_options.keep_changes) m_changes.push_back(*e);
 }
 
 void Client::reapply(const BlockPos& p) {
@@ -222,7 +224,8 @@ void Client::handle(ServerMessage& msg) {
     m_world.insert(std::move(col));
     ++m_counters.columns_received;
     if (d->mask) ++m_counters.columns_edited_received;
-    m_arrived.push_back(d->pos);
+    if (m_options.keep_changes) m_arrived.push_back(d->pos);
+    ++m_arrived_since;
     reapply_column(d->pos);
     return;
   }
@@ -337,6 +340,7 @@ void Client::update_interest() {
   if (!m_open) return;
   const auto now = Clock::now();
   m_interest_at = now;
+  m_arrived_since = 0;
   // A request the server did not answer within 2 s was ignored (it checks requests against the pose it had: a fast
   // move or a teleport outruns it): forget it, so it is asked again below.
   std::erase_if(m_requested, [&](const auto& kv) { return now - kv.second > std::chrono::seconds(2); });
@@ -348,7 +352,7 @@ void Client::update_interest() {
     if (std::llabs(p.x - cx) > r + 1 || std::llabs(p.z - cz) > r + 1) drop.push_back(p);
   for (const ColumnPos& p : drop) {
     m_world.remove(p);
-    m_released.push_back(p);
+    if (m_options.keep_changes) m_released.push_back(p);
   }
   for (size_t at = 0; at < drop.size(); at += kMaxColumnsPerMessage)
     send(ClientMessage(ReleaseColumns{std::vector<ColumnPos>(drop.begin() + static_cast<std::ptrdiff_t>(at),

@@ -216,6 +216,14 @@ void write_columns(Writer& w, const std::vector<ColumnPos>& cols) {
   for (const ColumnPos& c : cols) w.column(c);
 }
 
+/// A reason cut to kMaxReasonBytes at a UTF-8 character boundary (never inside a character).
+std::string_view clip_reason(std::string_view s) {
+  if (s.size() <= kMaxReasonBytes) return s;
+  size_t n = kMaxReasonBytes;
+  while (n > 0 && (static_cast<uint8_t>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n);
+}
+
 template <class T>
 Result<T> done(Reader& r, T value) {
   r.end();
@@ -386,7 +394,7 @@ std::string encode(const ServerMessage& msg) {
           return w.finish(kMaxServerFrame);
         } else if constexpr (std::is_same_v<T, Refuse>) {
           Writer w(MsgType::kRefuse);
-          w.str16(m.reason.size() > kMaxReasonBytes ? std::string_view(m.reason).substr(0, kMaxReasonBytes) : m.reason);
+          w.str16(clip_reason(m.reason));
           return w.finish(kMaxServerFrame);
         } else if constexpr (std::is_same_v<T, ColumnData>) {
           Writer w(MsgType::kColumn);
@@ -446,7 +454,7 @@ std::string encode(const ServerMessage& msg) {
         } else if constexpr (std::is_same_v<T, PlayerLeft>) {
           Writer w(MsgType::kPlayerLeft);
           w.u32(m.player_id);
-          w.str16(m.reason.size() > kMaxReasonBytes ? std::string_view(m.reason).substr(0, kMaxReasonBytes) : m.reason);
+          w.str16(clip_reason(m.reason));
           return w.finish(kMaxServerFrame);
         } else if constexpr (std::is_same_v<T, ChatLine>) {
           Writer w(MsgType::kChatLine);

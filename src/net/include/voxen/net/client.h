@@ -64,6 +64,8 @@ struct ClientOptions {
   int view_radius = 8;                                     // columns (the server may grant less)
   std::chrono::milliseconds timeout{5000};                 // to connect and to be welcomed
   size_t max_columns_in_flight = 96;                       // requested, not arrived yet
+  bool keep_changes = true;  // keep what take_changes/take_arrived/take_released return (a renderer takes them each
+                             // frame); false for clients that never take them (bots), so nothing piles up
 };
 
 /// Another player as this client sees it.
@@ -182,6 +184,7 @@ class Client {
   std::chrono::steady_clock::time_point m_connected_at{};
   std::unordered_map<ColumnPos, std::chrono::steady_clock::time_point, ColumnPosHash> m_requested;  // asked, not arrived: when
   std::chrono::steady_clock::time_point m_interest_at{};
+  size_t m_arrived_since = 0;  // columns arrived since the last update_interest
   std::deque<Prediction> m_pending;
   uint32_t m_next_seq = 1;
   std::vector<std::pair<uint32_t, uint64_t>> m_accepted;
