@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "seed_option.h"
 #include "voxen/net/bots.h"
+#include "voxen/net/protocol.h"
 #include "voxen/net/transport.h"
 #include "world_setup.h"
 
@@ -33,6 +34,8 @@ int run_bots_command(BotsCli o) {
   o.bots.host = hp->first;
   o.bots.port = hp->second;
   o.bots.verify = !o.no_verify;
+  if (!net::valid_name(o.bots.prefix + "-" + std::to_string(o.bots.count - 1)))
+    throw UsageError("--name", "'" + o.bots.prefix + "': bot names PREFIX-N must be 1..32 characters of A-Z a-z 0-9 _ -");
   const BlockRegistry reg = load_registry();
   auto r = net::run_bots(o.bots, reg);
   if (!r) throw RunError("bots: " + r.error().to_string());

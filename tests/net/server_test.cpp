@@ -425,3 +425,40 @@ TEST(NetServer, AResentSequenceNumberIsNeverAppliedTwice) {
 
 }  // namespace
 }  // namespace voxen::net
+
+namespace voxen::net {
+namespace {
+
+TEST(NetServer, AClientThatNeverReleasesCannotKeepTheWorldLoading) {
+  TempDir dir;
+  RunningServer rs(options_for(dir.path));
+  NetIo io;
+  LinkLimits limits;
+  limits.max_frame = kMaxServerFrame;
+  auto link = ClientLink::connect(io, "127.0.0.1", rs.port(), limits, 2000ms);
+  ASSERT_TRUE(link);
+  (*link)->send(encode(ClientMessage(Hello{kProtocolVersion, "wanderer", 2})));
+  // Fifteen jumps of 40 columns, each asking for the 25 columns around where it landed, none ever released.
+  for (int k = 1; k <= 15; ++k) {
+    const double x = k * 40.0 * 16 + 8;
+    (*link)->send(encode(ClientMessage(PoseUpdate{Pose{x, 80, 8, 0, 0, 0}})));
+    std::vector<ColumnPos> ask;
+    for (int dz = -2; dz <= 2; ++dz)
+      for (int dx = -2; dx <= 2; ++dx) ask.push_back(ColumnPos{k * 40 + dx, dz});
+    (*link)->send(encode(ClientMessage(RequestColumns{ask})));
+  }
+  // Wait until the columns of the last place have come, and a while after.
+  size_t got = 0;
+  const auto end = std::chrono::steady_clock::now() + 10s;
+  while (got < 25 && std::chrono::steady_clock::now() < end)
+    for (NetEvent& e : (*link)->take(10ms))
+      if (e.kind == NetEvent::Kind::kFrame && static_cast<uint8_t>(e.text[0]) == static_cast<uint8_t>(MsgType::kColumn)) ++got;
+  std::this_thread::sleep_for(500ms);
+  const ServerStats st = rs.shutdown();
+  EXPECT_GE(got, 25u);
+  // Only the last place's columns (and what loaded before the later poses arrived) are generated, not 15 x 25.
+  EXPECT_LE(st.columns_loaded, 100u) << "columns loaded " << st.columns_loaded;
+}
+
+}  // namespace
+}  // namespace voxen::net

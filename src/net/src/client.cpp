@@ -174,7 +174,8 @@ bool Client::poll(std::chrono::microseconds wait) {
   // Ask for more as soon as half of what is in flight has arrived; every 500 ms anyway (retries requests).
   const bool room = m_arrived_since > 0 && m_requested.size() <= m_options.max_columns_in_flight / 2;
   if (m_open && (room || now - m_interest_at >= std::chrono::milliseconds(500))) update_interest();
-  if (m_open && m_pose_dirty && now - m_pose_sent >= std::chrono::milliseconds(50)) {
+  // The pose when it changed (at most 20 a second), and every 5 s anyway: the server drops a player silent for 30 s.
+  if (m_open && ((m_pose_dirty && now - m_pose_sent >= std::chrono::milliseconds(50)) || now - m_pose_sent >= std::chrono::seconds(5))) {
     send(ClientMessage(PoseUpdate{m_pose}));
     m_pose_sent = now;
     m_pose_dirty = false;
@@ -299,7 +300,7 @@ void Client::handle(ServerMessage& msg) {
       auto it = m_players.find(c->player_id);
       who = c->player_id == m_welcome.player_id ? m_options.name : it != m_players.end() ? it->second.name : "?";
     }
-    m_chat.emplace_back(who, c->text);
+    if (m_options.keep_changes) m_chat.emplace_back(who, c->text);
     return;
   }
   if (auto* le = std::get_if<LogEntries>(&msg)) {

@@ -123,11 +123,10 @@ Status EditLog::load(store::WorldStore& store) {
 }
 
 uint32_t EditLog::last_client_seq(const std::string& player) const {
+  // Client sequence numbers of one name only grow in server order (the server refuses any not above the last one),
+  // so the last entry holds the highest.
   auto it = m_by_player.find(player);
-  if (it == m_by_player.end()) return 0;
-  uint32_t best = 0;
-  for (const auto& [c, s] : it->second) best = std::max(best, c);
-  return best;
+  return it == m_by_player.end() || it->second.empty() ? 0 : it->second.back().first;
 }
 
 uint64_t EditLog::append(LogEntry entry) {
@@ -160,8 +159,9 @@ std::vector<std::pair<uint32_t, uint64_t>> EditLog::entries_of(const std::string
   std::vector<std::pair<uint32_t, uint64_t>> out;
   auto it = m_by_player.find(player);
   if (it == m_by_player.end()) return out;
-  for (const auto& e : it->second)
-    if (e.first > after) out.push_back(e);
+  const auto& v = it->second;  // sorted by client_seq (see last_client_seq)
+  auto from = std::upper_bound(v.begin(), v.end(), after, [](uint32_t a, const auto& e) { return a < e.first; });
+  out.assign(from, v.end());
   return out;
 }
 

@@ -57,6 +57,8 @@ std::string reason_key(const std::string& reason) {
   return colon == std::string::npos ? reason : reason.substr(0, colon);
 }
 
+constexpr size_t kMaxWaitingConnections = 64;  // connections that have not sent Hello yet
+
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -92,7 +94,8 @@ struct Server::Impl {
     bool has_pose = false, pose_dirty = false;
     std::unordered_set<ColumnPos, ColumnPosHash> held;
     std::unordered_set<ColumnPos, ColumnPosHash> wanted;  // requested, waiting for the column to load
-    Bucket messages, edits, poses;
+    Bucket messages, edits, poses, chats, queries;
+    Clock::time_point last_heard = Clock::now();
     uint32_t last_applied = 0;  // highest client_seq applied for this name
     LinkStats last_stats;
   };
@@ -122,8 +125,8 @@ struct Server::Impl {
   std::string name;
   uint16_t bedrock = 0xFFFF, unknown = 0xFFFF;
 
+  EventQueue events;  // declared before io: the network thread (stopped with io) may push until then
   NetIo io;
-  EventQueue events;
   std::unique_ptr<Listener> listener;
 
   std::unordered_map<uint64_t, Conn> conns;
@@ -192,9 +195,9 @@ struct Server::Impl {
     send(c, column_frame(pos, it->second));
   }
 
-  bool in_view(const Conn& c, ColumnPos pos) const {
+  bool in_view(const Conn& c, ColumnPos pos, int slack = 2) const {
     const int64_t px = static_cast<int64_t>(std::floor(c.pose.x)) >> 4, pz = static_cast<int64_t>(std::floor(c.pose.z)) >> 4;
-    const int64_t r = c.view_radius + 2;  // slack: the pose may lag the request
+    const int64_t r = c.view_radius + slack;  // slack: the pose may lag the request
     return std::llabs(pos.x - px) <= r && std::llabs(pos.z - pz) <= r;
   }
 
@@ -206,7 +209,9 @@ struct Server::Impl {
       to_load_set.erase(p);
       auto it = columns.find(p);
       if (it != columns.end() || world.find(p)) continue;
-      batch.push_back(p);
+      bool wanted = false;
+      for (const auto& [id, c] : conns) wanted |= !c.dropping && c.wanted.count(p) > 0;
+      if (wanted) batch.push_back(p);  // a client that moved on or left no longer costs a generation
     }
     if (batch.empty()) return;
     std::vector<std::unique_ptr<Column>> cols;
@@ -463,17 +468,25 @@ struct Server::Impl {
       c.pose = p->pose;
       c.has_pose = true;
       c.pose_dirty = true;
+      // Columns far from the new pose are no longer the client's (it releases past radius + 1 itself): forget them,
+      // so a client that never releases cannot keep columns loaded or queued all over the world.
+      std::erase_if(c.held, [&](const ColumnPos& q) { return !in_view(c, q, 3); });
+      std::erase_if(c.wanted, [&](const ColumnPos& q) { return !in_view(c, q, 3); });
       return;
     }
-    if (const auto* t = std::get_if<Chat>(&m)) return broadcast_joined(ServerMessage(ChatLine{c.player_id, t->text}), 0);
+    if (const auto* t = std::get_if<Chat>(&m)) {
+      if (!c.chats.take()) return;  // over 5 lines a second: not relayed
+      return broadcast_joined(ServerMessage(ChatLine{c.player_id, t->text}), 0);
+    }
     if (std::holds_alternative<Leave>(m)) {
       c.dropping = true;
       c.drop_reason = "left";
       ++st.disconnects["left"];
-      listener->close(c.id, encode(ServerMessage(Refuse{"left"})));
+      listener->close(c.id, encode(ServerMessage(Refuse{"left"})), /*keep_queued=*/true);
       return;
     }
     if (const auto* q = std::get_if<LogQuery>(&m)) {
+      if (!c.queries.take()) return drop(c, "too many log queries: more than 2 a second");
       auto all = log.entries_of(c.name, q->after);
       size_t at = 0;
       do {
@@ -522,6 +535,17 @@ struct Server::Impl {
         c.messages.init(opt.message_rate, opt.message_rate * 2);
         c.edits.init(opt.edit_rate, opt.edit_rate * 2);
         c.poses.init(20, 20);
+        c.chats.init(5, 10);
+        c.queries.init(2, 4);
+        {
+          size_t waiting = 0;
+          for (const auto& [id, o] : conns) waiting += !o.joined && !o.dropping;
+          if (waiting >= kMaxWaitingConnections) {  // a flood of idle connections: refuse more before they cost anything
+            conns.emplace(ev.conn, std::move(c));
+            drop(conns.at(ev.conn), "too many connections waiting to join (" + std::to_string(kMaxWaitingConnections) + ")");
+            return;
+          }
+        }
         conns.emplace(ev.conn, std::move(c));
         return;
       }
@@ -529,6 +553,7 @@ struct Server::Impl {
         auto it = conns.find(ev.conn);
         if (it == conns.end() || it->second.dropping) return;
         Conn& c = it->second;
+        c.last_heard = Clock::now();
         if (!c.messages.take())
           return drop(c, "too many messages: more than " + std::to_string(static_cast<int>(opt.message_rate)) + " a second");
         auto m = decode_client(ev.text);
@@ -616,6 +641,10 @@ struct Server::Impl {
       c.last_stats = listener->stats(id);
       if (!c.joined && ms_since(c.opened) > opt.hello_timeout_ms) {
         drop(c, "no Hello within " + std::to_string(opt.hello_timeout_ms) + " ms");
+        continue;
+      }
+      if (c.joined && ms_since(c.last_heard) > opt.silent_ms) {
+        drop(c, "silent: no message for " + std::to_string(opt.silent_ms) + " ms");
         continue;
       }
       const int64_t waiting = listener->write_waiting_ms(id);
@@ -777,7 +806,12 @@ Status Server::close() {
     for (auto& a : s.acks) a.staged = true, a.ticket = 0;
     s.send_acks();
   }
-  for (auto& [id, c] : s.conns) s.drop(c, "the server is shutting down");
+  for (auto& [id, c] : s.conns) {  // after the acks and everything else already queued
+    if (c.dropping) continue;
+    c.dropping = true;
+    ++s.st.disconnects["the server is shutting down"];
+    s.listener->close(id, encode(ServerMessage(Refuse{"the server is shutting down"})), /*keep_queued=*/true);
+  }
   // Give the network thread a moment to write the goodbyes.
   for (int i = 0; i < 20; ++i) {
     bool pending = false;

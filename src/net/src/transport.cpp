@@ -74,6 +74,10 @@ struct LinkImpl : std::enable_shared_from_this<LinkImpl> {
 
   /// Hands every whole frame to the queue; false when the framing broke (reading stops).
   bool parse() {
+    {
+      std::lock_guard lock(mu);
+      if (closed || closing) return false;  // nothing more is handed over once the owner closed it
+    }
     size_t at = 0;
     while (rlen - at >= kHeader) {
       uint32_t len = 0;
@@ -166,14 +170,17 @@ struct LinkImpl : std::enable_shared_from_this<LinkImpl> {
     });
   }
 
-  void close(std::string last_frame) {
+  void close(std::string last_frame, bool keep_queued) {
     std::lock_guard lock(mu);
     if (closing || closed) return;
     closing = true;
-    size_t flight = 0;
-    for (const std::string& f : in_flight) flight += f.size();
-    queue.clear();
-    queued = flight;
+    if (!keep_queued) {
+      size_t flight = 0;
+      if (writing)
+        for (const std::string& f : in_flight) flight += f.size();
+      queue.clear();
+      queued = flight;
+    }
     if (!last_frame.empty()) {
       queued += last_frame.size();
       queue.push_back(std::move(last_frame));
@@ -222,7 +229,14 @@ struct ListenerImpl : std::enable_shared_from_this<ListenerImpl> {
     auto self = shared_from_this();
     acc.async_accept([self, &acc](const asio::error_code& ec, asio::ip::tcp::socket s) {
       if (ec == asio::error::operation_aborted || self->stopped) return;
-      if (!ec) {
+      if (ec) {  // out of file descriptors, say: wait before accepting again instead of spinning
+        auto timer = std::make_shared<asio::steady_timer>(self->io, std::chrono::milliseconds(100));
+        timer->async_wait([self, &acc, timer](const asio::error_code& e) {
+          if (!e && !self->stopped) self->accept(acc);
+        });
+        return;
+      }
+      {
         asio::error_code e2;
         const auto ep = s.remote_endpoint(e2);
         std::string peer = e2 ? std::string("?") : ep.address().to_string() + ":" + std::to_string(ep.port());
@@ -352,9 +366,9 @@ bool Listener::send(uint64_t conn, std::string frame) {
   return link && link->send(std::move(frame));
 }
 
-void Listener::close(uint64_t conn, std::string last_frame) {
+void Listener::close(uint64_t conn, std::string last_frame, bool keep_queued) {
   if (!m_shared) return;
-  if (auto link = m_shared->find(conn)) link->close(std::move(last_frame));
+  if (auto link = m_shared->find(conn)) link->close(std::move(last_frame), keep_queued);
 }
 
 bool Listener::is_open(uint64_t conn) const {
@@ -393,8 +407,8 @@ LinkStats Listener::stats(uint64_t conn) const {
 void Listener::shutdown() {
   if (!m_shared) return;
   auto impl = m_shared;
-  std::promise<void> done;
-  asio::post(impl->io, [impl, &done] {
+  auto done = std::make_shared<std::promise<void>>();  // shared: the io thread may run this after the wait gave up
+  asio::post(impl->io, [impl, done] {
     impl->stopped = true;
     for (auto& a : impl->acceptors) {
       asio::error_code ignored;
@@ -406,10 +420,10 @@ void Listener::shutdown() {
       for (auto& [id, l] : impl->links) links.push_back(l);
     }
     for (auto& l : links) l->finish("server shut down");
-    done.set_value();
+    done->set_value();
   });
   // The io thread may already be stopped (NetIo destroyed first is the caller's bug); wait a bounded time.
-  done.get_future().wait_for(std::chrono::seconds(5));
+  done->get_future().wait_for(std::chrono::seconds(5));
   m_shared.reset();
 }
 
@@ -418,10 +432,13 @@ void Listener::shutdown() {
 ClientLink::ClientLink() : m_events(std::make_shared<EventQueue>()) {}
 
 ClientLink::~ClientLink() {
-  if (m_link) {
-    auto link = m_link;
-    asio::post(link->io, [link] { link->finish("closed"); });
+  if (!m_link) return;
+  {
+    std::lock_guard lock(m_link->mu);
+    if (m_link->closing) return;  // close() was asked: its frames go out, its timer ends it (holding the link)
   }
+  auto link = m_link;
+  asio::post(link->io, [link] { link->finish("closed"); });
 }
 
 Result<std::unique_ptr<ClientLink>> ClientLink::connect(NetIo& io, const std::string& host, uint16_t port, LinkLimits limits,
@@ -457,7 +474,7 @@ bool ClientLink::send(std::string frame) { return m_link->send(std::move(frame))
 
 std::vector<NetEvent> ClientLink::take(std::chrono::microseconds wait) { return m_events->take(wait); }
 
-void ClientLink::close() { m_link->close(std::string()); }
+void ClientLink::close() { m_link->close(std::string(), /*keep_queued=*/true); }
 
 bool ClientLink::open() const {
   std::lock_guard lock(m_link->mu);

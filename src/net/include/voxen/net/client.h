@@ -64,8 +64,8 @@ struct ClientOptions {
   int view_radius = 8;                                     // columns (the server may grant less)
   std::chrono::milliseconds timeout{5000};                 // to connect and to be welcomed
   size_t max_columns_in_flight = 96;                       // requested, not arrived yet
-  bool keep_changes = true;  // keep what take_changes/take_arrived/take_released return (a renderer takes them each
-                             // frame); false for clients that never take them (bots), so nothing piles up
+  bool keep_changes = true;  // keep what take_changes/take_arrived/take_released/take_chat return (a renderer takes
+                             // them each frame); false for clients that never take them (bots), so nothing piles up
 };
 
 /// Another player as this client sees it.

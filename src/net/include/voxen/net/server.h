@@ -57,6 +57,8 @@ struct ServerOptions {
   int stall_ms = 10000;                       // a write waiting this long drops the client
   int socket_send_buffer = 0;                 // SO_SNDBUF per client socket (0: the system's; tests make it small)
   int hello_timeout_ms = 5000;                // a connection that sends no Hello in this time is dropped
+  int silent_ms = 30000;                      // a player that sends nothing this long is dropped (clients send a pose
+                                              // at least every 5 s), so a dead connection frees its name
   int unload_after_ticks = 200;               // a column no one holds is unloaded after this many ticks
   bool sync = false;                          // fsync every committed batch (store::OpenOptions::sync)
 };

@@ -98,9 +98,10 @@ class Listener {
   /// Queues a frame (protocol::encode's bytes) for a connection. False, with nothing queued, when the connection is
   /// gone or closing, or the frame would take its unsent bytes past max_queued_bytes.
   bool send(uint64_t conn, std::string frame);
-  /// Drops the connection's unsent frames (all but one being written), queues `last_frame` (may be empty) and closes
-  /// the connection once it is written, or after 2 s. A kClosed event follows.
-  void close(uint64_t conn, std::string last_frame);
+  /// Queues `last_frame` (may be empty) and closes the connection once it is written, or after 2 s; with
+  /// keep_queued false the unsent frames are dropped first (all but those being written: a client that fell behind
+  /// gets its reason sooner). Nothing more is read from it. A kClosed event follows.
+  void close(uint64_t conn, std::string last_frame, bool keep_queued = false);
   /// True while the connection is open and not closing.
   bool is_open(uint64_t conn) const;
   /// Unsent bytes of a connection (0 when gone).
