@@ -66,6 +66,17 @@ uint16_t wait_listening(const fs::path& err, int nth) {
   return 0;
 }
 
+/// Kills a spawned process that is still running when the test leaves (an ASSERT returned early).
+struct KillOnExit {
+  pid_t& pid;
+  ~KillOnExit() {
+    if (pid > 0 && ::kill(pid, 0) == 0) {
+      ::kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+};
+
 int wait_exit(pid_t pid) {
   int status = 0;
   waitpid(pid, &status, 0);
@@ -77,6 +88,7 @@ TEST(ServeCli, AcknowledgedEditsSurviveRepeatedKill9UnderBotLoad) {
   const fs::path dir = mkdtemp(tmpl);
   const fs::path world = dir / "world", serr = dir / "serve.err", sout = dir / "serve.out", bout = dir / "bots.json", berr = dir / "bots.err";
   pid_t server = spawn(VOXEN_SERVER_BINARY, {"serve", "--world", world.string(), "--seed", "5", "--port", "0", "--threads", "1"}, sout, serr);
+  KillOnExit server_guard{server};
   ASSERT_GT(server, 0);
   const uint16_t port = wait_listening(serr, 1);
   ASSERT_NE(port, 0) << slurp(serr);
@@ -85,19 +97,23 @@ TEST(ServeCli, AcknowledgedEditsSurviveRepeatedKill9UnderBotLoad) {
                      {"bots", "--connect", where, "--count", "6", "--seconds", "14", "--actions-per-second", "4", "--reconnect-seconds", "30",
                       "--json"},
                      bout, berr);
+  KillOnExit bots_guard{bots};
   ASSERT_GT(bots, 0);
   // Four kills at 2.5 s intervals; each time the server comes back on the same port from the same world directory.
   for (int k = 0; k < 4; ++k) {
     std::this_thread::sleep_for(2500ms);
     ASSERT_EQ(kill(server, SIGKILL), 0);
     EXPECT_EQ(wait_exit(server), 128 + SIGKILL);
+    server = -1;
     server = spawn(VOXEN_SERVER_BINARY, {"serve", "--world", world.string(), "--port", std::to_string(port), "--threads", "1"}, sout, serr);
     ASSERT_GT(server, 0);
     ASSERT_EQ(wait_listening(serr, k + 2), port) << slurp(serr);
   }
   EXPECT_EQ(wait_exit(bots), 0) << slurp(bout) << slurp(berr);
+  bots = -1;
   kill(server, SIGTERM);
   EXPECT_EQ(wait_exit(server), 0) << slurp(serr);
+  server = -1;
   const auto j = nlohmann::json::parse(slurp(bout));
   EXPECT_EQ(j["lost"], 0) << j.dump(2);
   EXPECT_EQ(j["duplicated"], 0) << j.dump(2);
@@ -124,13 +140,15 @@ TEST(ServeCli, BadArgumentsExit2AndAClosedPortExits1) {
   // A world another process holds: the second server is refused, naming the lock.
   char tmpl[] = "/tmp/voxen_serve_lock_XXXXXX";
   const fs::path dir = mkdtemp(tmpl);
-  const pid_t first = spawn(VOXEN_SERVER_BINARY, {"serve", "--world", (dir / "w").string(), "--seed", "1", "--port", "0"}, dir / "o", dir / "e");
+  pid_t first = spawn(VOXEN_SERVER_BINARY, {"serve", "--world", (dir / "w").string(), "--seed", "1", "--port", "0"}, dir / "o", dir / "e");
+  KillOnExit first_guard{first};
   ASSERT_NE(wait_listening(dir / "e", 1), 0);
   r = run_voxen({"serve", "--world", (dir / "w").string(), "--port", "0"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("locked"), std::string::npos) << r.err;
   kill(first, SIGINT);
   EXPECT_EQ(wait_exit(first), 0);
+  first = -1;
   std::error_code ec;
   fs::remove_all(dir, ec);
 }
