@@ -244,11 +244,16 @@ TEST(NetServer, ARestartedServerServesTheSameWorldAndKnowsItsLog) {
   EXPECT_EQ(a->log_answer()[1].server_seq, acked[1].second);
 }
 
-/// A raw connection: sends frames as given and reads until the server closes, returning its Refuse reason.
-std::string refusal_after(NetIo& io, uint16_t port, const std::vector<std::string>& frames) {
+/// A plain framed connection to the server, speaking no protocol of its own (the test writes the frames).
+Result<std::unique_ptr<ClientLink>> raw_link(NetIo& io, uint16_t port) {
   LinkLimits limits;
   limits.max_frame = kMaxServerFrame;
-  auto link = ClientLink::connect(io, "127.0.0.1", port, limits, 2000ms);
+  return ClientLink::connect(io, "127.0.0.1", port, limits, 2000ms);
+}
+
+/// A raw connection: sends frames as given and reads until the server closes, returning its Refuse reason.
+std::string refusal_after(NetIo& io, uint16_t port, const std::vector<std::string>& frames) {
+  auto link = raw_link(io, port);
   if (!link) return "connect failed: " + link.error().to_string();
   for (const std::string& f : frames) (*link)->send(f);
   std::string reason = "(no reason)";
@@ -388,9 +393,7 @@ TEST(NetServer, AResentSequenceNumberIsNeverAppliedTwice) {
   ASSERT_TRUE(pump({a.get()}, [&] { return a->pending() == 0; }));
   a->leave();
   // The same name comes back and sends sequence number 1 again, for another (valid) edit: refused as a duplicate.
-  LinkLimits limits;
-  limits.max_frame = kMaxServerFrame;
-  auto link = ClientLink::connect(io, "127.0.0.1", rs.port(), limits, 2000ms);
+  auto link = raw_link(io, rs.port());
   ASSERT_TRUE(link);
   std::optional<Welcome> welcome;
   std::optional<EditResult> result;
@@ -433,9 +436,7 @@ TEST(NetServer, AClientThatNeverReleasesCannotKeepTheWorldLoading) {
   TempDir dir;
   RunningServer rs(options_for(dir.path));
   NetIo io;
-  LinkLimits limits;
-  limits.max_frame = kMaxServerFrame;
-  auto link = ClientLink::connect(io, "127.0.0.1", rs.port(), limits, 2000ms);
+  auto link = raw_link(io, rs.port());
   ASSERT_TRUE(link);
   (*link)->send(encode(ClientMessage(Hello{kProtocolVersion, "wanderer", 2})));
   // Fifteen jumps of 40 columns, each asking for the 25 columns around where it landed, none ever released.

@@ -329,9 +329,8 @@ Result<BotReport> run_bots(const BotOptions& o, const BlockRegistry& reg) {
   if (o.verify) {
     if (rep.bots_verified < static_cast<uint64_t>(o.count) && rep.problems.size() < 20)
       rep.problems.push_back(std::to_string(static_cast<uint64_t>(o.count) - rep.bots_verified) + " bot(s) could not run the end checks");
-    if (rep.lost > 0 || rep.duplicated > 0 || rep.hash_mismatches > 0) {
-      if (rep.duplicated > 0 && rep.problems.size() < 20) rep.problems.push_back(std::to_string(rep.duplicated) + " client sequence number(s) logged twice");
-    }
+    if (rep.duplicated > 0 && rep.problems.size() < 20)
+      rep.problems.push_back(std::to_string(rep.duplicated) + " client sequence number(s) logged twice");
   }
   return rep;
 }

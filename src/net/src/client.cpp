@@ -79,7 +79,8 @@ Result<std::unique_ptr<Client>> Client::connect(NetIo& io, const std::string& ho
     const auto now = Clock::now();
     if (now >= deadline) return Error{where + ": no Welcome within " + std::to_string(options.timeout.count()) + " ms"};
     auto evs = c->m_link->take(std::chrono::duration_cast<std::chrono::microseconds>(deadline - now));
-    for (NetEvent& e : evs) {
+    for (size_t i = 0; i < evs.size(); ++i) {
+      NetEvent& e = evs[i];
       if (e.kind == NetEvent::Kind::kClosed) return Error{where + ": the connection closed before the Welcome (" + e.text + ")"};
       if (e.kind == NetEvent::Kind::kProblem) return Error{where + ": " + e.text};
       auto m = decode_server(e.text);
@@ -102,23 +103,7 @@ Result<std::unique_ptr<Client>> Client::connect(NetIo& io, const std::string& ho
       c->m_next_seq = w->last_client_seq + 1;
       c->m_pose = Pose{w->spawn_x, w->spawn_y, w->spawn_z, 0, 0, 0};
       c->m_connected_at = Clock::now();
-      // Messages after the Welcome in the same read: keep them for poll().
-      // (They are handled in order: push them back through handle now.)
-      bool after = false;
-      for (NetEvent& rest : evs) {
-        if (&rest == &e) {
-          after = true;
-          continue;
-        }
-        if (!after) continue;
-        if (rest.kind == NetEvent::Kind::kFrame) {
-          auto rm = decode_server(rest.text);
-          if (rm) c->handle(*rm);
-        } else if (rest.kind == NetEvent::Kind::kClosed) {
-          c->m_open = false;
-          c->m_closed_reason = rest.text;
-        }
-      }
+      c->handle_events(std::span<NetEvent>(evs).subspan(i + 1));  // what came in the same read, as poll() would
       c->update_interest();
       return c;
     }
@@ -147,9 +132,7 @@ void Client::poll_closed() {
   }
 }
 
-bool Client::poll(std::chrono::microseconds wait) {
-  if (!m_open) return false;
-  auto evs = m_link->take(wait);
+void Client::handle_events(std::span<NetEvent> evs) {
   for (NetEvent& e : evs) {
     if (e.kind == NetEvent::Kind::kClosed) {
       m_open = false;
@@ -166,10 +149,16 @@ bool Client::poll(std::chrono::microseconds wait) {
       m_closed_reason = "the server sent a bad message: " + m.error().to_string();
       m_link->close();
       m_open = false;
-      return false;
+      return;
     }
     handle(*m);
   }
+}
+
+bool Client::poll(std::chrono::microseconds wait) {
+  if (!m_open) return false;
+  auto evs = m_link->take(wait);
+  handle_events(evs);
   const auto now = Clock::now();
   // Ask for more as soon as half of what is in flight has arrived; every 500 ms anyway (retries requests).
   const bool room = m_arrived_since > 0 && m_requested.size() <= m_options.max_columns_in_flight / 2;

@@ -40,6 +40,11 @@ class Writer {
     u32(static_cast<uint32_t>(s.size()));
     m_out.append(s);
   }
+  /// A list's uint16 count; a count past `max` is the caller's bug.
+  void count16(size_t n, size_t max) {
+    VOXEN_ASSERT(n <= max);
+    u16(static_cast<uint16_t>(n));
+  }
   void cell(Cell c) {
     u16(c.id);
     u8(c.state);
@@ -211,8 +216,8 @@ std::vector<ColumnPos> read_columns(Reader& r) {
 }
 
 void write_columns(Writer& w, const std::vector<ColumnPos>& cols) {
-  VOXEN_ASSERT(!cols.empty() && cols.size() <= kMaxColumnsPerMessage);
-  w.u16(static_cast<uint16_t>(cols.size()));
+  VOXEN_ASSERT(!cols.empty());
+  w.count16(cols.size(), kMaxColumnsPerMessage);
   for (const ColumnPos& c : cols) w.column(c);
 }
 
@@ -416,8 +421,7 @@ std::string encode(const ServerMessage& msg) {
           return w.finish(kMaxServerFrame);
         } else if constexpr (std::is_same_v<T, Edits>) {
           Writer w(MsgType::kEdits);
-          VOXEN_ASSERT(m.edits.size() <= kMaxListEntries);
-          w.u16(static_cast<uint16_t>(m.edits.size()));
+          w.count16(m.edits.size(), kMaxListEntries);
           for (const EditEvent& e : m.edits) {
             w.u64(e.server_seq);
             w.u32(e.player_id);
@@ -429,8 +433,7 @@ std::string encode(const ServerMessage& msg) {
           Writer w(MsgType::kChanges);
           w.u64(m.tick);
           w.column(m.column);
-          VOXEN_ASSERT(m.cells.size() <= kMaxListEntries);
-          w.u16(static_cast<uint16_t>(m.cells.size()));
+          w.count16(m.cells.size(), kMaxListEntries);
           for (const CellChangeLocal& c : m.cells) {
             w.u8(static_cast<uint8_t>(c.x | c.z << 4));
             w.i16(c.y);
@@ -439,8 +442,7 @@ std::string encode(const ServerMessage& msg) {
           return w.finish(kMaxServerFrame);
         } else if constexpr (std::is_same_v<T, Poses>) {
           Writer w(MsgType::kPoses);
-          VOXEN_ASSERT(m.poses.size() <= kMaxListEntries);
-          w.u16(static_cast<uint16_t>(m.poses.size()));
+          w.count16(m.poses.size(), kMaxListEntries);
           for (const PlayerPose& p : m.poses) {
             w.u32(p.player_id);
             w.pose(p.pose);
@@ -464,8 +466,7 @@ std::string encode(const ServerMessage& msg) {
         } else if constexpr (std::is_same_v<T, LogEntries>) {
           Writer w(MsgType::kLogEntries);
           w.u8(m.done ? 1 : 0);
-          VOXEN_ASSERT(m.entries.size() <= kMaxListEntries);
-          w.u16(static_cast<uint16_t>(m.entries.size()));
+          w.count16(m.entries.size(), kMaxListEntries);
           for (const LogEntryRef& e : m.entries) {
             w.u32(e.client_seq);
             w.u64(e.server_seq);
@@ -474,8 +475,8 @@ std::string encode(const ServerMessage& msg) {
         } else {
           static_assert(std::is_same_v<T, Hashes>);
           Writer w(MsgType::kHashes);
-          VOXEN_ASSERT(!m.hashes.empty() && m.hashes.size() <= kMaxColumnsPerMessage);
-          w.u16(static_cast<uint16_t>(m.hashes.size()));
+          VOXEN_ASSERT(!m.hashes.empty());
+          w.count16(m.hashes.size(), kMaxColumnsPerMessage);
           for (const ColumnHash& h : m.hashes) {
             w.column(h.pos);
             w.u8(h.loaded ? 1 : 0);

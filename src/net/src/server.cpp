@@ -91,7 +91,7 @@ struct Server::Impl {
     std::string name;
     int view_radius = 1;
     Pose pose;
-    bool has_pose = false, pose_dirty = false;
+    bool pose_dirty = false;  // the pose (the spawn until the first Pose) changed since poses were last sent
     std::unordered_set<ColumnPos, ColumnPosHash> held;
     std::unordered_set<ColumnPos, ColumnPosHash> wanted;  // requested, waiting for the column to load
     Bucket messages, edits, poses, chats, queries;
@@ -101,7 +101,6 @@ struct Server::Impl {
   };
   struct ColumnInfo {
     uint32_t changed = 0;       // sections that may differ from generation (sent in a ColumnData)
-    uint32_t holders = 0;       // clients holding it (recounted each tick before unloading)
     uint64_t idle_since = 0;    // tick since which no one holds it
     std::string frame;          // the encoded ColumnData, until the column changes
     std::optional<uint64_t> hash;  // its content hash, until the column changes
@@ -220,8 +219,6 @@ struct Server::Impl {
     } else {
       for (const ColumnPos& p : batch) cols.push_back(std::make_unique<Column>(p));
     }
-    std::vector<std::unique_ptr<Column>> generated;
-    for (const auto& c : cols) generated.push_back(std::make_unique<Column>(*c));
     auto rep = session->load(cols);
     if (!rep) {
       std::fprintf(stderr, "voxen serve: loading %zu columns failed: %s (retried next tick)\n", batch.size(), rep.error().to_string().c_str());
@@ -236,9 +233,11 @@ struct Server::Impl {
       if (!session->generated()) {
         for (int s = 0; s < kSectionsPerColumn; ++s)
           if (!cols[i]->section(s).is_empty()) info.changed |= 1u << s;
-      } else if (session->edited(p)) {
+      } else if (session->edited(p)) {  // few are: generate it again to find which sections its journal changed
+        Column generated(p);
+        generator->generate(generated);
         for (int s = 0; s < kSectionsPerColumn; ++s)
-          if (!cols[i]->section(s).same_cells(generated[i]->section(s))) info.changed |= 1u << s;
+          if (!cols[i]->section(s).same_cells(generated.section(s))) info.changed |= 1u << s;
       }
       info.idle_since = tick;
       world.insert(std::move(cols[i]));
@@ -260,9 +259,11 @@ struct Server::Impl {
   }
 
   void unload_idle() {
+    std::unordered_set<ColumnPos, ColumnPosHash> held;
+    for (const auto& [id, c] : conns) held.insert(c.held.begin(), c.held.end());
     std::vector<ColumnPos> gone;
     for (auto& [p, info] : columns) {
-      if (info.holders > 0) info.idle_since = tick;
+      if (held.count(p)) info.idle_since = tick;
       else if (tick - info.idle_since > static_cast<uint64_t>(opt.unload_after_ticks)) gone.push_back(p);
     }
     std::sort(gone.begin(), gone.end());
@@ -299,7 +300,7 @@ struct Server::Impl {
 
   bool overlaps_player(const BlockPos& b) const {
     for (const auto& [id, c] : conns) {
-      if (!c.joined || !c.has_pose) continue;
+      if (!c.joined) continue;
       const double x0 = c.pose.x - 0.3, x1 = c.pose.x + 0.3, y0 = c.pose.y, y1 = c.pose.y + 1.8, z0 = c.pose.z - 0.3, z1 = c.pose.z + 0.3;
       if (x1 > static_cast<double>(b.x) && x0 < static_cast<double>(b.x + 1) && y1 > static_cast<double>(b.y) &&
           y0 < static_cast<double>(b.y + 1) && z1 > static_cast<double>(b.z) && z0 < static_cast<double>(b.z + 1))
@@ -430,7 +431,6 @@ struct Server::Impl {
     w.last_client_seq = c.last_applied;
     w.server_seq = log.last_seq();
     c.pose = Pose{w.spawn_x, w.spawn_y, w.spawn_z, 0, 0, 0};  // where the client starts, until its first Pose
-    c.has_pose = true;
     send(c, ServerMessage(w));
     for (const auto& [id, o] : conns)
       if (o.joined && id != c.id && !o.dropping) send(c, ServerMessage(PlayerJoined{o.player_id, o.name}));
@@ -438,10 +438,6 @@ struct Server::Impl {
   }
 
   void handle(Conn& c, const ClientMessage& m) {
-    if (!c.joined && !std::holds_alternative<Hello>(m)) {
-      const uint8_t type = static_cast<uint8_t>(std::visit([](const auto& v) { return type_of(v); }, m));
-      return drop(c, "message " + msg_name(type) + " before Hello");
-    }
     if (const auto* h = std::get_if<Hello>(&m)) return handle_hello(c, *h);
     if (const auto* r = std::get_if<RequestColumns>(&m)) {
       for (const ColumnPos& p : r->columns) {
@@ -466,7 +462,6 @@ struct Server::Impl {
     if (const auto* p = std::get_if<PoseUpdate>(&m)) {
       if (!c.poses.take()) return;  // over 20 a second: ignored
       c.pose = p->pose;
-      c.has_pose = true;
       c.pose_dirty = true;
       // Columns far from the new pose are no longer the client's (it releases past radius + 1 itself): forget them,
       // so a client that never releases cannot keep columns loaded or queued all over the world.
@@ -513,19 +508,6 @@ struct Server::Impl {
     }
   }
 
-  template <class T>
-  static MsgType type_of(const T&) {
-    if constexpr (std::is_same_v<T, Hello>) return MsgType::kHello;
-    else if constexpr (std::is_same_v<T, RequestColumns>) return MsgType::kRequestColumns;
-    else if constexpr (std::is_same_v<T, ReleaseColumns>) return MsgType::kReleaseColumns;
-    else if constexpr (std::is_same_v<T, EditRequest>) return MsgType::kEdit;
-    else if constexpr (std::is_same_v<T, PoseUpdate>) return MsgType::kPose;
-    else if constexpr (std::is_same_v<T, Chat>) return MsgType::kChat;
-    else if constexpr (std::is_same_v<T, Leave>) return MsgType::kLeave;
-    else if constexpr (std::is_same_v<T, LogQuery>) return MsgType::kLogQuery;
-    else return MsgType::kHashQuery;
-  }
-
   void on_event(NetEvent& ev) {
     switch (ev.kind) {
       case NetEvent::Kind::kOpened: {
@@ -558,6 +540,8 @@ struct Server::Impl {
           return drop(c, "too many messages: more than " + std::to_string(static_cast<int>(opt.message_rate)) + " a second");
         auto m = decode_client(ev.text);
         if (!m) return drop(c, "bad message: " + m.error().to_string());
+        if (!c.joined && !std::holds_alternative<Hello>(*m))
+          return drop(c, "message " + msg_name(static_cast<uint8_t>(ev.text[0])) + " before Hello");
         handle(c, *m);
         return;
       }
@@ -624,7 +608,7 @@ struct Server::Impl {
       if (!c.joined || c.dropping) continue;
       Poses ps;
       for (const auto& [oid, o] : conns) {
-        if (oid == id || !o.joined || !o.has_pose || (!o.pose_dirty && !refresh)) continue;
+        if (oid == id || !o.joined || (!o.pose_dirty && !refresh)) continue;
         const double dx = o.pose.x - c.pose.x, dy = o.pose.y - c.pose.y, dz = o.pose.z - c.pose.z;
         if (dx * dx + dy * dy + dz * dz > r2) continue;
         ps.poses.push_back(PlayerPose{o.player_id, o.pose});
@@ -652,13 +636,6 @@ struct Server::Impl {
     }
   }
 
-  void recount_holders() {
-    for (auto& [p, info] : columns) info.holders = 0;
-    for (const auto& [id, c] : conns)
-      for (const ColumnPos& p : c.held)
-        if (auto it = columns.find(p); it != columns.end()) ++it->second.holders;
-  }
-
   void do_tick() {
     const auto t0 = Clock::now();
     ++tick;
@@ -675,7 +652,6 @@ struct Server::Impl {
     lap(part[2]);
     commit();
     lap(part[3]);
-    recount_holders();
     unload_idle();
     check_clients();
     send_acks();

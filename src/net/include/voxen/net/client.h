@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -162,6 +163,8 @@ class Client {
   };
   Client(const BlockRegistry& registry) : m_registry(registry) {}
   void handle(ServerMessage& m);
+  /// Received events in order: frames decoded and handled, a close or a framing problem recorded.
+  void handle_events(std::span<NetEvent> evs);
   void set_cell(const BlockPos& p, Cell c, bool report);
   void reapply(const BlockPos& p);
   void reapply_column(ColumnPos c);
