@@ -237,9 +237,13 @@ void Game::update_target() {
   m_target = pick(m_world, m_registry, eb, ef, look_direction(m_player.yaw, m_player.pitch), m_config.reach);
 }
 
-int Game::run_edits(std::span<const Edit> edits, FrameReport& rep, bool wake_sim) {
+void Game::queue_source_edits(std::vector<stream::CellEdit> edits) {
+  m_source_edits.insert(m_source_edits.end(), edits.begin(), edits.end());
+}
+
+int Game::run_edits(std::span<const Edit> edits, FrameReport& rep, bool wake_sim, bool record) {
   // Light (one update for the batch), remesh, upload, then the source records each applied edit.
-  const stream::EditReport er = m_streamer->apply_edits(edits);
+  const stream::EditReport er = m_streamer->apply_edits(edits, record);
   for (size_t i = 0; i < edits.size(); ++i) {
     if (!er.applied_each[i]) continue;
     // An edit wakes the simulation around it (its own changes wake their neighbourhood themselves).
@@ -394,7 +398,23 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
   const double dt = c.frame_seconds;
   rep.input_ms = wall_ms() - t;
 
-  // 2. The frame's clicks, at the frame's start (the state the events meet), re-targeting after each edit.
+  // 2. The source's own edits (a server's), then the frame's clicks, at the frame's start (the state the events
+  // meet), re-targeting after each edit.
+  if (!m_source_edits.empty()) {
+    // Only each cell's last change counts (a cell changed twice ends as the second says), and only where it
+    // changes what the world holds; then one batch: one light update, each dirtied section remeshed once.
+    rep.source_edits = static_cast<int>(m_source_edits.size());
+    std::stable_sort(m_source_edits.begin(), m_source_edits.end(), [](const stream::CellEdit& a, const stream::CellEdit& b) { return a.pos < b.pos; });
+    std::vector<Edit> batch;
+    for (size_t i = 0; i < m_source_edits.size(); ++i) {
+      const stream::CellEdit& ce = m_source_edits[i];
+      if (i + 1 < m_source_edits.size() && m_source_edits[i + 1].pos == ce.pos) continue;  // a later one wins
+      if (!m_world.find(column_pos_of(ce.pos)) || m_world.get(ce.pos) == ce.cell) continue;
+      if (auto e = m_world.make_edit(ce.pos, ce.cell)) batch.push_back(*e);
+    }
+    m_source_edits.clear();
+    if (!batch.empty()) run_edits(batch, rep, true, false);
+  }
   t = wall_ms();
   update_target();
   rep.pick_ms = wall_ms() - t;
@@ -411,12 +431,14 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
     rep.pick_ms += wall_ms() - t;
   }
   for (const Requests::Blast& b : req.blasts) {
+    if (!m_config.bulk_edits) break;
     do_blast(b, rep);
     t = wall_ms();
     update_target();
     rep.pick_ms += wall_ms() - t;
   }
   for (const Requests::Scenario& sc : req.scenarios) {
+    if (!m_config.bulk_edits) break;
     do_scenario(sc, rep);
     t = wall_ms();
     update_target();
@@ -588,6 +610,17 @@ void Game::draw_hud(FrameReport& rep) {
       }
     }
     h.outline = std::make_pair(cam.relative(m_target->cell) + lo, hi - lo);
+  }
+  if (m_target || !m_figures.empty()) {
+    const render::Camera cam = camera();
+    for (const Figure& fig : m_figures) {
+      HudFigure hf;
+      hf.min = cam.relative(fig.block) + fig.frac - glm::dvec3(fig.size.x / 2, 0.0, fig.size.z / 2);
+      hf.size = fig.size;
+      hf.color = fig.color;
+      hf.label = fig.label;
+      h.figures.push_back(std::move(hf));
+    }
     render::Camera c2 = cam;
     c2.aspect = static_cast<double>(h.width) / std::max(1, h.height);
     h.view_projection = c2.view_projection();

@@ -29,6 +29,21 @@ render::OverlayList layout_hud(const HudFrame& f) {
     b.box_edges(f.view_projection, f.outline->first - pad, f.outline->second + 2.0 * pad, {0.05f, 0.05f, 0.05f, 1});
   }
 
+  // Figures: the box's edges, then the name tag over the projected point above it.
+  for (const HudFigure& fig : f.figures) {
+    b.box_edges(f.view_projection, fig.min, fig.size, rgba(fig.color));
+    if (fig.label.empty()) continue;
+    const glm::dvec3 top = fig.min + glm::dvec3(fig.size.x / 2, fig.size.y + 0.3, fig.size.z / 2);
+    const glm::dvec4 clip = f.view_projection * glm::dvec4(top, 1.0);
+    if (clip.w <= 0.01) continue;  // behind the eye
+    const double px = (clip.x / clip.w + 1.0) / 2.0 * f.width, py = (1.0 - clip.y / clip.w) / 2.0 * f.height;
+    const float tw = static_cast<float>(fig.label.size()) * font::kCellW * u, th = font::kCellH * u;
+    const float x = std::floor(static_cast<float>(px) - tw / 2), y = std::floor(static_cast<float>(py) - th);
+    if (!(x >= 0 && y >= 0 && x + tw <= static_cast<float>(f.width) && y + th <= static_cast<float>(f.height))) continue;
+    b.rect(x - u, y - u, tw + 2 * u, th + u, {0, 0, 0, 0.45f});
+    b.text(x, y, fig.label, u, white);
+  }
+
   // Crosshair: a plus with a dark border.
   if (f.crosshair) {
     const float len = 5 * u, t = u;

@@ -713,7 +713,8 @@ void ColumnStreamer::schedule(uint64_t frame, StreamFrameStats& st, const FrameS
           if (!fresh) slot->second = std::min(slot->second, pn);
         }
     }
-    for (const auto& [c, p] : want) gen.push_back({p, c});
+    for (const auto& [c, p] : want)
+      if (m_source.ready(c)) gen.push_back({p, c});  // a remote world's column still on its way waits
   }
   std::sort(gen.begin(), gen.end());
   std::sort(mesh_c.begin(), mesh_c.end());
@@ -801,7 +802,7 @@ StreamFrameStats ColumnStreamer::update(uint64_t frame, const BlockPos& eye_bloc
 
 EditReport ColumnStreamer::apply_edit(const Edit& edit) { return apply_edits(std::span<const Edit>(&edit, 1)); }
 
-EditReport ColumnStreamer::apply_edits(std::span<const Edit> edits) {
+EditReport ColumnStreamer::apply_edits(std::span<const Edit> edits, bool record) {
   EditReport rep;
   double t = wall_ms();
   light::EditsResult r = light::apply_edits(m_world, m_light, edits);
@@ -854,7 +855,8 @@ EditReport ColumnStreamer::apply_edits(std::span<const Edit> edits) {
     for (int s = from; s < e.meshed_from; ++s) remesh({c.x, s, c.z}, e);
     e.meshed_from = static_cast<int8_t>(std::min<int>(e.meshed_from, from));
   }
-  for (const Edit& edit : applied) m_source.record(edit, *m_world.find(column_pos_of(edit.pos)));
+  if (record)
+    for (const Edit& edit : applied) m_source.record(edit, *m_world.find(column_pos_of(edit.pos)));
   return rep;
 }
 

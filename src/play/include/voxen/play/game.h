@@ -87,6 +87,18 @@ struct GameConfig {
   bool overlay_wall_times = false;  // F3 shows wall-clock frame times (live play only; see the file comment)
   double tick_rate = sim::kDefaultTickRate;  // world simulation ticks a second (fluids, falling blocks, smoke;
                                              // sim/simulator.h); 0: the world never moves by itself
+  bool bulk_edits = true;         // the B (blast) and G (scenario) keys and events; off for a server's client (one
+                                  // blast is thousands of edits, past a server's edit rate: play/remote.h)
+};
+
+/// Something drawn in the world that is not a block: another player (play/remote.h), as the 12 edges of its box
+/// (depth-tested against the terrain) with a name tag above it (not depth-tested).
+struct Figure {
+  BlockPos block;             // world block holding the feet, the centre of the box's bottom face
+  glm::dvec3 frac{0.0};       // the feet within that block, blocks in [0, 1)
+  glm::dvec3 size{0.6, 1.8, 0.6};  // the box, blocks (x, y up, z)
+  uint32_t color = 0xFFFFFFFF;     // 0xAARRGGBB
+  std::string label;               // the name tag (empty: none)
 };
 
 /// What one frame did and cost (wall-clock milliseconds on the main thread unless named otherwise).
@@ -114,6 +126,8 @@ struct FrameReport {
   int edits_refused = 0;
   int blasts = 0;           // blasts done (each a batch of edits, counted in edits_applied)
   int scenarios = 0;        // scenarios built (the G key, kScenario events; counted in edits_applied)
+  int source_edits = 0;     // edits from the column source applied this frame (queue_source_edits; counted in
+                            // edits_applied when they changed a cell)
   int sim_ticks = 0;        // world simulation ticks run this frame (GameConfig::tick_rate of simulated time)
   double sim_ms = 0;        // their sim::Simulator::step time (the changes' light, remesh and upload are in edit_*)
   size_t sim_sections = 0;  // active sections they stepped
@@ -181,6 +195,14 @@ class Game {
   FrameReport frame(std::span<const InputEvent> events, bool render = true,
                     const stream::FrameSchedule* schedule = nullptr);
 
+  /// Cells the column source changed on its own (a server's edits and simulation, play/remote.h), applied at the
+  /// start of the next frame, before its clicks, in the order queued, like the player's edits (light, remesh,
+  /// upload, the far view, the observers) but not recorded back to the source. A cell whose column is not loaded,
+  /// or that already holds the cell, is skipped.
+  void queue_source_edits(std::vector<stream::CellEdit> edits);
+  /// What the world shows besides blocks from now on (replaces the last list): other players.
+  void set_figures(std::vector<Figure> figures) { m_figures = std::move(figures); }
+
   uint64_t frame_number() const { return m_frame; }
   double sim_time() const { return m_sim_time; }
   /// The simulated player: its state after the last physics step.
@@ -233,7 +255,8 @@ class Game {
   bool overlaps_player(const BlockPos& cell) const;
   /// Applies a batch of edits (one click's, or a blast's) through ColumnStreamer::apply_edits and tells the
   /// observers and the far view; returns how many applied (the rest count as refused).
-  int run_edits(std::span<const Edit> edits, FrameReport& rep, bool wake_sim = true);
+  /// `record` false: not told to the source (its own edits, queue_source_edits).
+  int run_edits(std::span<const Edit> edits, FrameReport& rep, bool wake_sim = true, bool record = true);
   /// Builds a scenario (sim/scenario.h) at its site, or at the targeted block for the G key, as one batch of edits.
   void do_scenario(const Requests::Scenario& scenario, FrameReport& rep);
   /// Runs the world simulation's ticks the frame's time makes due; their changes go through run_edits.
@@ -276,6 +299,8 @@ class Game {
   StepObserver m_step_observer;
   std::vector<FrameObserver*> m_observers;  // in the order added
   std::optional<PickHit> m_target;
+  std::vector<stream::CellEdit> m_source_edits;  // queue_source_edits, applied next frame
+  std::vector<Figure> m_figures;
   std::array<uint16_t, kHotbarSlots> m_hotbar{};
   uint16_t m_bedrock = 0;
   uint64_t m_frame = 0;

@@ -9,7 +9,10 @@
 // the top left, one font line (8 units) + 1 unit apart, white text with a dark shadow 1 unit down and right, over
 // a translucent black box; the hotbar's boxes are 18 units with 2 between, 4 units above the bottom, centred; the
 // crosshair is a 10-unit plus, 1 unit thick, with a dark border, at the frame's centre. The outline is the targeted
-// box enlarged by 0.004 block each way, so the terrain's faces do not hide its edges (lines are depth-tested).
+// box enlarged by 0.004 block each way, so the terrain's faces do not hide its edges (lines are depth-tested). A
+// figure is its box's 12 edges, depth-tested, and its name tag: white text at HUD scale over a translucent black
+// box, centred on the point 0.3 block above the box's top centre, drawn when that point is in front of the eye and
+// the tag fits inside the frame (not depth-tested: a name shows through walls, as in Minecraft).
 // Threads: any (pure).
 #pragma once
 
@@ -26,6 +29,13 @@
 
 namespace voxen::play {
 
+/// A box in the world with a name tag: another player (Game::set_figures).
+struct HudFigure {
+  glm::dvec3 min{0.0}, size{1.0};  // camera-relative min corner and size, blocks
+  uint32_t color = 0xFFFFFFFF;     // 0xAARRGGBB of the edges
+  std::string label;               // drawn centred 0.3 block above the box's top (empty: none)
+};
+
 /// What to show this frame.
 struct HudFrame {
   int width = 0, height = 0;                 // framebuffer pixels
@@ -37,11 +47,13 @@ struct HudFrame {
   /// The targeted block's box, camera-relative (min corner and size, blocks), and the view-projection matrix that
   /// maps camera-relative positions to clip space.
   std::optional<std::pair<glm::dvec3, glm::dvec3>> outline;
+  std::vector<HudFigure> figures;  // other players, drawn like the outline, with their name tags
   glm::dmat4 view_projection{1.0};
 };
 
 /// The HUD of `frame` as overlay primitives for a frame.width x frame.height frame (the layout in the file
-/// comment): the outline's lines, then the crosshair, the hotbar and the text, in painter's order.
+/// comment): the outline's and figures' lines, then the name tags, the crosshair, the hotbar and the text, in
+/// painter's order.
 render::OverlayList layout_hud(const HudFrame& frame);
 
 }  // namespace voxen::play

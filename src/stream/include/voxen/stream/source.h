@@ -67,6 +67,12 @@ class ColumnSource {
     (void)edit;
     (void)column;
   }
+  /// False while the column at `pos` cannot be made yet (a server's column still on its way, play/remote.h): the
+  /// streamer does not ask for it this frame and asks again on a later one. Main thread. The default: true.
+  virtual bool ready(ColumnPos pos) const {
+    (void)pos;
+    return true;
+  }
   /// The terrain the cells start from (the world's own for a saved world); null for an imported world.
   virtual const gen::Generator* generator() const = 0;
   /// The world simulation's saved pending updates (sim::Simulator::save_state's bytes), or nullopt (the default:

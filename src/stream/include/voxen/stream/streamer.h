@@ -217,7 +217,8 @@ class ColumnStreamer {
   /// Applies a batch of edits in order (an edit storm: Game's blast) with one light update for all of them
   /// (light::apply_edits), then remeshes each section they dirtied once and tells the source every applied edit.
   /// The result equals applying them one at a time. Edits whose column is not loaded are skipped (applied_each).
-  EditReport apply_edits(std::span<const Edit> edits);
+  /// `record` false: edits that came from the source itself (a server's, play/remote.h) are not told back to it.
+  EditReport apply_edits(std::span<const Edit> edits, bool record = true);
 
   ColumnState state(ColumnPos pos) const;
   /// Integrated and lit (loaded, meshing or drawn).
