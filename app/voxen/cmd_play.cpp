@@ -19,17 +19,28 @@
 // (generation + saved edits), edits are saved as they happen (write-behind, committed after each edit) and when
 // columns unload, and everything is flushed on exit; the HUD's status line says "SAVING N EDITS" until the batches
 // holding them are committed (durable), then "ALL EDITS SAVED". Without it the world is ephemeral and the HUD says so.
+// With --connect HOST:PORT --name NAME the world is a server's (voxen serve): its seed, generator and spawn come with
+// the Welcome, its columns arrive on demand and edits go through it (play/remote.h); the server runs the
+// simulation, other players are drawn as boxes with their names, and the HUD's status line names the server. The
+// client asks for the render distance + 1 columns (a drawn column needs its neighbours); a server granting less
+// draws less. Losing the connection ends play with the server's reason (exit 1). Recording and --world do not
+// combine with it.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli_util.h"
 #include "culling_cli.h"
 #include "commands.h"
 #include "play_cli.h"
+#include "voxen/net/client.h"
+#include "voxen/net/transport.h"
 #include "voxen/play/recording.h"
+#include "voxen/play/remote.h"
 #include "voxen/play/session.h"
 #include "voxen/play/spawn.h"
 #include "voxen/play/window_input.h"
@@ -56,7 +67,60 @@ struct PlayOptions {
   double far_distance = 4096;    // the far view, blocks (0 or at most the render distance: off)
   double tick_rate = 20;         // --tick-rate: world simulation ticks a second (0: off)
   std::string culling = "all";   // --culling
+  std::string connect;           // HOST:PORT of a server (voxen serve); empty: play alone
+  std::string name;              // the player's name on the server
 };
+
+/// A connection to a server and the world as it arrives (--connect).
+struct Connection {
+  std::string where;  // HOST:PORT as given
+  net::NetIo io;
+  std::unique_ptr<net::Client> client;
+  std::unique_ptr<play::RemoteWorld> world;
+};
+
+/// Connects as o.name, asking for the render distance + 1 columns, and waits (up to 10 s) for the columns around the
+/// server's spawn, where the player starts: the nearest standing spot there in the server's cells.
+std::unique_ptr<Connection> connect_to_server(const PlayOptions& o, const BlockRegistry& reg, BlockPos& spawn) {
+  if (o.world_dir.given()) throw UsageError("--world", "plays a world of its own; with --connect the world is the server's (voxen serve --world)");
+  if (!o.record.empty()) throw UsageError("--record", "records play on a world of its own, not on a server (--connect)");
+  if (!net::valid_name(o.name)) throw UsageError("--name", "'" + o.name + "' must be 1..32 characters of A-Z a-z 0-9 _ -");
+  auto hp = net::parse_host_port(o.connect);
+  if (!hp) throw UsageError("--connect", hp.error().to_string());
+  auto c = std::make_unique<Connection>();
+  c->where = o.connect;
+  net::ClientOptions co;
+  co.name = o.name;
+  co.view_radius = std::min(net::kMaxViewRadius, o.render_distance + 1);
+  auto client = net::Client::connect(c->io, hp->first, hp->second, co, reg);
+  if (!client) throw RunError("connecting to " + o.connect + ": " + client.error().to_string());
+  c->client = std::move(*client);
+  c->world = std::make_unique<play::RemoteWorld>(*c->client);
+  const net::Welcome& w = c->client->welcome();
+  net::Pose start;
+  start.x = w.spawn_x;
+  start.y = w.spawn_y;
+  start.z = w.spawn_z;
+  c->client->set_pose(start);
+  const int64_t sx = static_cast<int64_t>(std::floor(w.spawn_x)), sz = static_cast<int64_t>(std::floor(w.spawn_z));
+  const auto around_held = [&] {
+    for (int64_t dx = -1; dx <= 1; ++dx)
+      for (int64_t dz = -1; dz <= 1; ++dz)
+        if (!c->client->world().find({column_of(sx) + dx, column_of(sz) + dz})) return false;
+    return true;
+  };
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!around_held() && std::chrono::steady_clock::now() < until)
+    if (!c->client->poll(std::chrono::milliseconds(20)))
+      throw RunError("the server " + o.connect + " closed the connection: " + c->client->closed_reason());
+  if (!around_held()) throw RunError("the server " + o.connect + " sent no columns around its spawn within 10 s");
+  const auto found = play::find_world_spawn(c->client->world(), reg, sx, sz, 1);
+  spawn = found ? *found : BlockPos{sx, static_cast<int64_t>(std::floor(w.spawn_y)), sz};
+  std::printf("voxen play: connected to %s as %s: world '%s', seed %llu (%s), view radius %d granted\n", o.connect.c_str(),
+              o.name.c_str(), w.world_name.c_str(), static_cast<unsigned long long>(w.seed),
+              w.generator.empty() ? "imported, no generator" : w.generator.c_str(), static_cast<int>(w.view_radius));
+  return c;
+}
 
 int run_play(const PlayOptions& o) {
   play::RecordingHeader h;
@@ -81,10 +145,27 @@ int run_play(const PlayOptions& o) {
   h.fov = o.fov;
   const int64_t sx = o.spawn[0], sz = o.spawn[1];
   const BlockRegistry reg = load_registry();
+  std::optional<BlockPos> spawn;
+  std::unique_ptr<Connection> conn;
+  if (!o.name.empty() && o.connect.empty()) throw UsageError("--name", "names you on a server: give --connect HOST:PORT too");
+  if (!o.connect.empty()) {
+    BlockPos at;
+    conn = connect_to_server(o, reg, at);
+    spawn = at;
+    const net::Welcome& w = conn->client->welcome();
+    h.seed = w.seed;
+    h.generator = w.generator.empty() ? "flat" : w.generator;  // imported: never generated (the far view is off)
+    if (w.generator.empty()) h.far_distance = 0;
+    h.render_distance = std::max(1, std::min<int>(o.render_distance, w.view_radius - 1));
+    if (h.render_distance < o.render_distance)
+      std::fprintf(stderr, "voxen play: the server grants a view radius of %d columns: drawing %d\n", static_cast<int>(w.view_radius),
+                   h.render_distance);
+    h.tick_rate = 0;  // the server runs the world simulation
+  }
   // The world: generated only, or a saved one (--world) whose seed and generator win over the flags.
   CommandWorld cw(o.world_dir, o.world, reg);
   stream::SavedWorld* saved = cw.saved();
-  h.seed = cw.seed();
+  if (!conn) h.seed = cw.seed();
   const bool imported = saved && !saved->session().generated();
   if (saved) h.generator = imported ? "flat" : saved->session().meta().generator;  // imported: never generated
   if (imported && h.far_distance > 0) {
@@ -94,8 +175,7 @@ int run_play(const PlayOptions& o) {
     std::fprintf(stderr, "voxen play: %s is an imported world: no far view (it shows to the render distance)\n",
                  o.world_dir.display().c_str());
   }
-  std::optional<BlockPos> spawn;
-  if (cw.generator()) spawn = play::find_generated_spawn(*cw.generator(), reg, sx, sz);
+  if (!conn && cw.generator()) spawn = play::find_generated_spawn(*cw.generator(), reg, sx, sz);
   if (saved) {
     // Ask the saved world itself for room and ground near there: its edits may have covered the generated spot.
     const int64_t wx = spawn ? spawn->x : sx, wz = spawn ? spawn->z : sz;
@@ -120,7 +200,11 @@ int run_play(const PlayOptions& o) {
   so.window = true;
   so.threads = o.threads;
   so.game.status = "EPHEMERAL WORLD: EDITS ARE NOT SAVED";
-  if (saved) {
+  if (conn) {
+    so.source = conn->world.get();
+    so.game.bulk_edits = false;  // a blast is thousands of edits: past the server's edit rate
+    so.game.status_source = [c = conn.get()] { return "SERVER " + c->where + ": " + c->world->status(); };
+  } else if (saved) {
     so.source = saved;
     // Said saved only once committed (durable), not when queued: the source follows the batches' tickets.
     so.game.status_source = [b = saved, dir = o.world_dir.display()] {
@@ -146,12 +230,14 @@ int run_play(const PlayOptions& o) {
                                    : "";
     if (auto s = writer.open(o.record, h, note); !s.ok()) throw RunError(s.error().to_string());
   }
-  const std::string what = imported ? std::string("imported world, no generator")
-                                    : "seed " + std::to_string(h.seed) + " (" + h.generator + ")";
+  const std::string what = conn ? "the world of " + conn->where
+                           : imported ? std::string("imported world, no generator")
+                                      : "seed " + std::to_string(h.seed) + " (" + h.generator + ")";
   std::printf("voxen play: %s, spawn %lld %lld %lld, render distance %d; Esc releases the mouse, close the window to quit\n",
               what.c_str(), static_cast<long long>(spawn->x),
               static_cast<long long>(spawn->y), static_cast<long long>(spawn->z), h.render_distance);
 
+  std::optional<double> view_complete_ms;  // connected: from connecting to every drawn column drawn
   Stopwatch frame_clock;  // the measured time step
   bool first = true;
   render::Platform& platform = (*session)->platform();
@@ -181,7 +267,11 @@ int run_play(const PlayOptions& o) {
       events.insert(events.begin(), e);
     }
     for (const play::InputEvent& e : events) writer.append(e);
+    if (conn && !conn->world->sync(game))
+      throw RunError("the server " + conn->where + " closed the connection: " + conn->client->closed_reason());
     const play::FrameReport rep = game.frame(events);
+    if (conn && !view_complete_ms && game.streamer().view_complete())  // every drawn column in: the joiner's figure
+      view_complete_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - conn->client->connected_at()).count();
     if (h.stream_live) writer.append_schedule(f, rep.stream.schedule);  // after the frame's events
     writer.end_frame();
     if (!rep.stream_error.empty()) throw RunError("the saved world: " + rep.stream_error);
@@ -217,6 +307,18 @@ int run_play(const PlayOptions& o) {
     std::printf("recorded %llu frames to %s (voxen replay %s)\n", static_cast<unsigned long long>(game.frame_number()),
                 o.record.c_str(), o.record.c_str());
   }
+  if (conn) {
+    const play::RemoteStats& rs = conn->world->stats();
+    const net::ClientCounters& cc = conn->client->counters();
+    std::printf("on %s: %llu edits sent (%llu accepted, %llu refused and rolled back), %llu columns arrived; %s\n",
+                conn->where.c_str(), static_cast<unsigned long long>(rs.edits_sent),
+                static_cast<unsigned long long>(cc.edits_accepted), static_cast<unsigned long long>(cc.edits_refused),
+                static_cast<unsigned long long>(rs.columns_arrived),
+                view_complete_ms ? ("the view was complete " + std::to_string(static_cast<long long>(std::lround(*view_complete_ms))) +
+                                    " ms after connecting (render distance " + std::to_string(h.render_distance) + ")").c_str()
+                                 : "the view never completed");
+    conn->client->leave();
+  }
   session->reset();  // the game (its streamer and GL objects) before the saved world closes
   cw.close();
   if (saved) std::printf("saved the world in %s\n", o.world_dir.display().c_str());
@@ -250,6 +352,8 @@ void add_play_command(CLI::App& app, RunFn& run) {
                   "live (default: follows what the workers finish; --record keeps each frame's schedule) or "
                   "deterministic (fixed jobs per frame)")
       ->check(CLI::IsMember({"live", "deterministic"}));
+  cmd->add_option("--connect", o->connect, "play on a server (voxen serve): HOST:PORT; its world, edits shared");
+  cmd->add_option("--name", o->name, "your name on the server (with --connect; 1..32 of A-Z a-z 0-9 _ -)");
   cmd->add_option("--minimised-frames", o->minimised_frames,
                   "A,B: frames A to B - 1 run as if the window were minimised (0 x 0; a test hook)");
   cmd->callback([o, &run] { run = [o] { return run_play(*o); }; });

@@ -34,7 +34,7 @@ struct ServeOptions {
   std::vector<std::string> bind = {"127.0.0.1"};
   int port = 30000;
   int max_players = 32;
-  int view_radius = 8;
+  int view_radius = 9;
   int tick_rate = 20;
   int threads = 0;
   double seconds = 0;
@@ -132,7 +132,7 @@ void add_serve_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--bind", o->bind, "address to listen on (repeatable; default 127.0.0.1: this machine only; 0.0.0.0 for every IPv4 interface)");
   cmd->add_option("--port", o->port, "TCP port (default 30000; 0: any free port, printed)")->check(CLI::Range(0, 65535));
   cmd->add_option("--max-players", o->max_players, "players at once (1..1024, default 32)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--view-radius", o->view_radius, "the most columns around a player it may hold (1..32, default 8)")->check(CLI::Range(1, 32));
+  cmd->add_option("--view-radius", o->view_radius, "the most columns around a player it may hold (1..32, default 9: voxen play drawing 8 asks for 9)")->check(CLI::Range(1, 32));
   cmd->add_option("--tick-rate", o->tick_rate, "ticks a second (1..1000, default 20)")->check(CLI::Range(1, 1000));
   add_threads_option(*cmd, o->threads, "workers for generation and simulation");
   cmd->add_option("--seconds", o->seconds, "stop after this many seconds (default: run until SIGINT or SIGTERM)")->check(finite_range(0, 1e9));

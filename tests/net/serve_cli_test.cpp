@@ -18,70 +18,13 @@
 #include <nlohmann/json.hpp>
 
 #include "run_command.h"
-
-extern char** environ;
+#include "spawn_process.h"
 
 namespace voxen::testing {
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-/// Starts `binary args...` with stdout and stderr to files; returns its pid.
-pid_t spawn(const std::string& binary, const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(binary.c_str()));
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, binary.c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  return rc == 0 ? pid : -1;
-}
-
-/// Waits until the server's stderr names its port (the n-th "listening on" line); 0 after 20 s.
-uint16_t wait_listening(const fs::path& err, int nth) {
-  for (int i = 0; i < 2000; ++i) {
-    const std::string s = slurp(err);
-    size_t at = 0;
-    int seen = 0;
-    const std::string mark = "listening on 127.0.0.1:";
-    while ((at = s.find(mark, at)) != std::string::npos) {
-      at += mark.size();
-      if (++seen == nth) return static_cast<uint16_t>(std::stoi(s.substr(at)));
-    }
-    std::this_thread::sleep_for(10ms);
-  }
-  return 0;
-}
-
-/// Kills a spawned process that is still running when the test leaves (an ASSERT returned early).
-struct KillOnExit {
-  pid_t& pid;
-  ~KillOnExit() {
-    if (pid > 0 && ::kill(pid, 0) == 0) {
-      ::kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
-    }
-  }
-};
-
-int wait_exit(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 TEST(ServeCli, AcknowledgedEditsSurviveRepeatedKill9UnderBotLoad) {
   char tmpl[] = "/tmp/voxen_serve_kill_XXXXXX";

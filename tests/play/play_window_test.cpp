@@ -3,7 +3,9 @@
 // and the HUD's status line tells the player whether edits are saved: "EPHEMERAL WORLD" without --world, the
 // world's directory with it (and the world then exists on disk); frames while the window is minimised (the
 // --minimised-frames hook) are not drawn and the frame after the restore is the one of a run never minimised; live
-// play records its job schedule and replays to one world whatever the worker count.
+// play records its job schedule and replays to one world whatever the worker count; with --connect it plays a
+// `voxen serve` process's world (the status line names the server and counts its players, the server saw it join
+// and leave), and its bad arguments exit 2 before any window opens.
 // Skipped where xvfb-run is not installed.
 #include <gtest/gtest.h>
 
@@ -20,6 +22,7 @@
 #include "hud_reader.h"
 #include "play_test_util.h"
 #include "run_command.h"
+#include "spawn_process.h"
 #include "voxen/render/image.h"
 
 namespace voxen::play::testing {
@@ -177,6 +180,58 @@ TEST(PlayWindow, AMinimisedWindowDrawsNothingAndTheRestoredFrameIsTheSame) {
   const auto bad = run_voxen({"play", "--frames", "1", "--minimised-frames", "9,3"}, kXvfb);
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_NE(bad.err.find("--minimised-frames"), std::string::npos) << bad.err;
+}
+
+TEST(PlayWindow, ConnectedToAServerItDrawsTheServersWorldAndNamesTheServer) {
+  if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (scripts/install-deps.sh installs xvfb)";
+  using voxen::testing::slurp;
+  const std::string dir = temp_dir("window_connect");
+  const std::filesystem::path sout = dir + "/serve.out", serr = dir + "/serve.err";
+  pid_t server = voxen::testing::spawn(VOXEN_SERVER_BINARY,
+                                       {"serve", "--world", dir + "/world", "--seed", "3", "--generator", "flat", "--port", "0",
+                                        "--threads", "1"},
+                                       sout, serr);
+  voxen::testing::KillOnExit guard{server};
+  ASSERT_GT(server, 0);
+  const uint16_t port = voxen::testing::wait_listening(serr, 1);
+  ASSERT_NE(port, 0) << slurp(serr);
+  const std::string where = "127.0.0.1:" + std::to_string(port);
+  std::string out;
+  const render::Image img = play_frames(dir, {"--connect", where, "--name", "alice", "--stream", "deterministic"}, 60, &out);
+  EXPECT_NE(out.find("connected to " + where + " as alice"), std::string::npos) << out;
+  EXPECT_EQ(read_status_line(img), "SERVER " + where + ": 1 PLAYER");
+  EXPECT_GT(ground_share(img), 0.5) << "the flat world's ground, as the server sent it";
+  kill(server, SIGINT);
+  EXPECT_EQ(voxen::testing::wait_exit(server), 0) << slurp(serr);
+  server = -1;
+  const std::string stats = slurp(sout);
+  EXPECT_NE(stats.find("1 joined"), std::string::npos) << stats;
+  EXPECT_NE(stats.find("(left)"), std::string::npos) << "the game said Leave on exit: " << stats;
+}
+
+TEST(PlayWindow, ConnectWithBadArgumentsExits2BeforeAWindowAndToAClosedPortExits1) {
+  using voxen::testing::run_voxen;
+  auto r = run_voxen({"play", "--name", "alice"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("give --connect HOST:PORT too"), std::string::npos) << r.err;
+  r = run_voxen({"play", "--connect", "127.0.0.1:1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--name"), std::string::npos) << r.err;
+  r = run_voxen({"play", "--connect", "127.0.0.1:1", "--name", "bad name"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'bad name' must be 1..32 characters"), std::string::npos) << r.err;
+  r = run_voxen({"play", "--connect", "localhost", "--name", "alice"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = run_voxen({"play", "--connect", "127.0.0.1:1", "--name", "alice", "--world", temp_dir("connect_world") + "/w"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("the world is the server's"), std::string::npos) << r.err;
+  r = run_voxen({"play", "--connect", "127.0.0.1:1", "--name", "alice", "--record", temp_dir("connect_rec") + "/r.vxr"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("not on a server"), std::string::npos) << r.err;
+  // Nothing listens on port 1: no window, exit 1 naming the server.
+  r = run_voxen({"play", "--connect", "127.0.0.1:1", "--name", "alice"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("connecting to 127.0.0.1:1"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -46,7 +46,8 @@ struct ServerOptions {
   std::vector<std::string> bind = {"127.0.0.1"};  // addresses to listen on (only these are served)
   uint16_t port = 0;                          // 0: the system picks one (port() tells)
   int max_players = 32;
-  int max_view_radius = 8;                    // columns; a client asking for more gets this
+  int max_view_radius = 9;                    // columns; a client asking for more gets this (9: voxen play at its
+                                              // default render distance 8 asks for 9, the ring its drawn columns need)
   int pose_radius = 600;                      // blocks (the voxelG seed's interest radius)
   int tick_rate = 20;                         // ticks a second (1..1000); the simulation steps once a tick
   int threads = 0;                            // JobPool workers for generation and simulation (0: cores - 1)

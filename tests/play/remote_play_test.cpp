@@ -1,0 +1,229 @@
+// The game as a server's client (play/remote.h, `voxen play --connect`), headless, against a server in this process
+// on loopback, with a second player as a plain net::Client: an edit made before the game joined, one made while its
+// columns are still on their way, and one in a column it draws all show in the game's world; the game's dig
+// reaches the other player; a
+// placement the server refuses (into the other player's box) shows at once and rolls back; the other player is drawn
+// as a box in its colour with its name above it, and no longer once it left. Every check reads cells of the game's
+// World, the other client's cells or the frame's pixels.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "../net/net_test_util.h"
+#include "play_test_util.h"
+#include "voxen/play/remote.h"
+
+namespace voxen::play::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using net::testing::join;
+using net::testing::options_for;
+using net::testing::pump;
+using net::testing::RunningServer;
+using net::testing::TempDir;
+
+/// A headless game joined to a server as `name`, on the flat world: feet at (0.5, 1, 0.5) (the ground's top is y = 0),
+/// render distance 2 (the client asks for 3 columns), 320 x 180 frames, no far view, no simulation of its own.
+struct RemoteGame {
+  std::unique_ptr<net::Client> client;
+  std::unique_ptr<RemoteWorld> remote;
+  std::unique_ptr<PlaySession> session;
+
+  RemoteGame(net::NetIo& io, uint16_t port, const std::string& name, double yaw, double pitch) {
+    net::ClientOptions co;
+    co.name = name;
+    co.view_radius = 3;
+    auto c = net::Client::connect(io, "127.0.0.1", port, co, registry());
+    if (!c) throw std::runtime_error(c.error().to_string());
+    client = std::move(*c);
+    remote = std::make_unique<RemoteWorld>(*client);
+    RecordingHeader h = flat_header(0.5, 1.0, 0.5, yaw, pitch, 2);
+    h.seed = client->welcome().seed;
+    h.width = 320;
+    h.height = 180;
+    h.far_distance = 0;
+    h.tick_rate = 0;
+    SessionOptions so;
+    so.window = false;
+    so.threads = 1;
+    so.source = remote.get();
+    so.game.bulk_edits = false;
+    auto s = PlaySession::open(h, so, registry());
+    if (!s) throw std::runtime_error(s.error().to_string());
+    session = std::move(*s);
+  }
+  Game& game() { return session->game(); }
+  /// One frame: the connection synced into the game, then the frame with `events` (their frame numbers set here).
+  /// False when the connection closed.
+  bool frame(std::vector<InputEvent> events = {}) {
+    for (InputEvent& e : events) e.frame = game().frame_number();
+    const bool open = remote->sync(game());
+    game().frame(events);
+    return open;
+  }
+  /// Frames until `done` holds (true), polling `others` between them, or 20 s pass (false).
+  bool until(const std::function<bool()>& done, std::initializer_list<net::Client*> others = {}) {
+    const auto end = std::chrono::steady_clock::now() + 20s;
+    while (std::chrono::steady_clock::now() < end) {
+      if (!frame()) return false;
+      for (net::Client* o : others) o->poll();
+      if (done()) return true;
+    }
+    return false;
+  }
+  bool settled() { return game().streamer().view_complete() && client->pending() == 0; }
+};
+
+InputEvent click(MouseButton b, bool down) {
+  InputEvent e;
+  e.kind = down ? EventKind::kButtonDown : EventKind::kButtonUp;
+  e.code = static_cast<int>(b);
+  return e;
+}
+
+/// Every column the game holds whose cells differ from the client's (the server's view): "x,z: N cells" each.
+std::vector<std::string> differing_columns(RemoteGame& g) {
+  std::vector<std::string> out;
+  for (const ColumnPos& p : g.game().world().positions()) {
+    const Column* want = g.client->world().find(p);
+    if (!want) continue;
+    std::vector<stream::CellEdit> diff;
+    column_differences(*g.game().world().find(p), *want, diff);
+    if (!diff.empty()) out.push_back(std::to_string(p.x) + "," + std::to_string(p.z) + ": " + std::to_string(diff.size()) + " cells");
+  }
+  return out;
+}
+
+size_t count_rgb(const render::Image& img, uint32_t argb) {
+  size_t n = 0;
+  for (size_t i = 0; i + 3 < img.pixels.size(); i += 4)
+    n += img.pixels[i] == ((argb >> 16) & 255) && img.pixels[i + 1] == ((argb >> 8) & 255) && img.pixels[i + 2] == (argb & 255);
+  return n;
+}
+
+TEST(RemotePlay, EditsBeforeAndDuringTheJoinShowAndTheGamesDigReachesTheOtherPlayer) {
+  TempDir dir;
+  RunningServer rs(options_for(dir.path));
+  net::NetIo io;
+  auto bob = join(io, rs.port(), "bob", 3);
+  ASSERT_TRUE(pump({bob.get()}, [&] { return bob->view_complete(); }));
+  // Before the game joins: its column then arrives edited.
+  const BlockPos before{3, 0, 1};
+  ASSERT_TRUE(bob->edit(before, kAir));
+  ASSERT_TRUE(pump({bob.get()}, [&] { return bob->pending() == 0; }));
+  ASSERT_EQ(bob->counters().edits_accepted, 1u);
+
+  RemoteGame alice(io, rs.port(), "alice", 0.0, -90.0);
+  ASSERT_TRUE(alice.frame());  // the first columns arrive and the streamer starts loading them
+  // While the game's columns are on their way (or loaded from a copy taken when they arrived): a cell in the last
+  // ring the game draws (column -2), answered before the game polls again.
+  const BlockPos during{-17, 0, 3};
+  net::Pose near;  // within reach of it
+  near.x = -16.5;
+  near.y = 1.0;
+  near.z = 3.5;
+  bob->set_pose(near);
+  std::this_thread::sleep_for(60ms);  // poses go out at most every 50 ms: this poll sends it, before the edit
+  bob->poll();
+  ASSERT_TRUE(bob->edit(during, kAir));
+  ASSERT_TRUE(pump({bob.get()}, [&] { return bob->pending() == 0; }));
+  ASSERT_EQ(bob->counters().edits_accepted, 2u);
+  ASSERT_FALSE(alice.game().world().find(column_pos_of(during)) && alice.game().streamer().drawn(column_pos_of(during)))
+      << "the edit should meet the column before the game has drawn it";
+
+  ASSERT_TRUE(alice.until([&] { return alice.settled(); }, {bob.get()}));
+  EXPECT_EQ(alice.game().world().get(before), kAir) << "an edit made before the game joined";
+  EXPECT_EQ(alice.game().world().get(during), kAir) << "an edit made while the game's columns were arriving";
+  EXPECT_EQ(differing_columns(alice), std::vector<std::string>{});
+  EXPECT_GE(alice.game().world().column_count(), 25u);
+
+  // Bob digs in a column the game has drawn: the change comes in and the game shows it.
+  const BlockPos live{-15, 0, 2};
+  ASSERT_TRUE(alice.game().streamer().drawn(column_pos_of(live)));
+  ASSERT_NE(alice.game().world().get(live), kAir);
+  ASSERT_TRUE(bob->edit(live, kAir));
+  ASSERT_TRUE(alice.until([&] { return bob->pending() == 0 && alice.game().world().get(live) == kAir; }, {bob.get()}));
+
+  // The game digs the block under its feet: looking straight down, a left click.
+  const BlockPos under{0, 0, 0};
+  ASSERT_NE(bob->world().get(under), kAir);
+  ASSERT_TRUE(alice.frame({click(MouseButton::kLeft, true), click(MouseButton::kLeft, false)}));
+  EXPECT_EQ(alice.game().world().get(under), kAir) << "the dig shows at once";
+  ASSERT_TRUE(alice.until([&] { return alice.settled() && bob->world().get(under) == kAir; }, {bob.get()}));
+  EXPECT_EQ(alice.client->counters().edits_accepted, 1u);
+  EXPECT_EQ(alice.remote->stats().edits_sent, 1u);
+  EXPECT_EQ(alice.game().world().get(under), kAir);
+  EXPECT_EQ(differing_columns(alice), std::vector<std::string>{});
+}
+
+TEST(RemotePlay, APlacementIntoAnotherPlayersBoxShowsAtOnceAndRollsBack) {
+  TempDir dir;
+  RunningServer rs(options_for(dir.path));
+  net::NetIo io;
+  auto bob = join(io, rs.port(), "bob", 3);
+  // Bob stands on the ground at (2.5, 1, 0.5); the game looks east and down at the top of the ground block (2, 0, 0),
+  // so a right click places stone at (2, 1, 0): inside Bob's box.
+  net::Pose at;
+  at.x = 2.5;
+  at.y = 1.0;
+  at.z = 0.5;
+  bob->set_pose(at);
+  ASSERT_TRUE(pump({bob.get()}, [&] { return bob->view_complete(); }));
+  RemoteGame alice(io, rs.port(), "alice", 90.0, pitch_to(1.0 + 1.62, 1.0, 2.0));
+  ASSERT_TRUE(alice.until([&] { return alice.settled() && alice.client->players().size() == 1; }, {bob.get()}));
+  const BlockPos cell{2, 1, 0};
+  ASSERT_TRUE(alice.game().target());
+  ASSERT_EQ(alice.game().target()->cell, (BlockPos{2, 0, 0}));
+  ASSERT_EQ(alice.game().world().get(cell), kAir);
+
+  ASSERT_TRUE(alice.frame({click(MouseButton::kRight, true), click(MouseButton::kRight, false)}));
+  EXPECT_NE(alice.game().world().get(cell), kAir) << "the placement shows at once (predicted)";
+  ASSERT_TRUE(alice.until([&] { return alice.client->pending() == 0; }, {bob.get()}));
+  ASSERT_TRUE(alice.frame());  // the rollback, queued by the last sync, applies at this frame's start
+  EXPECT_EQ(alice.game().world().get(cell), kAir) << "refused by the server: rolled back";
+  EXPECT_EQ(alice.client->counters().edits_refused, 1u);
+  EXPECT_EQ(alice.client->counters().refused.count("overlaps a player"), 1u);
+  EXPECT_EQ(bob->world().get(cell), kAir);
+  EXPECT_EQ(differing_columns(alice), std::vector<std::string>{});
+}
+
+TEST(RemotePlay, AnotherPlayerIsABoxInItsColourWithItsNameUntilItLeaves) {
+  TempDir dir;
+  RunningServer rs(options_for(dir.path));
+  net::NetIo io;
+  auto bob = join(io, rs.port(), "bob", 3);
+  net::Pose at;  // 4 blocks north of the game's feet, in front of its eye (yaw 0 looks north, -Z)
+  at.x = 0.5;
+  at.y = 1.0;
+  at.z = -3.5;
+  bob->set_pose(at);
+  ASSERT_TRUE(pump({bob.get()}, [&] { return bob->view_complete(); }));
+  RemoteGame alice(io, rs.port(), "alice", 0.0, -10.0);
+  const uint32_t colour = figure_color(bob->welcome().player_id);
+  ASSERT_TRUE(alice.until([&] { return alice.settled() && alice.client->players().size() == 1 && alice.client->players().begin()->second.has_pose; },
+                          {bob.get()}));
+  // Two frames more: the pose's interpolation (one 50 ms update interval) has long ended; the figure is where Bob is.
+  std::this_thread::sleep_for(60ms);
+  ASSERT_TRUE(alice.frame());
+  const render::Image with = alice.game().read_pixels();
+  bob->leave();
+  ASSERT_TRUE(alice.until([&] { return alice.client->players().empty(); }));
+  ASSERT_TRUE(alice.frame());
+  const render::Image without = alice.game().read_pixels();
+  EXPECT_GE(count_rgb(with, colour), 40u) << "the box's edges in Bob's colour";
+  EXPECT_EQ(count_rgb(without, colour), 0u);
+  EXPECT_GE(count_rgb(with, 0xFFFFFFFF), count_rgb(without, 0xFFFFFFFF) + 10) << "the name tag's white letters";
+  // Nothing else changed: every differing pixel is the figure's or its tag's (its colour, white, or the tag's box).
+  size_t differing = 0;
+  for (size_t i = 0; i < with.pixels.size(); i += 4)
+    differing += with.pixels[i] != without.pixels[i] || with.pixels[i + 1] != without.pixels[i + 1] || with.pixels[i + 2] != without.pixels[i + 2];
+  EXPECT_GT(differing, 0u);
+  EXPECT_LT(differing, static_cast<size_t>(with.width * with.height / 10)) << "only the figure and its tag differ";
+}
+
+}  // namespace
+}  // namespace voxen::play::testing
