@@ -24,14 +24,19 @@
 // simulation, other players are drawn as boxes with their names, and the HUD's status line names the server. The
 // client asks for the render distance + 1 columns (a drawn column needs its neighbours); a server granting less
 // draws less. Losing the connection ends play with the server's reason (exit 1). Recording and --world do not
-// combine with it.
+// combine with it. Chat: lines typed on play's standard input (the terminal it was started from) are sent; chat
+// received, and players joining and leaving, show above the hotbar for 10 s.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
+
+#include <poll.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 #include "culling_cli.h"
@@ -77,6 +82,46 @@ struct Connection {
   net::NetIo io;
   std::unique_ptr<net::Client> client;
   std::unique_ptr<play::RemoteWorld> world;
+};
+
+/// Chat typed on play's standard input while connected: each complete line is sent, at most 4 a second (the server
+/// drops a client saying more than 5). Reads without blocking; stops at the end of the input (none: /dev/null).
+class StdinChat {
+ public:
+  void poll(play::RemoteWorld& world) {
+    pollfd p{0, POLLIN, 0};
+    while (m_open && ::poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR))) {
+      char buf[512];
+      const ssize_t n = ::read(0, buf, sizeof buf);
+      if (n <= 0) {
+        m_open = false;
+        break;
+      }
+      m_partial.append(buf, static_cast<size_t>(n));
+      for (size_t nl; (nl = m_partial.find('\n')) != std::string::npos;) {
+        std::string line = m_partial.substr(0, nl);
+        m_partial.erase(0, nl + 1);
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty()) continue;
+        if (line.size() > net::kMaxChatBytes || !net::valid_text(line))
+          std::fprintf(stderr, "voxen play: not sent: a chat line is 1..%zu bytes of UTF-8 without control characters\n", net::kMaxChatBytes);
+        else
+          m_lines.push_back(std::move(line));
+      }
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (!m_lines.empty() && now - m_last >= std::chrono::milliseconds(250)) {
+      world.say(m_lines.front());
+      m_lines.pop_front();
+      m_last = now;
+    }
+  }
+
+ private:
+  bool m_open = true;
+  std::string m_partial;
+  std::deque<std::string> m_lines;
+  std::chrono::steady_clock::time_point m_last{};
 };
 
 /// Connects as o.name, asking for the render distance + 1 columns, and waits (up to 10 s) for the columns around the
@@ -238,6 +283,7 @@ int run_play(const PlayOptions& o) {
               static_cast<long long>(spawn->y), static_cast<long long>(spawn->z), h.render_distance);
 
   std::optional<double> view_complete_ms;  // connected: from connecting to every drawn column drawn
+  StdinChat stdin_chat;
   Stopwatch frame_clock;  // the measured time step
   bool first = true;
   render::Platform& platform = (*session)->platform();
@@ -267,6 +313,7 @@ int run_play(const PlayOptions& o) {
       events.insert(events.begin(), e);
     }
     for (const play::InputEvent& e : events) writer.append(e);
+    if (conn) stdin_chat.poll(*conn->world);
     if (conn && !conn->world->sync(game))
       throw RunError("the server " + conn->where + " closed the connection: " + conn->client->closed_reason());
     const play::FrameReport rep = game.frame(events);

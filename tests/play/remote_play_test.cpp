@@ -3,7 +3,8 @@
 // columns are still on their way, and one in a column it draws all show in the game's world; the game's dig
 // reaches the other player; a
 // placement the server refuses (into the other player's box) shows at once and rolls back; the other player is drawn
-// as a box in its colour with its name above it, and no longer once it left. Every check reads cells of the game's
+// as a box in its colour with its name above it, and no longer once it left; chat both ways and the player leaving
+// show above the hotbar. Every check reads cells of the game's
 // World, the other client's cells or the frame's pixels.
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "../net/net_test_util.h"
+#include "hud_reader.h"
 #include "play_test_util.h"
 #include "voxen/play/remote.h"
 
@@ -191,7 +193,7 @@ TEST(RemotePlay, APlacementIntoAnotherPlayersBoxShowsAtOnceAndRollsBack) {
   EXPECT_EQ(differing_columns(alice), std::vector<std::string>{});
 }
 
-TEST(RemotePlay, AnotherPlayerIsABoxInItsColourWithItsNameUntilItLeaves) {
+TEST(RemotePlay, AnotherPlayerIsABoxWithItsNameUntilItLeavesAndChatShowsAboveTheHotbar) {
   TempDir dir;
   RunningServer rs(options_for(dir.path));
   net::NetIo io;
@@ -210,9 +212,19 @@ TEST(RemotePlay, AnotherPlayerIsABoxInItsColourWithItsNameUntilItLeaves) {
   std::this_thread::sleep_for(60ms);
   ASSERT_TRUE(alice.frame());
   const render::Image with = alice.game().read_pixels();
+  // Bob says something, Alice answers; both lines show above the hotbar (the HUD draws capitals).
+  bob->chat("hello alice");
+  ASSERT_TRUE(alice.until([&] { return read_message_lines(alice.game().read_pixels(), 1)[0] == "BOB: HELLO ALICE"; }, {bob.get()}));
+  alice.remote->say("hi bob");
+  ASSERT_TRUE(alice.until([&] { return read_message_lines(alice.game().read_pixels(), 2)[1] == "ALICE: HI BOB"; }, {bob.get()}));
+  EXPECT_EQ(read_message_lines(alice.game().read_pixels(), 2)[0], "BOB: HELLO ALICE");
   bob->leave();
   ASSERT_TRUE(alice.until([&] { return alice.client->players().empty(); }));
   ASSERT_TRUE(alice.frame());
+  EXPECT_EQ(read_message_lines(alice.game().read_pixels(), 3),
+            (std::vector<std::string>{"BOB: HELLO ALICE", "ALICE: HI BOB", "BOB LEFT"}));
+  // The messages go after 10 s of simulated time; then the frame is compared with the one with Bob in it.
+  for (int i = 0; i < 600; ++i) ASSERT_TRUE(alice.frame());
   const render::Image without = alice.game().read_pixels();
   EXPECT_GE(count_rgb(with, colour), 40u) << "the box's edges in Bob's colour";
   EXPECT_EQ(count_rgb(without, colour), 0u);

@@ -237,6 +237,11 @@ void Game::update_target() {
   m_target = pick(m_world, m_registry, eb, ef, look_direction(m_player.yaw, m_player.pitch), m_config.reach);
 }
 
+void Game::show_message(std::string line) {
+  m_messages.emplace_back(m_sim_time, std::move(line));
+  while (m_messages.size() > kMaxMessages) m_messages.pop_front();
+}
+
 void Game::queue_source_edits(std::vector<stream::CellEdit> edits) {
   m_source_edits.insert(m_source_edits.end(), edits.begin(), edits.end());
 }
@@ -595,6 +600,8 @@ void Game::draw_hud(FrameReport& rep) {
   h.slot = m_handler.controls().slot;
   h.status = m_config.status_source ? m_config.status_source() : m_config.status;
   if (m_handler.controls().overlay) h.overlay = overlay_lines(rep);
+  while (!m_messages.empty() && m_messages.front().first + kMessageSeconds <= m_sim_time) m_messages.pop_front();
+  for (const auto& [at, line] : m_messages) h.messages.push_back(line);
   if (m_target) {
     const render::Camera cam = camera();
     // The outline is the bounding box of the targeted cell's pick boxes (a slab's half, a plant's box).

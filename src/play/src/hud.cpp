@@ -77,6 +77,8 @@ render::OverlayList layout_hud(const HudFrame& f) {
   };
   if (!f.status.empty()) line(f.status);
   for (const std::string& s : f.overlay) line(s);
+  y = y0 - 6 * u - static_cast<float>(f.messages.size()) * (font::kCellH + 1) * u;
+  for (const std::string& s : f.messages) line(s);
   return b;
 }
 

@@ -27,7 +27,9 @@ uint32_t figure_color(uint32_t player_id) {
 }
 
 RemoteWorld::RemoteWorld(net::Client& client) : m_client(client) {
-  // What arrived with the Welcome (or before this was made) is taken at the first sync().
+  // What arrived with the Welcome (or before this was made) is taken at the first sync(); the players already here
+  // are not announced as joining.
+  for (const auto& [id, rp] : m_client.players()) m_players.emplace(id, rp.name);
 }
 
 bool RemoteWorld::ready(ColumnPos pos) const {
@@ -133,6 +135,16 @@ bool RemoteWorld::sync(Game& game, std::chrono::steady_clock::time_point now) {
     ++m_stats.changes_queued;
   }
   if (!queue.empty()) game.queue_source_edits(std::move(queue));
+
+  // Players who joined or left since the last call, then the chat that came in.
+  std::map<uint32_t, std::string> players;
+  for (const auto& [id, rp] : m_client.players()) players.emplace(id, rp.name);
+  for (const auto& [id, name] : m_players)
+    if (!players.count(id)) game.show_message(name + " LEFT");
+  for (const auto& [id, name] : players)
+    if (!m_players.count(id)) game.show_message(name + " JOINED");
+  m_players = std::move(players);
+  for (const auto& [name, text] : m_client.take_chat()) game.show_message(name + ": " + text);
 
   std::vector<Figure> figures;
   for (const auto& [id, rp] : m_client.players()) {

@@ -202,6 +202,11 @@ class Game {
   void queue_source_edits(std::vector<stream::CellEdit> edits);
   /// What the world shows besides blocks from now on (replaces the last list): other players.
   void set_figures(std::vector<Figure> figures) { m_figures = std::move(figures); }
+  /// A line for the HUD's message area (chat, players joining and leaving): shown for kMessageSeconds of
+  /// simulated time, the newest kMaxMessages at most, newest at the bottom.
+  void show_message(std::string line);
+  static constexpr double kMessageSeconds = 10.0;
+  static constexpr size_t kMaxMessages = 6;
 
   uint64_t frame_number() const { return m_frame; }
   double sim_time() const { return m_sim_time; }
@@ -301,6 +306,7 @@ class Game {
   std::optional<PickHit> m_target;
   std::vector<stream::CellEdit> m_source_edits;  // queue_source_edits, applied next frame
   std::vector<Figure> m_figures;
+  std::deque<std::pair<double, std::string>> m_messages;  // (sim time shown from, line), oldest first
   std::array<uint16_t, kHotbarSlots> m_hotbar{};
   uint16_t m_bedrock = 0;
   uint64_t m_frame = 0;

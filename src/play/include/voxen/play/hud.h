@@ -7,7 +7,8 @@
 // Layout: pixel sizes scale with the frame height (1 unit = floor(height / 360) pixels, at least 1), so a 320 x 180
 // test frame and a 1080p window show the same layout. The status line and the overlay lines start 2 units from
 // the top left, one font line (8 units) + 1 unit apart, white text with a dark shadow 1 unit down and right, over
-// a translucent black box; the hotbar's boxes are 18 units with 2 between, 4 units above the bottom, centred; the
+// a translucent black box; the messages are lines of the same kind stacked upward from 6 units above the hotbar,
+// from 2 units from the left edge, the newest lowest; the hotbar's boxes are 18 units with 2 between, 4 units above the bottom, centred; the
 // crosshair is a 10-unit plus, 1 unit thick, with a dark border, at the frame's centre. The outline is the targeted
 // box enlarged by 0.004 block each way, so the terrain's faces do not hide its edges (lines are depth-tested). A
 // figure is its box's 12 edges, depth-tested, and its name tag: white text at HUD scale over a translucent black
@@ -43,6 +44,7 @@ struct HudFrame {
   int slot = 0;                              // selected slot
   std::string status;                        // one line at the top left (always shown)
   std::vector<std::string> overlay;          // F3 lines under it (empty: overlay hidden)
+  std::vector<std::string> messages;         // chat and player lines above the hotbar's left end, newest last
   bool crosshair = true;
   /// The targeted block's box, camera-relative (min corner and size, blocks), and the view-projection matrix that
   /// maps camera-relative positions to clip space.

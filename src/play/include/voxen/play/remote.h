@@ -22,13 +22,15 @@
 // The world simulation runs on the server only (the Game's tick rate 0), and blasts and scenarios are off
 // (GameConfig::bulk_edits: thousands of edits at once, past the server's edit rate).
 // Other players become Figures (Game::set_figures): a 0.6 x 1.8 x 0.6 box at the pose interpolated between
-// updates (net::RemotePlayer::at), with the name above it.
+// updates (net::RemotePlayer::at), with the name above it. Chat lines ("NAME: TEXT") and players joining and leaving
+// ("NAME JOINED", "NAME LEFT") go to the HUD's message area (Game::show_message); say() sends a chat line.
 // Threads: the main thread calls sync(), ready(), record() and unload(); make() runs on the streamer's JobPool
 // workers, and a mutex guards the copies it hands out.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -81,6 +83,9 @@ class RemoteWorld final : public stream::ColumnSource {
   /// "N PLAYERS, M EDITS WAITING" style summary for the HUD: players online (this one included) and edits not
   /// answered yet.
   std::string status() const;
+  /// Sends a chat line (1..256 bytes of UTF-8 without control characters; another is not sent). The server drops a
+  /// client that says more than 5 lines a second (a burst of 10): pace them.
+  void say(const std::string& text) { m_client.chat(text); }
   const RemoteStats& stats() const { return m_stats; }
   net::Client& client() { return m_client; }
 
@@ -98,6 +103,7 @@ class RemoteWorld final : public stream::ColumnSource {
   std::unordered_map<ColumnPos, std::unique_ptr<Column>, ColumnPosHash> m_copies;  // arrived, not handed out
   std::unordered_set<ColumnPos, ColumnPosHash> m_handed;  // handed out by make(), not caught up yet
   std::vector<stream::CellEdit> m_unsent;                 // the player's edits to roll back (main thread)
+  std::map<uint32_t, std::string> m_players;              // the other players at the last sync (joins and leaves)
   RemoteStats m_stats;
 };
 
