@@ -21,7 +21,7 @@
 // holding them are committed (durable), then "ALL EDITS SAVED". Without it the world is ephemeral and the HUD says so.
 // With --connect HOST:PORT --name NAME the world is a server's (voxen serve): its seed, generator and spawn come with
 // the Welcome, its columns arrive on demand and edits go through it (play/remote.h); the server runs the
-// simulation, other players are drawn as boxes with their names, and the HUD's status line names the server. The
+// simulation (RemoteWorld::simulates), other players are drawn as boxes with their names, and the HUD's status line names the server. The
 // client asks for the render distance + 1 columns (a drawn column needs its neighbours); a server granting less
 // draws less. Losing the connection ends play with the server's reason (exit 1). Recording and --world do not
 // combine with it. Chat: lines typed on play's standard input (the terminal it was started from) are sent; chat
@@ -201,11 +201,13 @@ int run_play(const PlayOptions& o) {
     h.seed = w.seed;
     h.generator = w.generator.empty() ? "flat" : w.generator;  // imported: never generated (the far view is off)
     if (w.generator.empty()) h.far_distance = 0;
-    h.render_distance = std::max(1, std::min<int>(o.render_distance, w.view_radius - 1));
+    if (w.view_radius < 2)
+      throw RunError("the server " + o.connect + " grants a view radius of " + std::to_string(w.view_radius) +
+                     " column: play needs 2 or more (a drawn column needs the columns around it)");
+    h.render_distance = std::min<int>(o.render_distance, w.view_radius - 1);
     if (h.render_distance < o.render_distance)
       std::fprintf(stderr, "voxen play: the server grants a view radius of %d columns: drawing %d\n", static_cast<int>(w.view_radius),
                    h.render_distance);
-    h.tick_rate = 0;  // the server runs the world simulation
   }
   // The world: generated only, or a saved one (--world) whose seed and generator win over the flags.
   CommandWorld cw(o.world_dir, o.world, reg);
@@ -364,7 +366,7 @@ int run_play(const PlayOptions& o) {
                 view_complete_ms ? ("the view was complete " + std::to_string(static_cast<long long>(std::lround(*view_complete_ms))) +
                                     " ms after connecting (render distance " + std::to_string(h.render_distance) + ")").c_str()
                                  : "the view never completed");
-    conn->client->leave();
+    conn->client->leave(std::chrono::seconds(1));  // Leave and the last edits written before the process ends
   }
   session->reset();  // the game (its streamer and GL objects) before the saved world closes
   cw.close();

@@ -228,6 +228,24 @@ TEST(PlayWindow, ConnectWithBadArgumentsExits2BeforeAWindowAndToAClosedPortExits
   r = run_voxen({"play", "--connect", "127.0.0.1:1", "--name", "alice", "--record", temp_dir("connect_rec") + "/r.vxr"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("not on a server"), std::string::npos) << r.err;
+  // A server granting a view radius of 1: play cannot draw (a drawn column needs the ring round it): exit 1.
+  {
+    const std::string dir = temp_dir("connect_radius1");
+    pid_t server = voxen::testing::spawn(VOXEN_SERVER_BINARY,
+                                         {"serve", "--world", dir + "/world", "--seed", "3", "--generator", "flat", "--port", "0",
+                                          "--view-radius", "1", "--threads", "1"},
+                                         dir + "/serve.out", dir + "/serve.err");
+    voxen::testing::KillOnExit guard{server};
+    ASSERT_GT(server, 0);
+    const uint16_t port = voxen::testing::wait_listening(dir + "/serve.err", 1);
+    ASSERT_NE(port, 0);
+    r = run_voxen({"play", "--connect", "127.0.0.1:" + std::to_string(port), "--name", "alice"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("grants a view radius of 1 column: play needs 2 or more"), std::string::npos) << r.err;
+    kill(server, SIGINT);
+    EXPECT_EQ(voxen::testing::wait_exit(server), 0);
+    server = -1;
+  }
   // Nothing listens on port 1: no window, exit 1 naming the server.
   r = run_voxen({"play", "--connect", "127.0.0.1:1", "--name", "alice"});
   EXPECT_EQ(r.exit_code, 1);

@@ -47,8 +47,7 @@ struct RemoteGame {
     h.seed = client->welcome().seed;
     h.width = 320;
     h.height = 180;
-    h.far_distance = 0;
-    h.tick_rate = 0;
+    h.far_distance = 0;  // the tick rate stays the default 20: the Game must still run no simulation of its own
     SessionOptions so;
     so.window = false;
     so.threads = 1;
@@ -142,6 +141,7 @@ TEST(RemotePlay, EditsBeforeAndDuringTheJoinShowAndTheGamesDigReachesTheOtherPla
   EXPECT_EQ(alice.game().world().get(during), kAir) << "an edit made while the game's columns were arriving";
   EXPECT_EQ(differing_columns(alice), std::vector<std::string>{});
   EXPECT_GE(alice.game().world().column_count(), 25u);
+  EXPECT_EQ(alice.game().simulator(), nullptr) << "the server simulates its world; the game must not";
 
   // Bob digs in a column the game has drawn: the change comes in and the game shows it.
   const BlockPos live{-15, 0, 2};
@@ -191,6 +191,26 @@ TEST(RemotePlay, APlacementIntoAnotherPlayersBoxShowsAtOnceAndRollsBack) {
   EXPECT_EQ(alice.client->counters().refused.count("overlaps a player"), 1u);
   EXPECT_EQ(bob->world().get(cell), kAir);
   EXPECT_EQ(differing_columns(alice), std::vector<std::string>{});
+
+  // A placement in the frame of a move: the server checks reach from the pose it has, so the pose as it is at the
+  // click goes out before the edit (teleported 12 blocks south in the same frame: the pose of the frame's start
+  // would be out of reach).
+  InputEvent tp;
+  tp.kind = EventKind::kTeleport;
+  tp.x = 0.5;
+  tp.y = 1.0;
+  tp.z = 12.5;
+  InputEvent look;
+  look.kind = EventKind::kLook;
+  look.x = 90.0;
+  look.y = pitch_to(1.0 + 1.62, 1.0, 2.0);
+  ASSERT_TRUE(alice.frame({tp, look, click(MouseButton::kRight, true), click(MouseButton::kRight, false)}));
+  ASSERT_EQ(alice.game().player().block, (BlockPos{0, 1, 12}));
+  EXPECT_NE(alice.game().world().get(BlockPos{2, 1, 12}), kAir) << "placed (predicted)";
+  ASSERT_TRUE(alice.until([&] { return alice.client->pending() == 0; }, {bob.get()}));
+  EXPECT_EQ(alice.client->counters().edits_accepted, 1u) << "refused: " << alice.client->counters().refused.size();
+  EXPECT_EQ(alice.client->counters().refused.count("out of reach"), 0u);
+  ASSERT_TRUE(alice.until([&] { return bob->world().get(BlockPos{2, 1, 12}) != kAir; }, {bob.get()}));
 }
 
 TEST(RemotePlay, AnotherPlayerIsABoxWithItsNameUntilItLeavesAndChatShowsAboveTheHotbar) {
@@ -212,6 +232,10 @@ TEST(RemotePlay, AnotherPlayerIsABoxWithItsNameUntilItLeavesAndChatShowsAboveThe
   std::this_thread::sleep_for(60ms);
   ASSERT_TRUE(alice.frame());
   const render::Image with = alice.game().read_pixels();
+  // A pose over 2 s old (the server refreshes those in range every second) is a player out of range: not drawn.
+  ASSERT_TRUE(alice.remote->sync(alice.game(), std::chrono::steady_clock::now() + 3s));
+  alice.game().frame({});
+  EXPECT_EQ(count_rgb(alice.game().read_pixels(), colour), 0u) << "a stale figure was drawn";
   // Bob says something, Alice answers; both lines show above the hotbar (the HUD draws capitals).
   bob->chat("hello alice");
   ASSERT_TRUE(alice.until([&] { return read_message_lines(alice.game().read_pixels(), 1)[0] == "BOB: HELLO ALICE"; }, {bob.get()}));

@@ -1,5 +1,7 @@
 #include "voxen/net/client.h"
 
+#include <thread>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -309,6 +311,13 @@ void Client::handle(ServerMessage& msg) {
   }
 }
 
+void Client::send_pose() {
+  if (!m_open || !m_pose_dirty) return;
+  send(ClientMessage(PoseUpdate{m_pose}));
+  m_pose_sent = Clock::now();
+  m_pose_dirty = false;
+}
+
 void Client::set_pose(const Pose& pose) {
   if (pose == m_pose) return;
   const bool moved_column = column_of(pose.x) != column_of(m_pose.x) || column_of(pose.z) != column_of(m_pose.z);
@@ -398,10 +407,12 @@ void Client::chat(const std::string& text) {
 
 std::vector<std::pair<std::string, std::string>> Client::take_chat() { return std::exchange(m_chat, {}); }
 
-void Client::leave() {
+void Client::leave(std::chrono::milliseconds wait) {
   if (!m_open) return;
   send(ClientMessage(Leave{}));
   m_link->close();
+  const auto until = Clock::now() + wait;
+  while (!m_link->closed() && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(2));
 }
 
 void Client::query_log() {

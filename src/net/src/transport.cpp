@@ -481,6 +481,11 @@ bool ClientLink::open() const {
   return !m_link->closed && !m_link->closing;
 }
 
+bool ClientLink::closed() const {
+  std::lock_guard lock(m_link->mu);
+  return m_link->closed;
+}
+
 LinkStats ClientLink::stats() const {
   std::lock_guard lock(m_link->mu);
   return m_link->stats;

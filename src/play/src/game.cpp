@@ -101,7 +101,7 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
   }
   g->m_source = source;
   g->m_streamer = std::make_unique<stream::ColumnStreamer>(world, *g->m_renderer, *source, g->m_light, *g->m_baked, pool, sc);
-  if (config.tick_rate > 0) {
+  if (config.tick_rate > 0 && !source->simulates()) {  // a server's world simulates on the server
     // The simulation resumes what a saved world left pending; its sections wait for their columns to load.
     g->m_sim = std::make_unique<sim::Simulator>(registry, generator.seed());
     g->m_tick_clock = StepClock(1.0 / config.tick_rate);
@@ -254,8 +254,12 @@ int Game::run_edits(std::span<const Edit> edits, FrameReport& rep, bool wake_sim
     // An edit wakes the simulation around it (its own changes wake their neighbourhood themselves).
     if (m_sim && wake_sim) m_sim->wake(edits[i].pos);
     tell(m_observers, rep.observer_ms, [&](FrameObserver& o) { o.edit_applied(m_frame, edits[i]); });
-    // The far view takes the changed columns at the frame's end: the edited ones kept, those whose light changed not.
-    if (m_far) m_far_edited[column_pos_of(edits[i].pos)] = true;
+    // The far view takes the changed columns at the frame's end: those the player edited kept, those whose light
+    // or whose source changed them not (a server's changes: kept, every column a busy server touches would stay).
+    if (m_far) {
+      if (record) m_far_edited[column_pos_of(edits[i].pos)] = true;
+      else m_far_edited.emplace(column_pos_of(edits[i].pos), false);
+    }
   }
   if (er.applied && m_far)
     for (const SectionPos& sp : er.remeshed) m_far_edited.emplace(ColumnPos{sp.x, sp.z}, false);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <set>
+#include <utility>
 
 namespace voxen::play {
 
@@ -20,6 +22,23 @@ void column_differences(const Column& have, const Column& want, std::vector<stre
     }
   }
 }
+
+namespace {
+constexpr std::chrono::seconds kStalePose{2};
+
+/// The protocol's pose of the game's player: feet (world blocks), look, flying.
+net::Pose pose_of(const PlayerState& pl) {
+  net::Pose pose;
+  const glm::dvec3 f = pl.feet();
+  pose.x = f.x;
+  pose.y = f.y;
+  pose.z = f.z;
+  pose.yaw = static_cast<float>(std::fmod(pl.yaw, 360.0));
+  pose.pitch = static_cast<float>(std::clamp(pl.pitch, -90.0, 90.0));
+  pose.flags = pl.flying ? 1 : 0;
+  return pose;
+}
+}  // namespace
 
 uint32_t figure_color(uint32_t player_id) {
   static constexpr std::array<uint32_t, 6> kColors = {0xFFFF4040, 0xFF40C0FF, 0xFFFFD030, 0xFF60FF60, 0xFFFF60FF, 0xFFFF9020};
@@ -68,11 +87,17 @@ Status RemoteWorld::unload(std::unique_ptr<Column> column) {
 
 void RemoteWorld::record(const Edit& edit, const Column& column) {
   (void)column;
+  // The server checks reach and the player's own box against the pose it has: the player's now (a teleport or a
+  // move this frame, before its clicks), sent first.
+  if (m_game) m_client.set_pose(pose_of(m_game->player()));
+  m_client.send_pose();
   if (m_client.edit(edit.pos, edit.after)) {
     ++m_stats.edits_sent;
   } else {
     ++m_stats.edits_unsent;
-    m_unsent.push_back({edit.pos, edit.before});
+    // Back to the cell before the first unsent edit of that cell (a dig, then a placement in the hole: stone).
+    if (std::none_of(m_unsent.begin(), m_unsent.end(), [&](const stream::CellEdit& u) { return u.pos == edit.pos; }))
+      m_unsent.push_back({edit.pos, edit.before});
   }
 }
 
@@ -89,20 +114,12 @@ void RemoteWorld::catch_up(Game& game, ColumnPos pos, std::vector<stream::CellEd
 bool RemoteWorld::sync(Game& game, std::chrono::steady_clock::time_point now) {
   ++m_stats.frames;
   if (!m_client.open()) return false;
-  const PlayerState& pl = game.player();
-  net::Pose pose;
-  const glm::dvec3 f = pl.feet();
-  pose.x = f.x;
-  pose.y = f.y;
-  pose.z = f.z;
-  pose.yaw = static_cast<float>(std::fmod(pl.yaw, 360.0));
-  pose.pitch = static_cast<float>(std::clamp(pl.pitch, -90.0, 90.0));
-  pose.flags = pl.flying ? 1 : 0;
-  m_client.set_pose(pose);
+  m_game = &game;
+  m_client.set_pose(pose_of(game.player()));
   const bool open = m_client.poll();
 
-  std::vector<stream::CellEdit> queue = std::move(m_unsent);
-  m_unsent.clear();
+  std::vector<stream::CellEdit> unsent = std::exchange(m_unsent, {}), queue;
+  std::set<ColumnPos> caught;  // columns compared whole with the client's this call
   for (const ColumnPos& p : m_client.take_released()) {
     std::lock_guard lock(m_mu);
     m_copies.erase(p);
@@ -112,7 +129,9 @@ bool RemoteWorld::sync(Game& game, std::chrono::steady_clock::time_point now) {
     const Column* col = m_client.world().find(p);
     if (!col) continue;  // released again in the same poll
     if (game.world().find(p)) {
-      catch_up(game, p, queue);  // the Game kept it while the client had released it: bring it up to date
+      // The Game kept it while the client had released it: bring it up to date.
+      catch_up(game, p, queue);
+      caught.insert(p);
       continue;
     }
     std::lock_guard lock(m_mu);
@@ -127,13 +146,21 @@ bool RemoteWorld::sync(Game& game, std::chrono::steady_clock::time_point now) {
     for (const ColumnPos& p : handed) m_handed.erase(p);
   }
   std::sort(handed.begin(), handed.end());
-  for (const ColumnPos& p : handed) catch_up(game, p, queue);
+  for (const ColumnPos& p : handed) {
+    catch_up(game, p, queue);
+    caught.insert(p);
+  }
   // The server's changes (arrivals excluded) to the columns the Game holds; the others are caught up on load.
   for (const Edit& e : m_client.take_changes()) {
     if (!game.world().find(column_pos_of(e.pos))) continue;
     queue.push_back({e.pos, e.after});
     ++m_stats.changes_queued;
   }
+  // The unsent edits' rollbacks go first (later entries of a cell win), except in a column just compared whole:
+  // there the comparison already made the Game's cells the client's (a rollback would undo a predicted cell the
+  // server happens to hold too).
+  std::erase_if(unsent, [&](const stream::CellEdit& u) { return caught.count(column_pos_of(u.pos)) > 0; });
+  queue.insert(queue.begin(), unsent.begin(), unsent.end());
   if (!queue.empty()) game.queue_source_edits(std::move(queue));
 
   // Players who joined or left since the last call, then the chat that came in.
@@ -148,7 +175,9 @@ bool RemoteWorld::sync(Game& game, std::chrono::steady_clock::time_point now) {
 
   std::vector<Figure> figures;
   for (const auto& [id, rp] : m_client.players()) {
-    if (!rp.has_pose) continue;
+    // A player the server stopped sending poses of (out of the pose radius: it refreshes them every second) is
+    // not drawn where it was last seen.
+    if (!rp.has_pose || now - rp.to_time > kStalePose) continue;
     const net::Pose p = rp.at(now);
     Figure fig;
     const glm::dvec3 feet{p.x, p.y, p.z};

@@ -112,6 +112,10 @@ class Client {
   /// Sets the player's pose (sent by poll at most 20 times a second) and asks for / releases columns around it.
   void set_pose(const Pose& pose);
   const Pose& pose() const { return m_pose; }
+  /// Sends the pose now when it changed since it was last sent (not waiting for poll's 50 ms): before an edit, so
+  /// the server checks reach and the player's own box against where the player is (the server takes up to 20
+  /// poses a second, a burst of 20, and ignores the rest).
+  void send_pose();
   /// True when every column within the view radius of the pose is held.
   bool view_complete() const;
   /// Columns held (arrived and not released).
@@ -136,8 +140,9 @@ class Client {
   void chat(const std::string& text);
   /// Chat lines received: (player name, text).
   std::vector<std::pair<std::string, std::string>> take_chat();
-  /// Sends Leave and closes.
-  void leave();
+  /// Sends Leave and closes; then waits up to `wait` until the queued frames (Leave among them) are written and the
+  /// server has closed its end, so a process exiting right after does not cut them off.
+  void leave(std::chrono::milliseconds wait = std::chrono::milliseconds(0));
 
   /// Asks the server for this name's edit log entries; log_answer() holds them once log_done().
   void query_log();

@@ -134,6 +134,9 @@ class ClientLink {
   /// Closes the connection after the queued frames are written (at most 2 s).
   void close();
   bool open() const;
+  /// True once the connection is closed for good (after close(): everything written and the peer closed too, or
+  /// the 2 s passed).
+  bool closed() const;
   LinkStats stats() const;
   size_t queued_bytes() const;
 

@@ -15,14 +15,18 @@
 //     rollback of this player's refused edit) is queued on the Game, applied at the next frame's start with light
 //     and remeshing, never sent back;
 //   - the player's edits: the Game applies a dig or placement at once (its prediction) and tells the source
-//     (record()), which sends it (net::Client::edit). The client re-applies its prediction over anything the
+//     (record()), which sends the player's pose as it is at that click first (net::Client::send_pose: the server
+//     checks reach and the player's own box against it; a teleport or look of the same frame comes before its
+//     clicks) and then the edit (net::Client::edit). The client re-applies its prediction over anything the
 //     server sends for that cell until the server answers, and a refusal comes back as a change (the server's
 //     cell), so the Game rolls back within one round trip. An edit the client cannot send (a column it does not
-//     hold) is rolled back at once.
-// The world simulation runs on the server only (the Game's tick rate 0), and blasts and scenarios are off
+//     hold) is rolled back at once, to the cell before the first such edit of the cell, unless the column was
+//     compared whole with the client's in the same sync.
+// The world simulation runs on the server only (simulates(): the Game makes no Simulator), and blasts and scenarios are off
 // (GameConfig::bulk_edits: thousands of edits at once, past the server's edit rate).
 // Other players become Figures (Game::set_figures): a 0.6 x 1.8 x 0.6 box at the pose interpolated between
-// updates (net::RemotePlayer::at), with the name above it. Chat lines ("NAME: TEXT") and players joining and leaving
+// updates (net::RemotePlayer::at), with the name above it; a player whose last pose is over 2 s old (out of the
+// server's pose radius: it refreshes poses every second) is not drawn. Chat lines ("NAME: TEXT") and players joining and leaving
 // ("NAME JOINED", "NAME LEFT") go to the HUD's message area (Game::show_message); say() sends a chat line.
 // Threads: the main thread calls sync(), ready(), record() and unload(); make() runs on the streamer's JobPool
 // workers, and a mutex guards the copies it hands out.
@@ -67,6 +71,8 @@ class RemoteWorld final : public stream::ColumnSource {
   explicit RemoteWorld(net::Client& client);
 
   const gen::Generator* generator() const override { return m_client.generator(); }
+  /// True: the server runs the world simulation (the Game runs none, whatever its tick rate).
+  bool simulates() const override { return true; }
   /// True once the column arrived (a copy is held for the streamer).
   bool ready(ColumnPos pos) const override;
   /// A column the Game dropped: while the client still holds it, a fresh copy of the client's column is kept, so
@@ -104,6 +110,7 @@ class RemoteWorld final : public stream::ColumnSource {
   std::unordered_set<ColumnPos, ColumnPosHash> m_handed;  // handed out by make(), not caught up yet
   std::vector<stream::CellEdit> m_unsent;                 // the player's edits to roll back (main thread)
   std::map<uint32_t, std::string> m_players;              // the other players at the last sync (joins and leaves)
+  const Game* m_game = nullptr;                           // the Game of the last sync (record() reads its player)
   RemoteStats m_stats;
 };
 

@@ -73,6 +73,9 @@ class ColumnSource {
     (void)pos;
     return true;
   }
+  /// True when the world simulates itself elsewhere (a server, play/remote.h): its owner runs no simulation (its
+  /// changes come through the source). The default: false.
+  virtual bool simulates() const { return false; }
   /// The terrain the cells start from (the world's own for a saved world); null for an imported world.
   virtual const gen::Generator* generator() const = 0;
   /// The world simulation's saved pending updates (sim::Simulator::save_state's bytes), or nullopt (the default:
