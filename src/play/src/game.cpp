@@ -255,7 +255,7 @@ int Game::run_edits(std::span<const Edit> edits, FrameReport& rep, bool wake_sim
     if (m_sim && wake_sim) m_sim->wake(edits[i].pos);
     tell(m_observers, rep.observer_ms, [&](FrameObserver& o) { o.edit_applied(m_frame, edits[i]); });
     // The far view takes the changed columns at the frame's end: those the player edited kept, those whose light
-    // or whose source changed them not (a server's changes: kept, every column a busy server touches would stay).
+    // changed, or that the source changed (a server's), not kept: else every column a busy server touches would stay.
     if (m_far) {
       if (record) m_far_edited[column_pos_of(edits[i].pos)] = true;
       else m_far_edited.emplace(column_pos_of(edits[i].pos), false);
