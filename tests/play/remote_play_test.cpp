@@ -3,8 +3,8 @@
 // columns are still on their way, and one in a column it draws all show in the game's world; the game's dig
 // reaches the other player; a
 // placement the server refuses (into the other player's box) shows at once and rolls back; the other player is drawn
-// as a box in its colour with its name above it, and no longer once it left; chat both ways and the player leaving
-// show above the hotbar. Every check reads cells of the game's
+// as a box in its colour with its name above it, moving smoothly between pose updates, and no longer once it left;
+// chat both ways and the player leaving show above the hotbar. Every check reads cells of the game's
 // World, the other client's cells or the frame's pixels.
 #include <gtest/gtest.h>
 
@@ -259,6 +259,62 @@ TEST(RemotePlay, AnotherPlayerIsABoxWithItsNameUntilItLeavesAndChatShowsAboveThe
     differing += with.pixels[i] != without.pixels[i] || with.pixels[i + 1] != without.pixels[i + 1] || with.pixels[i + 2] != without.pixels[i + 2];
   EXPECT_GT(differing, 0u);
   EXPECT_LT(differing, static_cast<size_t>(with.width * with.height / 10)) << "only the figure and its tag differ";
+}
+
+/// The mean column (pixels from the left) of the pixels in `argb`; -1 when there are none.
+double mean_x(const render::Image& img, uint32_t argb) {
+  double sum = 0;
+  size_t n = 0;
+  for (int y = 0; y < img.height; ++y)
+    for (int x = 0; x < img.width; ++x) {
+      const uint8_t* p = &img.pixels[(static_cast<size_t>(y) * static_cast<size_t>(img.width) + static_cast<size_t>(x)) * 4];
+      if (p[0] == ((argb >> 16) & 255) && p[1] == ((argb >> 8) & 255) && p[2] == (argb & 255)) {
+        sum += x;
+        ++n;
+      }
+    }
+  return n ? sum / static_cast<double>(n) : -1.0;
+}
+
+TEST(RemotePlay, AnotherPlayersBoxMovesSmoothlyBetweenPoseUpdates) {
+  TempDir dir;
+  RunningServer rs(options_for(dir.path));
+  net::NetIo io;
+  auto bob = join(io, rs.port(), "bob", 3);
+  net::Pose at;  // 6 blocks north of the game's feet, in front of its eye
+  at.x = 0.5;
+  at.y = 1.0;
+  at.z = -5.5;
+  bob->set_pose(at);
+  ASSERT_TRUE(pump({bob.get()}, [&] { return bob->view_complete(); }));
+  RemoteGame alice(io, rs.port(), "alice", 0.0, -10.0);
+  const uint32_t colour = figure_color(bob->welcome().player_id);
+  auto bobs = [&]() -> const net::RemotePlayer& { return alice.client->players().begin()->second; };
+  ASSERT_TRUE(alice.until([&] { return alice.settled() && alice.client->players().size() == 1 && bobs().has_pose; }, {bob.get()}));
+  std::this_thread::sleep_for(60ms);
+  ASSERT_TRUE(alice.frame());
+  const double start = mean_x(alice.game().read_pixels(), colour);
+  ASSERT_GE(start, 0.0) << "Bob's box is in view";
+
+  // Bob steps 3 blocks east in one pose update; the game draws him between the two poses over the update interval.
+  at.x = 3.5;
+  bob->set_pose(at);
+  std::this_thread::sleep_for(60ms);
+  bob->poll();
+  ASSERT_TRUE(alice.until([&] { return bobs().to.x == 3.5; }, {bob.get()}));
+  const net::RemotePlayer moving = bobs();
+  ASSERT_TRUE(alice.remote->sync(alice.game(), moving.from_time + (moving.to_time - moving.from_time) / 2));
+  alice.game().frame({});
+  const double mid = mean_x(alice.game().read_pixels(), colour);
+  ASSERT_TRUE(alice.remote->sync(alice.game(), moving.to_time + 1ms));
+  alice.game().frame({});
+  const double end = mean_x(alice.game().read_pixels(), colour);
+  // The pose the box moved from is where the last frame drew it (RemotePlayer::from): the start, unless a frame
+  // already drew part of the move (the until() loop's last frame ran before the new pose came in).
+  const double from = moving.from.x;
+  EXPECT_LT(start, mid);
+  EXPECT_LT(mid, end);
+  EXPECT_NEAR(mid, (start + end) / 2, (end - start) / 4) << "from x " << from << ": the box halfway at half the interval";
 }
 
 }  // namespace
