@@ -24,10 +24,13 @@
 // simulation (RemoteWorld::simulates), other players are drawn as boxes with their names, and the HUD's status line names the server. The
 // client asks for the render distance + 1 columns (a drawn column needs its neighbours); a server granting less
 // draws less. Losing the connection ends play with the server's reason (exit 1). Recording and --world do not
-// combine with it. Chat: lines typed on play's standard input (the terminal it was started from) are sent; chat
+// combine with it. SIGINT (Ctrl-C) or SIGTERM ends play as closing the window does (summary, Leave, saved edits
+// committed). Chat: lines typed on play's standard input (the terminal it was started from) are sent; chat
 // received, and players joining and leaving, show above the hotbar for 10 s.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <deque>
@@ -54,6 +57,9 @@
 
 namespace voxen::app {
 namespace {
+
+std::atomic<bool> g_quit{false};  // SIGINT or SIGTERM: leave the frame loop as when the window closes
+extern "C" void on_quit_signal(int) { g_quit.store(true); }
 
 struct PlayOptions {
   WorldFlags world;
@@ -129,6 +135,7 @@ class StdinChat {
 std::unique_ptr<Connection> connect_to_server(const PlayOptions& o, const BlockRegistry& reg, BlockPos& spawn) {
   if (o.world_dir.given()) throw UsageError("--world", "plays a world of its own; with --connect the world is the server's (voxen serve --world)");
   if (!o.record.empty()) throw UsageError("--record", "records play on a world of its own, not on a server (--connect)");
+  if (o.name.empty()) throw UsageError("--name", "is needed with --connect: your name on the server");
   if (!net::valid_name(o.name)) throw UsageError("--name", "'" + o.name + "' must be 1..32 characters of A-Z a-z 0-9 _ -");
   auto hp = net::parse_host_port(o.connect);
   if (!hp) throw UsageError("--connect", hp.error().to_string());
@@ -168,6 +175,7 @@ std::unique_ptr<Connection> connect_to_server(const PlayOptions& o, const BlockR
 }
 
 int run_play(const PlayOptions& o) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line as it is printed (a log file keeps the order with stderr)
   play::RecordingHeader h;
   h.seed = o.world.seed;
   h.generator = o.world.generator;
@@ -292,7 +300,12 @@ int run_play(const PlayOptions& o) {
   bool minimised = false;
   uint64_t drawn = 0, minimised_count = 0, gl_error_frames = 0;
   std::string first_gl_error;
+  // Ctrl-C in the terminal (where a connected player types chat) or a kill ends play as closing the window does: the
+  // summary, Leave to the server, a saved world's edits committed.
+  std::signal(SIGINT, on_quit_signal);
+  std::signal(SIGTERM, on_quit_signal);
   for (;;) {
+    if (g_quit.load()) break;
     // Minimised, nothing is drawn: wait for the window's events (a restore among them) up to one frame period
     // instead of polling and pacing; the frame below still simulates and streams.
     if (!(minimised ? platform.wait_events(pacer.period_ms() / 1000.0) : platform.poll_events())) break;

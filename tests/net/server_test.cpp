@@ -39,6 +39,17 @@ BlockPos ground_near(const Client& c) {
   return BlockPos{x, 0, z};
 }
 
+TEST(NetServer, TheBytesOfConnectionsOpenAtShutdownAreCounted) {
+  TempDir dir;
+  RunningServer rs(options_for(dir.path));
+  NetIo io;
+  auto a = join(io, rs.port(), "alice");
+  ASSERT_TRUE(pump({a.get()}, [&] { return a->view_complete(); }));
+  const ServerStats st = rs.shutdown();  // alice still connected
+  EXPECT_GT(st.bytes_in, 0u);
+  EXPECT_GT(st.bytes_out, 25u * 37u) << "25 columns at least, 37 bytes each unedited";
+}
+
 TEST(NetServer, AnEditFromOneClientReachesTheOther) {
   TempDir dir;
   RunningServer rs(options_for(dir.path));

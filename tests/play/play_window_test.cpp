@@ -201,12 +201,30 @@ TEST(PlayWindow, ConnectedToAServerItDrawsTheServersWorldAndNamesTheServer) {
   EXPECT_NE(out.find("connected to " + where + " as alice"), std::string::npos) << out;
   EXPECT_EQ(read_status_line(img), "SERVER " + where + ": 1 PLAYER");
   EXPECT_GT(ground_share(img), 0.5) << "the flat world's ground, as the server sent it";
+  // Ctrl-C in the terminal ends play as closing the window does: its summary, and Leave to the server.
+  const std::string pout = dir + "/play.out", perr = dir + "/play.err";
+  pid_t play = voxen::testing::spawn("/bin/sh",
+                                     {"-c", std::string("exec ") + kXvfb + " " + VOXEN_BINARY + " play --connect " + where +
+                                                " --name bob --size 480x200 --render-distance 2 --threads 1 --frames 1000000"},
+                                     pout, perr);
+  voxen::testing::KillOnExit play_guard{play};
+  ASSERT_GT(play, 0);
+  for (int i = 0; i < 3000 && slurp(pout).find("close the window to quit") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_NE(slurp(pout).find("close the window to quit"), std::string::npos) << slurp(perr);
+  const pid_t game = voxen::testing::child_named(play, "voxen");  // xvfb-run's child
+  ASSERT_GT(game, 0);
+  ASSERT_EQ(kill(game, SIGINT), 0);
+  EXPECT_EQ(voxen::testing::wait_exit(play), 0) << slurp(perr);
+  play = -1;
+  EXPECT_NE(slurp(pout).find("edits sent"), std::string::npos) << slurp(pout);
+
   kill(server, SIGINT);
   EXPECT_EQ(voxen::testing::wait_exit(server), 0) << slurp(serr);
   server = -1;
   const std::string stats = slurp(sout);
-  EXPECT_NE(stats.find("1 joined"), std::string::npos) << stats;
-  EXPECT_NE(stats.find("(left)"), std::string::npos) << "the game said Leave on exit: " << stats;
+  EXPECT_NE(stats.find("2 joined"), std::string::npos) << stats;
+  EXPECT_NE(stats.find("2 (left)"), std::string::npos) << "both games said Leave on exit: " << stats;
 }
 
 TEST(PlayWindow, ConnectWithBadArgumentsExits2BeforeAWindowAndToAClosedPortExits1) {
@@ -246,6 +264,9 @@ TEST(PlayWindow, ConnectWithBadArgumentsExits2BeforeAWindowAndToAClosedPortExits
     EXPECT_EQ(voxen::testing::wait_exit(server), 0);
     server = -1;
   }
+  r = run_voxen({"play", "--connect", "127.0.0.1:1:2", "--name", "alice"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("an IPv6 address goes in brackets"), std::string::npos) << r.err;
   // Nothing listens on port 1: no window, exit 1 naming the server.
   r = run_voxen({"play", "--connect", "127.0.0.1:1", "--name", "alice"});
   EXPECT_EQ(r.exit_code, 1);

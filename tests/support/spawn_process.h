@@ -71,6 +71,25 @@ struct KillOnExit {
   }
 };
 
+/// The first child process of `parent` whose name (/proc/PID/stat's comm) is `comm`; -1 when there is none.
+inline pid_t child_named(pid_t parent, const std::string& comm) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(in, line)) continue;
+    const size_t open = line.find('('), close = line.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    long ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent && line.substr(open + 1, close - open - 1) == comm) return static_cast<pid_t>(std::stol(name));
+  }
+  return -1;
+}
+
 inline int wait_exit(pid_t pid) {
   int status = 0;
   waitpid(pid, &status, 0);

@@ -407,7 +407,7 @@ struct Server::Impl {
     size_t players = 0;
     for (const auto& [id, o] : conns) players += o.joined && !o.dropping;
     if (static_cast<int>(players) >= opt.max_players)
-      return drop(c, "the server is full (" + std::to_string(opt.max_players) + " players)");
+      return drop(c, "the server is full (" + std::to_string(opt.max_players) + (opt.max_players == 1 ? " player)" : " players)"));
     c.joined = true;
     c.name = h.name;
     c.player_id = next_player++;
@@ -795,6 +795,13 @@ Status Server::close() {
     if (!pending) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  // The connections' bytes, counted before the listener forgets them (stats() counts those still in conns).
+  for (auto& [id, c] : s.conns) {
+    const LinkStats ls = s.listener->stats(id);
+    s.st.bytes_in += ls.bytes_in;
+    s.st.bytes_out += ls.bytes_out;
+  }
+  s.conns.clear();
   s.listener->shutdown();
   Status closed = s.session->close();
   if (!flushed.ok()) return flushed;

@@ -509,6 +509,8 @@ Result<std::pair<std::string, uint16_t>> parse_host_port(const std::string& text
     if (colon == std::string::npos || colon == 0) return Error{"'" + text + "': expected HOST:PORT"};
     host = text.substr(0, colon);
     port = text.substr(colon + 1);
+    if (host.find(':') != std::string::npos)
+      return Error{"'" + text + "': expected HOST:PORT (an IPv6 address goes in brackets: [ADDRESS]:PORT)"};
   }
   if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos)
     return Error{"'" + text + "': the port is not a number 1..65535"};

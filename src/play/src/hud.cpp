@@ -77,8 +77,13 @@ render::OverlayList layout_hud(const HudFrame& f) {
   };
   if (!f.status.empty()) line(f.status);
   for (const std::string& s : f.overlay) line(s);
-  y = y0 - 6 * u - static_cast<float>(f.messages.size()) * (font::kCellH + 1) * u;
-  for (const std::string& s : f.messages) line(s);
+  // Messages, each wrapped to the frame's width (a 256-byte chat line is wider than most frames).
+  const size_t per_line = static_cast<size_t>(std::max(1.0f, std::floor((static_cast<float>(f.width) - 6 * u) / (font::kCellW * u))));
+  std::vector<std::string> wrapped;
+  for (const std::string& s : f.messages)
+    for (size_t at = 0; at < s.size(); at += per_line) wrapped.push_back(s.substr(at, per_line));
+  y = y0 - 6 * u - static_cast<float>(wrapped.size()) * (font::kCellH + 1) * u;
+  for (const std::string& s : wrapped) line(s);
   return b;
 }
 

@@ -146,7 +146,8 @@ class ClientLink {
   std::shared_ptr<detail::LinkImpl> m_link;
 };
 
-/// Splits "HOST:PORT" ("[v6]:PORT" for IPv6). Errors: no port, a port outside 1..65535.
+/// Splits "HOST:PORT" ("[v6]:PORT" for IPv6). Errors: no port, a port outside 1..65535, a host with a colon outside
+/// brackets.
 Result<std::pair<std::string, uint16_t>> parse_host_port(const std::string& text);
 
 }  // namespace voxen::net

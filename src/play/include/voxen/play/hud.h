@@ -8,7 +8,7 @@
 // test frame and a 1080p window show the same layout. The status line and the overlay lines start 2 units from
 // the top left, one font line (8 units) + 1 unit apart, white text with a dark shadow 1 unit down and right, over
 // a translucent black box; the messages are lines of the same kind stacked upward from 6 units above the hotbar,
-// from 2 units from the left edge, the newest lowest; the hotbar's boxes are 18 units with 2 between, 4 units above the bottom, centred; the
+// from 2 units from the left edge, the newest lowest, each cut into lines as wide as the frame allows; the hotbar's boxes are 18 units with 2 between, 4 units above the bottom, centred; the
 // crosshair is a 10-unit plus, 1 unit thick, with a dark border, at the frame's centre. The outline is the targeted
 // box enlarged by 0.004 block each way, so the terrain's faces do not hide its edges (lines are depth-tested). A
 // figure is its box's 12 edges, depth-tested, and its name tag: white text at HUD scale over a translucent black
