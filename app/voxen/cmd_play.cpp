@@ -20,11 +20,11 @@
 // columns unload, and everything is flushed on exit; the HUD's status line says "SAVING N EDITS" until the batches
 // holding them are committed (durable), then "ALL EDITS SAVED". Without it the world is ephemeral and the HUD says so.
 // With --connect HOST:PORT --name NAME the world is a server's (voxen serve): its seed, generator and spawn come with
-// the Welcome, its columns arrive on demand and edits go through it (play/remote.h); the server runs the
-// simulation (RemoteWorld::simulates), other players are drawn as boxes with their names, and the HUD's status line names the server. The
-// client asks for the render distance + 1 columns (a drawn column needs its neighbours); a server granting less
-// draws less. Losing the connection ends play with the server's reason (exit 1). Recording and --world do not
-// combine with it. SIGINT (Ctrl-C) or SIGTERM ends play as closing the window does (summary, Leave, saved edits
+// the Welcome, its columns arrive on demand and edits go through it (play/remote.h); the server runs the simulation
+// (RemoteWorld::simulates), other players are drawn as boxes with their names, and the HUD's status line names the
+// server. The client asks for the render distance + 1 columns (a drawn column needs its neighbours); a server
+// granting less draws less. Losing the connection ends play with the server's reason (exit 1). Recording and --world
+// do not combine with it. SIGINT (Ctrl-C) or SIGTERM ends play as closing the window does (summary, Leave, saved edits
 // committed). Chat: lines typed on play's standard input (the terminal it was started from) are sent; chat
 // received, and players joining and leaving, show above the hotbar for 10 s.
 #include <algorithm>

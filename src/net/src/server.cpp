@@ -782,6 +782,9 @@ Status Server::close() {
     for (auto& a : s.acks) a.staged = true, a.ticket = 0;
     s.send_acks();
   }
+  // The connections' bytes so far: a link the peer closes during the goodbyes below leaves the listener (its stats
+  // with it), so what each one sent and received is read now and again after them, keeping the larger.
+  for (auto& [id, c] : s.conns) c.last_stats = s.listener->stats(id);
   for (auto& [id, c] : s.conns) {  // after the acks and everything else already queued
     if (c.dropping) continue;
     c.dropping = true;
@@ -795,11 +798,11 @@ Status Server::close() {
     if (!pending) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  // The connections' bytes, counted before the listener forgets them (stats() counts those still in conns).
+  // Counted before the listener forgets them (stats() counts only those still in conns).
   for (auto& [id, c] : s.conns) {
     const LinkStats ls = s.listener->stats(id);
-    s.st.bytes_in += ls.bytes_in;
-    s.st.bytes_out += ls.bytes_out;
+    s.st.bytes_in += std::max(ls.bytes_in, c.last_stats.bytes_in);
+    s.st.bytes_out += std::max(ls.bytes_out, c.last_stats.bytes_out);
   }
   s.conns.clear();
   s.listener->shutdown();
