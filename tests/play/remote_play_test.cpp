@@ -86,6 +86,28 @@ InputEvent click(MouseButton b, bool down) {
   return e;
 }
 
+/// A pose with the feet at world (x, y, z), looking north.
+net::Pose feet_at(double x, double y, double z) {
+  net::Pose p;
+  p.x = x;
+  p.y = y;
+  p.z = z;
+  return p;
+}
+
+/// Joins `name` (view radius 3) standing at `pose` and waits until it holds its view.
+std::unique_ptr<net::Client> join_standing(net::NetIo& io, uint16_t port, const std::string& name, const net::Pose& pose) {
+  auto c = join(io, port, name, 3);
+  c->set_pose(pose);
+  EXPECT_TRUE(pump({c.get()}, [&] { return c->view_complete(); }));
+  return c;
+}
+
+/// Frames until the game's view is complete and it sees exactly one other player, with a pose.
+bool sees_the_other(RemoteGame& g, net::Client* other) {
+  return g.until([&] { return g.settled() && g.client->players().size() == 1 && g.client->players().begin()->second.has_pose; }, {other});
+}
+
 /// Every column the game holds whose cells differ from the client's (the server's view): "x,z: N cells" each.
 std::vector<std::string> differing_columns(RemoteGame& g) {
   std::vector<std::string> out;
@@ -123,11 +145,7 @@ TEST(RemotePlay, EditsBeforeAndDuringTheJoinShowAndTheGamesDigReachesTheOtherPla
   // While the game's columns are on their way (or loaded from a copy taken when they arrived): a cell in the last
   // ring the game draws (column -2), answered before the game polls again.
   const BlockPos during{-17, 0, 3};
-  net::Pose near;  // within reach of it
-  near.x = -16.5;
-  near.y = 1.0;
-  near.z = 3.5;
-  bob->set_pose(near);
+  bob->set_pose(feet_at(-16.5, 1.0, 3.5));  // within reach of it
   std::this_thread::sleep_for(60ms);  // poses go out at most every 50 ms: this poll sends it, before the edit
   bob->poll();
   ASSERT_TRUE(bob->edit(during, kAir));
@@ -166,17 +184,11 @@ TEST(RemotePlay, APlacementIntoAnotherPlayersBoxShowsAtOnceAndRollsBack) {
   TempDir dir;
   RunningServer rs(options_for(dir.path));
   net::NetIo io;
-  auto bob = join(io, rs.port(), "bob", 3);
   // Bob stands on the ground at (2.5, 1, 0.5); the game looks east and down at the top of the ground block (2, 0, 0),
   // so a right click places stone at (2, 1, 0): inside Bob's box.
-  net::Pose at;
-  at.x = 2.5;
-  at.y = 1.0;
-  at.z = 0.5;
-  bob->set_pose(at);
-  ASSERT_TRUE(pump({bob.get()}, [&] { return bob->view_complete(); }));
+  auto bob = join_standing(io, rs.port(), "bob", feet_at(2.5, 1.0, 0.5));
   RemoteGame alice(io, rs.port(), "alice", 90.0, pitch_to(1.0 + 1.62, 1.0, 2.0));
-  ASSERT_TRUE(alice.until([&] { return alice.settled() && alice.client->players().size() == 1; }, {bob.get()}));
+  ASSERT_TRUE(sees_the_other(alice, bob.get()));
   const BlockPos cell{2, 1, 0};
   ASSERT_TRUE(alice.game().target());
   ASSERT_EQ(alice.game().target()->cell, (BlockPos{2, 0, 0}));
@@ -217,17 +229,11 @@ TEST(RemotePlay, AnotherPlayerIsABoxWithItsNameUntilItLeavesAndChatShowsAboveThe
   TempDir dir;
   RunningServer rs(options_for(dir.path));
   net::NetIo io;
-  auto bob = join(io, rs.port(), "bob", 3);
-  net::Pose at;  // 4 blocks north of the game's feet, in front of its eye (yaw 0 looks north, -Z)
-  at.x = 0.5;
-  at.y = 1.0;
-  at.z = -3.5;
-  bob->set_pose(at);
-  ASSERT_TRUE(pump({bob.get()}, [&] { return bob->view_complete(); }));
+  // Bob 4 blocks north of the game's feet, in front of its eye (yaw 0 looks north, -Z).
+  auto bob = join_standing(io, rs.port(), "bob", feet_at(0.5, 1.0, -3.5));
   RemoteGame alice(io, rs.port(), "alice", 0.0, -10.0);
   const uint32_t colour = figure_color(bob->welcome().player_id);
-  ASSERT_TRUE(alice.until([&] { return alice.settled() && alice.client->players().size() == 1 && alice.client->players().begin()->second.has_pose; },
-                          {bob.get()}));
+  ASSERT_TRUE(sees_the_other(alice, bob.get()));
   // Two frames more: the pose's interpolation (one 50 ms update interval) has long ended; the figure is where Bob is.
   std::this_thread::sleep_for(60ms);
   ASSERT_TRUE(alice.frame());
@@ -280,25 +286,19 @@ TEST(RemotePlay, AnotherPlayersBoxMovesSmoothlyBetweenPoseUpdates) {
   TempDir dir;
   RunningServer rs(options_for(dir.path));
   net::NetIo io;
-  auto bob = join(io, rs.port(), "bob", 3);
-  net::Pose at;  // 6 blocks north of the game's feet, in front of its eye
-  at.x = 0.5;
-  at.y = 1.0;
-  at.z = -5.5;
-  bob->set_pose(at);
-  ASSERT_TRUE(pump({bob.get()}, [&] { return bob->view_complete(); }));
+  // Bob 6 blocks north of the game's feet, in front of its eye.
+  auto bob = join_standing(io, rs.port(), "bob", feet_at(0.5, 1.0, -5.5));
   RemoteGame alice(io, rs.port(), "alice", 0.0, -10.0);
   const uint32_t colour = figure_color(bob->welcome().player_id);
   auto bobs = [&]() -> const net::RemotePlayer& { return alice.client->players().begin()->second; };
-  ASSERT_TRUE(alice.until([&] { return alice.settled() && alice.client->players().size() == 1 && bobs().has_pose; }, {bob.get()}));
+  ASSERT_TRUE(sees_the_other(alice, bob.get()));
   std::this_thread::sleep_for(60ms);
   ASSERT_TRUE(alice.frame());
   const double start = mean_x(alice.game().read_pixels(), colour);
   ASSERT_GE(start, 0.0) << "Bob's box is in view";
 
   // Bob steps 3 blocks east in one pose update; the game draws him between the two poses over the update interval.
-  at.x = 3.5;
-  bob->set_pose(at);
+  bob->set_pose(feet_at(3.5, 1.0, -5.5));
   std::this_thread::sleep_for(60ms);
   bob->poll();
   ASSERT_TRUE(alice.until([&] { return bobs().to.x == 3.5; }, {bob.get()}));
