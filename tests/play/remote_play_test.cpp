@@ -108,6 +108,23 @@ bool sees_the_other(RemoteGame& g, net::Client* other) {
   return g.until([&] { return g.settled() && g.client->players().size() == 1 && g.client->players().begin()->second.has_pose; }, {other});
 }
 
+/// A server with Bob (a net::Client standing at `bob_at`) and then Alice (a headless game looking along yaw, pitch)
+/// joined, the game's view complete and Bob seen.
+struct BobThenAlice {
+  TempDir dir;
+  RunningServer rs{options_for(dir.path)};
+  net::NetIo io;
+  std::unique_ptr<net::Client> bob;
+  std::unique_ptr<RemoteGame> alice;
+  uint32_t bob_colour = 0;
+  BobThenAlice(const net::Pose& bob_at, double yaw, double pitch) {
+    bob = join_standing(io, rs.port(), "bob", bob_at);
+    alice = std::make_unique<RemoteGame>(io, rs.port(), "alice", yaw, pitch);
+    bob_colour = figure_color(bob->welcome().player_id);
+    EXPECT_TRUE(sees_the_other(*alice, bob.get()));
+  }
+};
+
 /// Every column the game holds whose cells differ from the client's (the server's view): "x,z: N cells" each.
 std::vector<std::string> differing_columns(RemoteGame& g) {
   std::vector<std::string> out;
@@ -181,14 +198,12 @@ TEST(RemotePlay, EditsBeforeAndDuringTheJoinShowAndTheGamesDigReachesTheOtherPla
 }
 
 TEST(RemotePlay, APlacementIntoAnotherPlayersBoxShowsAtOnceAndRollsBack) {
-  TempDir dir;
-  RunningServer rs(options_for(dir.path));
-  net::NetIo io;
   // Bob stands on the ground at (2.5, 1, 0.5); the game looks east and down at the top of the ground block (2, 0, 0),
   // so a right click places stone at (2, 1, 0): inside Bob's box.
-  auto bob = join_standing(io, rs.port(), "bob", feet_at(2.5, 1.0, 0.5));
-  RemoteGame alice(io, rs.port(), "alice", 90.0, pitch_to(1.0 + 1.62, 1.0, 2.0));
-  ASSERT_TRUE(sees_the_other(alice, bob.get()));
+  BobThenAlice two(feet_at(2.5, 1.0, 0.5), 90.0, pitch_to(1.0 + 1.62, 1.0, 2.0));
+  ASSERT_FALSE(HasFailure());
+  auto& bob = two.bob;
+  RemoteGame& alice = *two.alice;
   const BlockPos cell{2, 1, 0};
   ASSERT_TRUE(alice.game().target());
   ASSERT_EQ(alice.game().target()->cell, (BlockPos{2, 0, 0}));
@@ -226,14 +241,12 @@ TEST(RemotePlay, APlacementIntoAnotherPlayersBoxShowsAtOnceAndRollsBack) {
 }
 
 TEST(RemotePlay, AnotherPlayerIsABoxWithItsNameUntilItLeavesAndChatShowsAboveTheHotbar) {
-  TempDir dir;
-  RunningServer rs(options_for(dir.path));
-  net::NetIo io;
   // Bob 4 blocks north of the game's feet, in front of its eye (yaw 0 looks north, -Z).
-  auto bob = join_standing(io, rs.port(), "bob", feet_at(0.5, 1.0, -3.5));
-  RemoteGame alice(io, rs.port(), "alice", 0.0, -10.0);
-  const uint32_t colour = figure_color(bob->welcome().player_id);
-  ASSERT_TRUE(sees_the_other(alice, bob.get()));
+  BobThenAlice two(feet_at(0.5, 1.0, -3.5), 0.0, -10.0);
+  ASSERT_FALSE(HasFailure());
+  auto& bob = two.bob;
+  RemoteGame& alice = *two.alice;
+  const uint32_t colour = two.bob_colour;
   // Two frames more: the pose's interpolation (one 50 ms update interval) has long ended; the figure is where Bob is.
   std::this_thread::sleep_for(60ms);
   ASSERT_TRUE(alice.frame());
@@ -283,15 +296,13 @@ double mean_x(const render::Image& img, uint32_t argb) {
 }
 
 TEST(RemotePlay, AnotherPlayersBoxMovesSmoothlyBetweenPoseUpdates) {
-  TempDir dir;
-  RunningServer rs(options_for(dir.path));
-  net::NetIo io;
   // Bob 6 blocks north of the game's feet, in front of its eye.
-  auto bob = join_standing(io, rs.port(), "bob", feet_at(0.5, 1.0, -5.5));
-  RemoteGame alice(io, rs.port(), "alice", 0.0, -10.0);
-  const uint32_t colour = figure_color(bob->welcome().player_id);
+  BobThenAlice two(feet_at(0.5, 1.0, -5.5), 0.0, -10.0);
+  ASSERT_FALSE(HasFailure());
+  auto& bob = two.bob;
+  RemoteGame& alice = *two.alice;
+  const uint32_t colour = two.bob_colour;
   auto bobs = [&]() -> const net::RemotePlayer& { return alice.client->players().begin()->second; };
-  ASSERT_TRUE(sees_the_other(alice, bob.get()));
   std::this_thread::sleep_for(60ms);
   ASSERT_TRUE(alice.frame());
   const double start = mean_x(alice.game().read_pixels(), colour);
