@@ -318,12 +318,6 @@ TEST(NetServer, AClientThatStopsReadingIsDroppedAndTheOthersGoOn) {
   EXPECT_EQ(behind + stalled, 1u);
 }
 
-}  // namespace
-}  // namespace voxen::net
-
-namespace voxen::net {
-namespace {
-
 TEST(NetServer, AResentSequenceNumberIsNeverAppliedTwice) {
   TempDir dir;
   RunningServer rs(options_for(dir.path));
@@ -342,7 +336,7 @@ TEST(NetServer, AResentSequenceNumberIsNeverAppliedTwice) {
   std::optional<EditResult> result;
   const auto end = std::chrono::steady_clock::now() + 10s;
   (*link)->send(encode(ClientMessage(Hello{kProtocolVersion, "alice", 2})));
-  bool sent = false;
+  bool sent = false, asked = false;
   while (!result && std::chrono::steady_clock::now() < end) {
     for (NetEvent& e : (*link)->take(10ms)) {
       if (e.kind != NetEvent::Kind::kFrame) continue;
@@ -355,9 +349,8 @@ TEST(NetServer, AResentSequenceNumberIsNeverAppliedTwice) {
         sent = true;
       }
     }
-    if (welcome && !sent) {
-      static bool asked = false;
-      if (!asked) (*link)->send(encode(ClientMessage(RequestColumns{{column_pos_of(g)}})));
+    if (welcome && !asked) {
+      (*link)->send(encode(ClientMessage(RequestColumns{{column_pos_of(g)}})));
       asked = true;
     }
   }
@@ -368,12 +361,6 @@ TEST(NetServer, AResentSequenceNumberIsNeverAppliedTwice) {
   EXPECT_EQ(result->now, kAir);
   EXPECT_EQ(rs.shutdown().edits_applied, 1u);
 }
-
-}  // namespace
-}  // namespace voxen::net
-
-namespace voxen::net {
-namespace {
 
 TEST(NetServer, AClientThatNeverReleasesCannotKeepTheWorldLoading) {
   TempDir dir;
