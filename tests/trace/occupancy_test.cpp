@@ -91,8 +91,8 @@ TEST(Occupancy, EveryBitSaysWhatItsCellsBlockIs) {
       for (int z = 0; z < 16; ++z)
         for (int x = 0; x < 16; ++x) {
           const uint16_t id = col->section(s).get(x, y, z).id;
-          ASSERT_EQ(o.hit_at(x, y, z), table.hits(id)) << s << " " << x << "," << y << "," << z;
-          ASSERT_EQ(o.shadow_at(x, y, z), table.shadows(id));
+          ASSERT_EQ(o.at(Layer::kHit, x, y, z), table.hits(id)) << s << " " << x << "," << y << "," << z;
+          ASSERT_EQ(o.at(Layer::kShadow, x, y, z), table.shadows(id));
           ASSERT_EQ((o.fill[static_cast<size_t>(brick_of(x, y, z))] >> bit_in_brick(x, y, z)) & 1, table.fills(id) ? 1u : 0u);
         }
     for (int b = 0; b < kBricksPerSection; ++b) {

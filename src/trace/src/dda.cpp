@@ -60,17 +60,13 @@ struct Walk {
   BlockPos pos() const { return {cell[0], cell[1], cell[2]}; }
 };
 
-bool occupied(const OccupancyMap& map, const BlockPos& p, Layer layer) {
-  return layer == Layer::kHit ? map.hit(p) : map.shadow(p);
-}
-
 }  // namespace
 
 std::optional<TraceHit> trace_cells(const OccupancyMap& map, const Ray& ray, double max_t, Layer layer) {
   Walk w(ray);
   for (;;) {
     ++w.steps;
-    if (occupied(map, w.pos(), layer)) return TraceHit{w.pos(), w.face, w.t, w.steps};
+    if (map.at(w.pos(), layer)) return TraceHit{w.pos(), w.face, w.t, w.steps};
     if (!w.advance(max_t)) return std::nullopt;
   }
 }
@@ -85,7 +81,7 @@ std::optional<TraceHit> trace_hierarchical(const OccupancyMap& map, const Ray& r
     const int64_t section_lo[3] = {column_of(p.x) * kSectionSize, kMinY + sy * kSectionSize, column_of(p.z) * kSectionSize};
     const SectionOccupancy* sec =
         sy >= 0 && sy < kSectionsPerColumn ? map.section({column_of(p.x), static_cast<int>(sy), column_of(p.z)}) : nullptr;
-    const uint64_t bricks = !sec ? 0 : (layer == Layer::kHit ? sec->hit_bricks : sec->shadow_bricks);
+    const uint64_t bricks = sec ? sec->bricks(layer) : 0;
     if (bricks == 0) {
       if (!w.skip_box(section_lo, kSectionSize, max_t)) return std::nullopt;
       continue;
@@ -97,8 +93,7 @@ std::optional<TraceHit> trace_hierarchical(const OccupancyMap& map, const Ray& r
       if (!w.skip_box(brick_lo, kBrickSize, max_t)) return std::nullopt;
       continue;
     }
-    const uint64_t word = layer == Layer::kHit ? sec->hit[static_cast<size_t>(b)] : sec->shadow[static_cast<size_t>(b)];
-    if ((word >> bit_in_brick(x, y, z)) & 1) return TraceHit{p, w.face, w.t, w.steps};
+    if (sec->at(layer, x, y, z)) return TraceHit{p, w.face, w.t, w.steps};
     if (!w.advance(max_t)) return std::nullopt;
   }
 }

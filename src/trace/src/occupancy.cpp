@@ -112,18 +112,10 @@ uint32_t OccupancyMap::section_mask(ColumnPos pos) const {
   return it == m_columns.end() ? 0 : it->second.mask;
 }
 
-bool OccupancyMap::hit(const BlockPos& p) const {
+bool OccupancyMap::at(const BlockPos& p, Layer l) const {
   if (!y_in_range(p.y)) return false;
-  const int s = section_of_y(p.y);
   const SectionOccupancy* o = section(section_pos_of(p));
-  return o && o->hit_at(static_cast<int>(local_of(p.x)), static_cast<int>(p.y - section_base_y(s)), static_cast<int>(local_of(p.z)));
-}
-
-bool OccupancyMap::shadow(const BlockPos& p) const {
-  if (!y_in_range(p.y)) return false;
-  const int s = section_of_y(p.y);
-  const SectionOccupancy* o = section(section_pos_of(p));
-  return o && o->shadow_at(static_cast<int>(local_of(p.x)), static_cast<int>(p.y - section_base_y(s)), static_cast<int>(local_of(p.z)));
+  return o && o->at(l, local_of(p.x), static_cast<int>(p.y - section_base_y(section_of_y(p.y))), local_of(p.z));
 }
 
 }  // namespace voxen::trace

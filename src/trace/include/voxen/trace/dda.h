@@ -30,9 +30,6 @@ struct Ray {
   glm::dvec3 dir{0.0, 0.0, -1.0};
 };
 
-/// Which occupancy layer stops the ray: `hit` for primary rays, `shadow` for sun rays.
-enum class Layer : uint8_t { kHit, kShadow };
-
 /// Where a ray stopped.
 struct TraceHit {
   BlockPos cell;

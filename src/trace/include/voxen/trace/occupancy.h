@@ -41,6 +41,9 @@ inline constexpr int kBricksPerSection = 64;   // 4 x 4 x 4
 constexpr int brick_of(int x, int y, int z) { return (y >> 2) << 4 | (z >> 2) << 2 | (x >> 2); }
 constexpr int bit_in_brick(int x, int y, int z) { return (y & 3) << 4 | (z & 3) << 2 | (x & 3); }
 
+/// Which layer a ray stops in: `hit` for primary rays, `shadow` for sun rays.
+enum class Layer : uint8_t { kHit, kShadow };
+
 /// Which occupancy layers a block sets: a drawn block hits; opaque and cutout blocks shadow; an opaque full cube
 /// fills. One entry per registry id (air: none).
 class OccupancyTable {
@@ -61,10 +64,11 @@ struct SectionOccupancy {
   uint64_t hit_bricks = 0, shadow_bricks = 0;  // bit = brick index: the brick has a hit / shadow bit
   uint64_t full_bricks = 0;                    // bit = brick index: all 64 cells fill (opaque full cubes)
   bool empty() const { return hit_bricks == 0; }
-  bool hit_at(int x, int y, int z) const { return (hit[static_cast<size_t>(brick_of(x, y, z))] >> bit_in_brick(x, y, z)) & 1; }
-  bool shadow_at(int x, int y, int z) const {
-    return (shadow[static_cast<size_t>(brick_of(x, y, z))] >> bit_in_brick(x, y, z)) & 1;
-  }
+  /// The layer's bricks (bit per cell) and brick mask.
+  const std::array<uint64_t, kBricksPerSection>& bits(Layer l) const { return l == Layer::kHit ? hit : shadow; }
+  uint64_t bricks(Layer l) const { return l == Layer::kHit ? hit_bricks : shadow_bricks; }
+  /// The layer's bit of section-local cell (x, y, z).
+  bool at(Layer l, int x, int y, int z) const { return (bits(l)[static_cast<size_t>(brick_of(x, y, z))] >> bit_in_brick(x, y, z)) & 1; }
   friend bool operator==(const SectionOccupancy&, const SectionOccupancy&) = default;
 };
 
@@ -86,8 +90,8 @@ class OccupancyMap {
   const SectionOccupancy* section(const SectionPos& sp) const;
   /// The column's section mask (bit s: section s has a brick that hits); 0 when not held.
   uint32_t section_mask(ColumnPos pos) const;
-  bool hit(const BlockPos& p) const;
-  bool shadow(const BlockPos& p) const;
+  /// The layer's bit of the cell at world block `p` (false outside the held columns and the world's y range).
+  bool at(const BlockPos& p, Layer l) const;
   size_t columns() const { return m_columns.size(); }
 
  private:
