@@ -606,8 +606,11 @@ void Game::draw_hud(FrameReport& rep) {
   if (m_handler.controls().overlay) h.overlay = overlay_lines(rep);
   while (!m_messages.empty() && m_messages.front().first + kMessageSeconds <= m_sim_time) m_messages.pop_front();
   for (const auto& [at, line] : m_messages) h.messages.push_back(line);
+  // The camera of the drawn eye, with the HUD frame's aspect, places the outline and the figures.
+  render::Camera cam = camera();
+  cam.aspect = static_cast<double>(h.width) / std::max(1, h.height);
+  h.view_projection = cam.view_projection();
   if (m_target) {
-    const render::Camera cam = camera();
     // The outline is the bounding box of the targeted cell's pick boxes (a slab's half, a plant's box).
     const Cell tc = m_world.get(m_target->cell);
     const CellBoxes boxes = pick_boxes(m_registry[tc.id], tc.state);
@@ -622,19 +625,13 @@ void Game::draw_hud(FrameReport& rep) {
     }
     h.outline = std::make_pair(cam.relative(m_target->cell) + lo, hi - lo);
   }
-  if (m_target || !m_figures.empty()) {
-    const render::Camera cam = camera();
-    for (const Figure& fig : m_figures) {
-      HudFigure hf;
-      hf.min = cam.relative(fig.block) + fig.frac - glm::dvec3(fig.size.x / 2, 0.0, fig.size.z / 2);
-      hf.size = fig.size;
-      hf.color = fig.color;
-      hf.label = fig.label;
-      h.figures.push_back(std::move(hf));
-    }
-    render::Camera c2 = cam;
-    c2.aspect = static_cast<double>(h.width) / std::max(1, h.height);
-    h.view_projection = c2.view_projection();
+  for (const Figure& fig : m_figures) {
+    HudFigure hf;
+    hf.min = cam.relative(fig.block) + fig.frac - glm::dvec3(fig.size.x / 2, 0.0, fig.size.z / 2);
+    hf.size = fig.size;
+    hf.color = fig.color;
+    hf.label = fig.label;
+    h.figures.push_back(std::move(hf));
   }
   m_hud->draw(layout_hud(h), m_platform.framebuffer());
 }
