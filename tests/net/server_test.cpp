@@ -39,13 +39,19 @@ BlockPos ground_near(const Client& c) {
   return BlockPos{x, 0, z};
 }
 
-TEST(NetServer, TheBytesOfConnectionsOpenAtShutdownAreCounted) {
+/// A server on a new world (options_for) with Alice joined and holding her view.
+struct AliceJoined {
   TempDir dir;
-  RunningServer rs(options_for(dir.path));
+  RunningServer rs{options_for(dir.path)};
   NetIo io;
-  auto a = join(io, rs.port(), "alice");
-  ASSERT_TRUE(pump({a.get()}, [&] { return a->view_complete(); }));
-  const ServerStats st = rs.shutdown();  // alice still connected
+  std::unique_ptr<Client> a = join(io, rs.port(), "alice");
+  AliceJoined() { EXPECT_TRUE(pump({a.get()}, [&] { return a->view_complete(); })); }
+};
+
+TEST(NetServer, TheBytesOfConnectionsOpenAtShutdownAreCounted) {
+  AliceJoined w;
+  ASSERT_FALSE(HasFailure());
+  const ServerStats st = w.rs.shutdown();  // alice still connected
   EXPECT_GT(st.bytes_in, 0u);
   EXPECT_GT(st.bytes_out, 25u * 37u) << "25 columns at least, 37 bytes each unedited";
 }
@@ -113,39 +119,36 @@ TEST(NetServer, ARefusedPlacementRollsBackWithinOneRoundTrip) {
 }
 
 TEST(NetServer, ALateJoinerSeesEveryEarlierEditAndTheSimulation) {
-  TempDir dir;
-  RunningServer rs(options_for(dir.path));
-  NetIo io;
-  auto a = join(io, rs.port(), "alice");
-  ASSERT_TRUE(pump({a.get()}, [&] { return a->view_complete(); }));
-  const BlockPos g = ground_near(*a);
+  AliceJoined w;
+  ASSERT_FALSE(HasFailure());
+  const BlockPos g = ground_near(*w.a);
   const Cell sand{registry().id("sand"), 0}, water{registry().id("water"), 0};
   std::vector<BlockPos> dug;
   for (int dz = -2; dz <= 2; ++dz) {
     BlockPos p{g.x + 1, g.y, g.z + dz};
-    while (p.y > g.y - 4 && !registry()[a->world().get(p).id].solid) --p.y;
-    if (a->world().get(p) != kAir && a->edit(p, kAir)) dug.push_back(p);
+    while (p.y > g.y - 4 && !registry()[w.a->world().get(p).id].solid) --p.y;
+    if (w.a->world().get(p) != kAir && w.a->edit(p, kAir)) dug.push_back(p);
   }
-  ASSERT_TRUE(a->edit(BlockPos{g.x, g.y + 3, g.z}, sand));    // falls
-  ASSERT_TRUE(a->edit(BlockPos{g.x - 1, g.y + 1, g.z}, water));  // flows
-  ASSERT_TRUE(pump({a.get()}, [&] { return a->pending() == 0; }));
-  ASSERT_EQ(a->counters().edits_refused, 0u);
+  ASSERT_TRUE(w.a->edit(BlockPos{g.x, g.y + 3, g.z}, sand));    // falls
+  ASSERT_TRUE(w.a->edit(BlockPos{g.x - 1, g.y + 1, g.z}, water));  // flows
+  ASSERT_TRUE(pump({w.a.get()}, [&] { return w.a->pending() == 0; }));
+  ASSERT_EQ(w.a->counters().edits_refused, 0u);
   std::this_thread::sleep_for(1500ms);  // the simulation moves the sand and the water (30 ticks)
-  a->poll(1ms);
-  auto c = join(io, rs.port(), "carol");
-  ASSERT_TRUE(pump({a.get(), c.get()}, [&] { return c->view_complete(); }));
+  w.a->poll(1ms);
+  auto c = join(w.io, w.rs.port(), "carol");
+  ASSERT_TRUE(pump({w.a.get(), c.get()}, [&] { return c->view_complete(); }));
   for (const BlockPos& p : dug) {
     EXPECT_FALSE(registry()[c->world().get(p).id].solid) << p.x << "," << p.y << "," << p.z;  // dug (water may have flowed in)
-    EXPECT_EQ(c->world().get(p), a->world().get(p));
+    EXPECT_EQ(c->world().get(p), w.a->world().get(p));
   }
   EXPECT_EQ(c->world().get(BlockPos{g.x, g.y + 3, g.z}), kAir);  // the sand fell
-  EXPECT_GT(a->counters().sim_changes, 0u);
+  EXPECT_GT(w.a->counters().sim_changes, 0u);
   // Both hold the same cells as the server for every column they hold.
-  a->query_hashes();
+  w.a->query_hashes();
   c->query_hashes();
-  ASSERT_TRUE(pump({a.get(), c.get()}, [&] { return a->hash_done() && c->hash_done(); }));
+  ASSERT_TRUE(pump({w.a.get(), c.get()}, [&] { return w.a->hash_done() && c->hash_done(); }));
   EXPECT_GT(c->hash_compared(), 0u);
-  EXPECT_TRUE(a->hash_mismatches().empty());
+  EXPECT_TRUE(w.a->hash_mismatches().empty());
   EXPECT_TRUE(c->hash_mismatches().empty());
 }
 
@@ -319,18 +322,15 @@ TEST(NetServer, AClientThatStopsReadingIsDroppedAndTheOthersGoOn) {
 }
 
 TEST(NetServer, AResentSequenceNumberIsNeverAppliedTwice) {
-  TempDir dir;
-  RunningServer rs(options_for(dir.path));
-  NetIo io;
-  auto a = join(io, rs.port(), "alice");
-  ASSERT_TRUE(pump({a.get()}, [&] { return a->view_complete(); }));
-  const BlockPos g = ground_near(*a);
+  AliceJoined w;
+  ASSERT_FALSE(HasFailure());
+  const BlockPos g = ground_near(*w.a);
   const Cell stone{registry().id("stone"), 0};
-  ASSERT_EQ(a->edit(BlockPos{g.x, g.y + 1, g.z}, stone), 1u);
-  ASSERT_TRUE(pump({a.get()}, [&] { return a->pending() == 0; }));
-  a->leave();
+  ASSERT_EQ(w.a->edit(BlockPos{g.x, g.y + 1, g.z}, stone), 1u);
+  ASSERT_TRUE(pump({w.a.get()}, [&] { return w.a->pending() == 0; }));
+  w.a->leave();
   // The same name comes back and sends sequence number 1 again, for another (valid) edit: refused as a duplicate.
-  auto link = raw_link(io, rs.port());
+  auto link = raw_link(w.io, w.rs.port());
   ASSERT_TRUE(link);
   std::optional<Welcome> welcome;
   std::optional<EditResult> result;
@@ -359,7 +359,7 @@ TEST(NetServer, AResentSequenceNumberIsNeverAppliedTwice) {
   ASSERT_TRUE(result);
   EXPECT_EQ(result->reason, EditRefusal::kDuplicate);
   EXPECT_EQ(result->now, kAir);
-  EXPECT_EQ(rs.shutdown().edits_applied, 1u);
+  EXPECT_EQ(w.rs.shutdown().edits_applied, 1u);
 }
 
 TEST(NetServer, AClientThatNeverReleasesCannotKeepTheWorldLoading) {
