@@ -11,12 +11,15 @@
 // are discarded (the hand-over mask, u_near_mask: the column of the point half a cell inside the face, v_inward,
 // relative to the camera's column), and so are those wholly fog (at or past the fog end); a cutout texel with
 // alpha < 0.5 takes the layer's mean colour (its 1 x 1 mip) instead of leaving a hole (a far canopy is a solid cube).
+// VOXEN_SHADOWS 1 (FrameParams::shadows traced; GLSL 4.30, trace_common.glsl prepended): a sun ray from each
+// fragment through the ray-march store; where it meets a shadow cell the sun's diffuse term goes.
 #ifndef VOXEN_LOD
 #define VOXEN_LOD 0
 #endif
+#ifndef VOXEN_SHADOWS
+#define VOXEN_SHADOWS 0
+#endif
 uniform sampler2DArray u_textures;
-uniform vec2 u_fog;  // horizontal distance (blocks) where fog starts and where it is complete
-uniform uvec4 u_emissive[8];  // bit per texture layer (layer / 32 -> word, layer % 32 -> bit): the layer glows
 
 in vec3 v_rel;
 in vec2 v_uv;
@@ -39,15 +42,14 @@ uniform vec2 u_eye_in_column;   // the eye's x and z within its column, blocks, 
 in vec3 v_inward;
 #endif
 
-// Light level (0..1) to brightness: a convex curve like Minecraft's, so torchlight falls off over ~14 blocks.
-float brightness(float l) { return l / (4.0 - 3.0 * l); }
-
-bool emissive(int layer) {
-  uvec4 words = u_emissive[layer >> 7];
-  int word = (layer >> 5) & 3;
-  uint bits = word == 0 ? words.x : (word == 1 ? words.y : (word == 2 ? words.z : words.w));
-  return ((bits >> uint(layer & 31)) & 1u) != 0u;
+#if VOXEN_SHADOWS
+float sun_lit() {
+  uint steps = 0u;
+  return shadow_probe(v_rel, v_normal, steps).w == 0.0 ? 0.0 : 1.0;
 }
+#else
+float sun_lit() { return 1.0; }
+#endif
 
 void main() {
   vec4 tex = texture(u_textures, vec3(v_uv, v_layer));
@@ -73,24 +75,7 @@ void main() {
 #elif !VOXEN_FLUID
   if (tex.a < 0.5) discard;
 #endif
-  vec3 n = v_normal;
-  // Directional face shading (top 1.0, north/south 0.8, east/west 0.6, bottom 0.5), weighted for slopes.
-  float shade = n.x * n.x * 0.6 + n.z * n.z * 0.8 + n.y * n.y * (n.y > 0.0 ? 1.0 : 0.5);
-  float sun = max(dot(n, u_sun_dir), 0.0) * smoothstep(-0.05, 0.1, u_sun_dir.y);
-  float sky_scale = mix(0.10, 1.0, u_day);
-  float sky = brightness(v_light.x) * sky_scale * (0.7 * shade + 0.4 * sun);
-  // Block light keeps its hue: the curve is applied to the brightest channel and the others keep their ratio.
-  float peak = max(v_light.y, max(v_light.z, v_light.w));
-  vec3 block = peak > 0.0 ? v_light.yzw * (brightness(peak) / peak) * (0.55 + 0.45 * shade) : vec3(0.0);
-  vec3 light = max(vec3(sky), block) + vec3(0.03);
-  float ao = 0.45 + 0.55 * (v_ao / 3.0);
-  vec3 color = tex.rgb * light * ao;
-  // Glowing blocks (lava, glowstone, lamps, torches, magma) show their own colour whatever the light.
-  if (emissive(int(v_layer + 0.5))) color = max(color, tex.rgb * (0.85 + 0.15 * ao));
-
-  float dist = length(v_rel.xz);
-  float fog = smoothstep(u_fog.x, u_fog.y, dist);
-  if (fog > 0.0) color = mix(color, sky_color(normalize(v_rel)), fog);  // the sky colour only where it shows
+  vec3 color = shade_terrain(tex.rgb, v_normal, v_light, v_ao, v_layer, v_rel, sun_lit());
 #if VOXEN_PEEL
   o_color = clamp(vec4(color, tex.a), 0.0, 1.0);
 #elif VOXEN_FLUID

@@ -81,6 +81,8 @@ struct ShotOptions {
   double far_distance = 4096;         // --far-distance: blocks; at or inside the render distance: off
   double far_pixels = 3.0;            // --far-pixels: the selection threshold (FarConfig::cell_pixels)
   std::string culling = "all";        // --culling: none, frustum, caves, all (ARCHITECTURE, "Visibility")
+  std::string shadows = "none";       // --shadows: none or traced
+  bool no_beam = false;               // --no-beam: the ray march starts every ray at the eye
 };
 
 // One coordinate: an integer or a decimal ("-12", "7.25"), split exactly into an int64 floor and a fraction in
@@ -212,7 +214,10 @@ int run_shot(const ShotOptions& o) {
   const int width = o.size.width, height = o.size.height;
   if (!(o.fov >= 10.0 && o.fov <= 150.0)) throw UsageError("--fov", "must be 10..150 degrees");
   render::RenderPath path;
-  if (!render::parse_render_path(o.render_path, path)) throw UsageError("--render-path", "must be mdi or per-chunk (got '" + o.render_path + "')");
+  if (!render::parse_render_path(o.render_path, path))
+    throw UsageError("--render-path", "must be mdi, per-chunk or raymarch (got '" + o.render_path + "')");
+  render::Shadows shadows;
+  if (!render::parse_shadows(o.shadows, shadows)) throw UsageError("--shadows", "must be none or traced (got '" + o.shadows + "')");
   if (!(o.time_of_day >= 0.0 && o.time_of_day <= 24.0)) throw UsageError("--time-of-day", "must be 0..24 hours");
   if (o.arena_limit_given && (o.arena_limit_mib < 1 || o.arena_limit_mib > 65536))
     throw UsageError("--arena-limit-mib", "must be 1..65536 MiB (got " + std::to_string(o.arena_limit_mib) + ")");
@@ -271,6 +276,7 @@ int run_shot(const ShotOptions& o) {
   if (!platform) throw RunError(platform.error().to_string());
   render::RendererOptions ro;
   ro.path = path;
+  ro.trace = shadows == render::Shadows::kTraced;
   if (o.arena_limit_given) ro.max_arena_buffer_bytes = static_cast<uint64_t>(o.arena_limit_mib) << 20;
   auto renderer = render::Renderer::create(**platform, reg, ro);
   if (!renderer) throw RunError("renderer: " + renderer.error().to_string());
@@ -318,7 +324,7 @@ int run_shot(const ShotOptions& o) {
   // Off on the per-chunk path (it draws no far pass) and past 128 columns of render distance (the hand-over mask's
   // reach: nearer columns beyond it would not be masked).
   const bool far_on = o.far_distance > radius && cw->generator() != nullptr &&
-                      (*renderer)->path() == render::RenderPath::kMultiDrawIndirect && o.render_distance <= 128;
+                      (*renderer)->path() != render::RenderPath::kPerChunk && o.render_distance <= 128;
   std::unique_ptr<stream::FarView> far;
   stream::FarFrameStats far_stats;
   double far_ms = 0;
@@ -365,6 +371,10 @@ int run_shot(const ShotOptions& o) {
   }
   fp.anim_seconds = o.anim_time;
   fp.eye_sky_light = light_sky(world.light(eye.block));
+  fp.shadows = shadows;
+  fp.beam = !o.no_beam;
+  const bool march = (*renderer)->path() == render::RenderPath::kRayMarch;
+  fp.step_stats = march;
   const render::FrameStats fs = (*renderer)->render(fp);
   Stopwatch finish;
   (*platform)->present();
@@ -470,6 +480,8 @@ int run_shot(const ShotOptions& o) {
     j["write_ms"] = write_ms;  // read back + PNG
     j["total_ms"] = total_ms;
     j["render_path"] = std::string(render::to_string((*renderer)->path()));
+    j["shadows"] = std::string(render::to_string(shadows));
+    if (march) j["march"] = {{"beam", fp.beam}, {"rays", fs.rays}, {"steps_mean", fs.steps_mean}, {"steps_p99", fs.steps_p99}};
     j["platform"] = std::string((*platform)->name());
     j["gl_renderer"] = (*renderer)->gl_info().renderer;
     j["gl_version"] = gl_version;
@@ -487,6 +499,9 @@ int run_shot(const ShotOptions& o) {
                   o.far_distance, fs.lod_sections_drawn, static_cast<unsigned long long>(fs.lod_quads),
                   static_cast<unsigned long long>(fs.lod_quads_facing_away),
                   static_cast<double>((*renderer)->lod_arena().capacity_bytes().value + far->memory_bytes()) / (1024.0 * 1024.0), far_ms);
+    if (march)
+      std::printf("ray march%s: %llu rays, %.1f steps a ray (p99 %u)\n", fp.beam ? " from the beam" : "",
+                  static_cast<unsigned long long>(fs.rays), fs.steps_mean, fs.steps_p99);
     std::printf("ms: generate %.1f  light %.1f  mesh %.1f  upload %.1f  cull %.2f  draw %.1f  (total %.0f)\n", ss.generate_ms,
                 ss.light_ms, ss.mesh_ms, ss.upload_ms, fs.cull_ms, fs.sort_ms + fs.build_ms + fs.submit_ms + finish_ms, total_ms);
   }
@@ -512,7 +527,13 @@ void add_shot_command(CLI::App& app, RunFn& run) {
                   "columns drawn around the eye, 1..160 (default 12; past 64 slow: the full-detail reference for the far view, "
                   "which is off past 128)")
       ->check(CLI::Range(1, 160));
-  cmd->add_option("--render-path", o->render_path, "mdi (one multi-draw-indirect per pass) or per-chunk (default mdi)");
+  cmd->add_option("--render-path", o->render_path,
+                  "mdi (one multi-draw-indirect per pass), per-chunk (one draw per mesh) or raymarch (a compute pass marches a "
+                  "ray per pixel through the sections' occupancy; GL 4.3) (default mdi)");
+  cmd->add_option("--shadows", o->shadows,
+                  "sun shadows: none, or traced (a sun ray per visible surface point through the cells, exact voxel "
+                  "shapes; mdi and raymarch paths) (default none)");
+  cmd->add_flag("--no-beam", o->no_beam, "raymarch: start every ray at the eye instead of at its tile's beam distance");
   cmd->add_option("--far-distance", o->far_distance,
                   "blocks of far view (LOD) beyond the render distance, 0..65536; 0 or at most the render distance: off "
                   "(default 4096)")

@@ -67,8 +67,8 @@ inline std::unique_ptr<GlSuite> make_gl_suite(const std::string& generator_name)
 
 /// A renderer on the suite's context (the registry's textures); null, with the failure reported, when it cannot be
 /// made.
-inline std::unique_ptr<Renderer> make_renderer(const GlSuite& s) {
-  auto r = Renderer::create(*s.platform, s.registry);
+inline std::unique_ptr<Renderer> make_renderer(const GlSuite& s, const RendererOptions& options = {}) {
+  auto r = Renderer::create(*s.platform, s.registry, options);
   if (!r.ok()) {
     ADD_FAILURE() << r.error().message;
     return nullptr;

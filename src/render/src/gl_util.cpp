@@ -41,10 +41,25 @@ Result<GLuint> compile(std::string_view program, GLenum stage, const std::vector
     std::string log(static_cast<size_t>(std::max(len, 1)), '\0');
     glGetShaderInfoLog(s, len, nullptr, log.data());
     glDeleteShader(s);
-    return Error{"shader '" + std::string(program) + "' (" + (stage == GL_VERTEX_SHADER ? "vertex" : "fragment") +
+    return Error{"shader '" + std::string(program) + "' (" + (stage == GL_VERTEX_SHADER ? "vertex" : stage == GL_COMPUTE_SHADER ? "compute" : "fragment") +
                  ") failed to compile: " + log};
   }
   return s;
+}
+
+// The program after glLinkProgram, or an Error with the linker's log (the program deleted).
+Result<GLuint> linked(std::string_view name, GLuint p) {
+  GLint ok = 0;
+  glGetProgramiv(p, GL_LINK_STATUS, &ok);
+  if (!ok) {
+    GLint len = 0;
+    glGetProgramiv(p, GL_INFO_LOG_LENGTH, &len);
+    std::string log(static_cast<size_t>(std::max(len, 1)), '\0');
+    glGetProgramInfoLog(p, len, nullptr, log.data());
+    glDeleteProgram(p);
+    return Error{"shader program '" + std::string(name) + "' failed to link: " + log};
+  }
+  return p;
 }
 
 }  // namespace
@@ -66,17 +81,18 @@ Result<GLuint> build_program(std::string_view name, const std::vector<std::strin
   glDetachShader(p, *fs);
   glDeleteShader(*vs);
   glDeleteShader(*fs);
-  GLint ok = 0;
-  glGetProgramiv(p, GL_LINK_STATUS, &ok);
-  if (!ok) {
-    GLint len = 0;
-    glGetProgramiv(p, GL_INFO_LOG_LENGTH, &len);
-    std::string log(static_cast<size_t>(std::max(len, 1)), '\0');
-    glGetProgramInfoLog(p, len, nullptr, log.data());
-    glDeleteProgram(p);
-    return Error{"shader program '" + std::string(name) + "' failed to link: " + log};
-  }
-  return p;
+  return linked(name, p);
+}
+
+Result<GLuint> build_compute_program(std::string_view name, const std::vector<std::string>& sources) {
+  auto cs = compile(name, GL_COMPUTE_SHADER, sources);
+  if (!cs) return cs.error();
+  const GLuint p = glCreateProgram();
+  glAttachShader(p, *cs);
+  glLinkProgram(p);
+  glDetachShader(p, *cs);
+  glDeleteShader(*cs);
+  return linked(name, p);
 }
 
 Status OffscreenTarget::create(int width, int height) {

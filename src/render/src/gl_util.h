@@ -24,6 +24,9 @@ Status check(std::string_view what);
 Result<GLuint> build_program(std::string_view name, const std::vector<std::string>& vertex_sources,
                              const std::vector<std::string>& fragment_sources);
 
+/// A linked compute program (GL 4.3), or an Error with the compiler's log.
+Result<GLuint> build_compute_program(std::string_view name, const std::vector<std::string>& sources);
+
 /// Owns one GL object name; deletes it with the given function on destruction.
 template <void (*Delete)(GLuint)>
 class Name {

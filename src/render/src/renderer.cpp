@@ -12,6 +12,8 @@
 #include <unordered_map>
 
 #include "gl_util.h"
+#include "march_gpu.h"
+#include "trace_store.h"
 #include "voxen/core/clock.h"
 #include "voxen/render/textures.h"
 #include "voxen_shaders.h"
@@ -71,7 +73,14 @@ glm::mat4 to_float(const glm::dmat4& m) { return glm::mat4(m); }
 
 }  // namespace
 
-std::string_view to_string(RenderPath path) { return path == RenderPath::kMultiDrawIndirect ? "mdi" : "per-chunk"; }
+std::string_view to_string(RenderPath path) {
+  switch (path) {
+    case RenderPath::kMultiDrawIndirect: return "mdi";
+    case RenderPath::kPerChunk: return "per-chunk";
+    case RenderPath::kRayMarch: return "raymarch";
+  }
+  return "mdi";
+}
 
 bool parse_render_path(std::string_view text, RenderPath& out) {
   if (text == "mdi") {
@@ -80,6 +89,20 @@ bool parse_render_path(std::string_view text, RenderPath& out) {
   }
   if (text == "per-chunk") {
     out = RenderPath::kPerChunk;
+    return true;
+  }
+  if (text == "raymarch") {
+    out = RenderPath::kRayMarch;
+    return true;
+  }
+  return false;
+}
+
+std::string_view to_string(Shadows shadows) { return shadows == Shadows::kTraced ? "traced" : "none"; }
+
+bool parse_shadows(std::string_view text, Shadows& out) {
+  if (text == "none" || text == "traced") {
+    out = text == "none" ? Shadows::kNone : Shadows::kTraced;
     return true;
   }
   return false;
@@ -92,6 +115,16 @@ glm::dvec3 sun_direction(double time_of_day) {
   return glm::normalize(glm::dvec3(std::cos(theta), std::sin(theta) * std::cos(kTilt), std::sin(theta) * std::sin(kTilt)));
 }
 
+ShadeInputs shade_inputs(const FrameParams& params) {
+  ShadeInputs in;
+  in.sun = sun_direction(params.time_of_day);
+  in.day = static_cast<float>(glm::smoothstep(-0.10, 0.15, in.sun.y));
+  // The sky seen from the eye: the light curve of the eye's sky light (1 at 15, ~0.18 at 7, 0 at 0).
+  const double eye_sky = std::clamp(params.eye_sky_light, 0, 15) / 15.0;
+  in.sky_seen = static_cast<float>(eye_sky / (4.0 - 3.0 * eye_sky));
+  return in;
+}
+
 // The GL objects of a renderer.
 struct Renderer::Gpu {
   struct TerrainProgram {
@@ -101,6 +134,7 @@ struct Renderer::Gpu {
   };
   TerrainProgram mdi_opaque, mdi_translucent, chunk_opaque, chunk_translucent;
   TerrainProgram mdi_peel, chunk_peel;  // the depth-peeling reference (built on first use)
+  TerrainProgram mdi_opaque_shadow, mdi_translucent_shadow;  // traced shadows (built on first use)
   TerrainProgram lod;                   // the far pass (MDI only): lod_vert + terrain_frag with VOXEN_LOD
   GLint lod_eye_in_column = -1;
   gl::Texture near_mask;                // R8 256 x 256, the hand-over mask (made on first far frame)
@@ -152,7 +186,7 @@ struct Renderer::Gpu {
   std::vector<DrawElementsIndirectCommand> far_commands;
   std::vector<std::pair<DrawElementsIndirectCommand, uint32_t>> far_by_buffer;
   // The programs need GLSL 4.30 (MDI) or 3.30 (per-chunk); the builder is kept for the peel variants.
-  std::function<Status(TerrainProgram&, bool mdi, bool fluid, bool peel)> build_terrain;
+  std::function<Status(TerrainProgram&, bool mdi, bool fluid, bool peel, bool shadows)> build_terrain;
 };
 
 Renderer::Renderer(Platform& platform, const RendererOptions& options)
@@ -164,6 +198,8 @@ Renderer::~Renderer() {
   m_opaque.reset();
   m_translucent.reset();
   m_lod.reset();
+  m_trace.reset();
+  m_march.reset();
   m_gpu.reset();
 }
 
@@ -188,10 +224,11 @@ Status Renderer::init(const BlockRegistry& registry) {
   // Multi-draw indirect with baseInstance (4.2) and SSBOs (4.3): OpenGL 4.3 core.
   m_mdi_supported = m_info.at_least(4, 3);
   m_path = m_options.path;
-  if (m_path == RenderPath::kMultiDrawIndirect && !m_mdi_supported) {
-    m_path = RenderPath::kPerChunk;
+  if (m_path != RenderPath::kPerChunk && !m_mdi_supported) {
     log("OpenGL " + std::to_string(m_info.major) + "." + std::to_string(m_info.minor) + " (" + m_info.renderer +
-        ") has no multi-draw indirect with SSBOs (needs 4.3): using the per-chunk path (one draw per mesh)");
+        ") has no " + (m_path == RenderPath::kRayMarch ? "compute shaders" : "multi-draw indirect") +
+        " with SSBOs (needs 4.3): using the per-chunk path (one draw per mesh)");
+    m_path = RenderPath::kPerChunk;
   }
   const bool dsa = m_info.at_least(4, 5);
   // Texture layers used by a block that emits light glow in the shader (one bit per layer, 1024 layers).
@@ -206,14 +243,16 @@ Status Renderer::init(const BlockRegistry& registry) {
   Gpu& g = *m_gpu;
 
   // Programs. The MDI ones need GLSL 4.50 with draw parameters; the per-chunk ones are GLSL 3.30.
-  g.build_terrain = [emissive_bits](Gpu::TerrainProgram& tp, bool mdi, bool fluid, bool peel) -> Status {
+  g.build_terrain = [emissive_bits](Gpu::TerrainProgram& tp, bool mdi, bool fluid, bool peel, bool shadows) -> Status {
     const std::string header = std::string(mdi ? "#version 430 core\n" : "#version 330 core\n") +
                                "#define VOXEN_MDI " + (mdi ? "1" : "0") + "\n#define VOXEN_FLUID " + (fluid ? "1" : "0") +
-                               "\n#define VOXEN_PEEL " + (peel ? "1" : "0") + "\n";
+                               "\n#define VOXEN_PEEL " + (peel ? "1" : "0") + "\n#define VOXEN_SHADOWS " +
+                               (shadows ? "1" : "0") + "\n";
     auto p = gl::build_program(std::string("terrain ") + (mdi ? "mdi" : "per-chunk") + (fluid ? " translucent" : " opaque") +
-                                   (peel ? " peel" : ""),
-                               {header, std::string(shaders::kTerrainVert)},
-                               {header, std::string(shaders::kSkyCommon), std::string(shaders::kTerrainFrag)});
+                                   (peel ? " peel" : "") + (shadows ? " shadows" : ""),
+                               {header, std::string(shaders::kQuadCommon), std::string(shaders::kTerrainVert)},
+                               {header, std::string(shaders::kSkyCommon), std::string(shaders::kShadeCommon),
+                                shadows ? std::string(shaders::kTraceCommon) : std::string(), std::string(shaders::kTerrainFrag)});
     if (!p) return p.error();
     tp.program.reset(*p);
     const GLuint id = *p;
@@ -235,14 +274,15 @@ Status Renderer::init(const BlockRegistry& registry) {
     return Ok{};
   };
   if (m_mdi_supported) {
-    if (auto s = g.build_terrain(g.mdi_opaque, true, false, false); !s.ok()) return s;
-    if (auto s = g.build_terrain(g.mdi_translucent, true, true, false); !s.ok()) return s;
+    if (auto s = g.build_terrain(g.mdi_opaque, true, false, false, false); !s.ok()) return s;
+    if (auto s = g.build_terrain(g.mdi_translucent, true, true, false, false); !s.ok()) return s;
   }
   if (m_mdi_supported) {
     // The far pass: LOD quads through lod_vert, shaded by terrain_frag (opaque) with the hand-over discard.
     const std::string header = "#version 430 core\n#define VOXEN_MDI 1\n#define VOXEN_FLUID 0\n#define VOXEN_PEEL 0\n#define VOXEN_LOD 1\n";
     auto p = gl::build_program("terrain lod", {header, std::string(shaders::kLodVert)},
-                               {header, std::string(shaders::kSkyCommon), std::string(shaders::kTerrainFrag)});
+                               {header, std::string(shaders::kSkyCommon), std::string(shaders::kShadeCommon),
+                                std::string(shaders::kTerrainFrag)});
     if (!p) return p.error();
     Gpu::TerrainProgram& tp = g.lod;
     tp.program.reset(*p);
@@ -260,8 +300,8 @@ Status Renderer::init(const BlockRegistry& registry) {
     glUniform4uiv(tp.emissive, 8, emissive_bits.data());
     glUniform1i(glGetUniformLocation(id, "u_near_mask"), kMaskUnit);
   }
-  if (auto s = g.build_terrain(g.chunk_opaque, false, false, false); !s.ok()) return s;
-  if (auto s = g.build_terrain(g.chunk_translucent, false, true, false); !s.ok()) return s;
+  if (auto s = g.build_terrain(g.chunk_opaque, false, false, false, false); !s.ok()) return s;
+  if (auto s = g.build_terrain(g.chunk_translucent, false, true, false, false); !s.ok()) return s;
   {
     const std::string header = "#version 330 core\n";
     auto p = gl::build_program("sky", {header, std::string(shaders::kSkyVert)},
@@ -348,11 +388,18 @@ Status Renderer::init(const BlockRegistry& registry) {
                                                 m_options.span_quads, dsa, ByteSize{m_limits.buffer_bytes});
   m_lod = std::make_unique<ArenaBuffer>(kLodStride, m_options.initial_lod_quads, m_options.span_quads, dsa,
                                         ByteSize{m_limits.buffer_bytes});
+  if ((m_options.trace || m_options.path == RenderPath::kRayMarch) && m_mdi_supported) {
+    m_trace = std::make_unique<TraceStore>(registry, dsa, static_cast<uint64_t>(std::max<GLint64>(ssbo, 0)),
+                                           [this](const std::string& line) { log(line); });
+    m_march = std::make_unique<MarchGpu>();
+    m_march->emissive_bits = emissive_bits;
+  }
   return gl::check("creating the renderer");
 }
 
 bool Renderer::set_path(RenderPath path) {
   if (path == RenderPath::kMultiDrawIndirect && !m_mdi_supported) return false;
+  if (path == RenderPath::kRayMarch && !m_trace) return false;
   m_path = path;
   return true;
 }
@@ -373,6 +420,7 @@ void Renderer::set_section(const SectionPos& pos, std::span<const mesh::Quad> op
                            std::span<const mesh::FluidQuad> translucent) {
   if (opaque.empty() && translucent.empty()) return remove_section(pos);
   m_platform.make_current();
+  if (m_trace) m_trace->set_section(pos, opaque, translucent);
   auto it = m_index.find(pos);
   size_t i;
   if (it == m_index.end()) {
@@ -487,11 +535,13 @@ void Renderer::remove_section(const SectionPos& pos) {
   auto it = m_index.find(pos);
   if (it == m_index.end()) return;
   m_platform.make_current();
+  if (m_trace) m_trace->remove_section(pos);
   remove_at(it->second);
 }
 
 void Renderer::clear() {
   m_platform.make_current();
+  if (m_trace) m_trace->clear();
   while (!m_pos.empty()) remove_at(m_pos.size() - 1);
 }
 
@@ -968,11 +1018,9 @@ FrameStats Renderer::render(const FrameParams& params) {
   glClearStencil(0);
   glClear(GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
 
-  const glm::dvec3 sun = sun_direction(params.time_of_day);
-  const float day = static_cast<float>(glm::smoothstep(-0.10, 0.15, sun.y));
-  // The sky seen from the eye: the light curve of the eye's sky light (1 at 15, ~0.18 at 7, 0 at 0).
-  const double eye_sky = std::clamp(params.eye_sky_light, 0, 15) / 15.0;
-  const float sky_seen = static_cast<float>(eye_sky / (4.0 - 3.0 * eye_sky));
+  const ShadeInputs shade = shade_inputs(params);
+  const glm::dvec3 sun = shade.sun;
+  const float day = shade.day, sky_seen = shade.sky_seen;
   const glm::mat4 vp = to_float(view_proj);
   const glm::mat4 inv_vp = to_float(glm::inverse(view_proj));
 
@@ -1018,7 +1066,7 @@ FrameStats Renderer::render(const FrameParams& params) {
   };
 
   // Draws a pass's batches with the program in use, by the path in use.
-  const bool mdi = m_path == RenderPath::kMultiDrawIndirect;
+  const bool mdi = m_path != RenderPath::kPerChunk;  // the ray march draws the far pass and the id pass as MDI does
   if (mdi) {
     stream(GL_ARRAY_BUFFER, g.per_draw.get(), g.offsets.data(), g.offsets.size() * sizeof(glm::vec4));
     stream(GL_DRAW_INDIRECT_BUFFER, g.indirect.get(), g.commands.data(), g.commands.size() * sizeof(DrawArraysIndirectCommand));
@@ -1106,19 +1154,40 @@ FrameStats Renderer::render(const FrameParams& params) {
     glClear(GL_DEPTH_BUFFER_BIT);
   }
   m_far_drawn = !g.far_batches.empty();
-  if (opaque_commands) {
-    opaque_state();
-    const Gpu::TerrainProgram& tp = mdi ? g.mdi_opaque : g.chunk_opaque;
+  // Traced shadows on the raster path: the shadow variants of the multi-draw programs (built on first use) read the
+  // ray-march store.
+  const bool march_path = m_path == RenderPath::kRayMarch;
+  const bool shadows = params.shadows == Shadows::kTraced && m_trace && mdi;
+  if (m_trace && (march_path || shadows || params.hit_ids)) m_trace->prepare();
+  auto terrain_program = [&](bool fluid) -> const Gpu::TerrainProgram& {
+    if (!shadows) return fluid ? (mdi ? g.mdi_translucent : g.chunk_translucent) : (mdi ? g.mdi_opaque : g.chunk_opaque);
+    Gpu::TerrainProgram& tp = fluid ? g.mdi_translucent_shadow : g.mdi_opaque_shadow;
+    if (!tp.program.get())
+      if (auto s = g.build_terrain(tp, true, fluid, false, true); !s.ok()) {
+        log("traced shadows unavailable: " + s.error().message);
+        return fluid ? g.mdi_translucent : g.mdi_opaque;
+      }
+    return tp;
+  };
+  auto use_terrain = [&](const Gpu::TerrainProgram& tp) {
     use(tp);
+    if (shadows && (&tp == &g.mdi_opaque_shadow || &tp == &g.mdi_translucent_shadow))
+      set_trace_uniforms(tp.program.get(), cam, params);
+  };
+  if (opaque_commands && !march_path) {
+    opaque_state();
+    const Gpu::TerrainProgram& tp = terrain_program(false);
+    use_terrain(tp);
     draw(tp, g.opaque_batches, *m_opaque, g.opaque_views);
   }
-  if (translucent_commands && !params.reference_translucency) {
+  if (translucent_commands && !params.reference_translucency && !march_path) {
     translucent_state();
-    const Gpu::TerrainProgram& tp = mdi ? g.mdi_translucent : g.chunk_translucent;
-    use(tp);
+    const Gpu::TerrainProgram& tp = terrain_program(true);
+    use_terrain(tp);
     draw(tp, g.translucent_batches, *m_translucent, g.translucent_views);
   }
-  if (translucent_commands && params.reference_translucency) {
+  if (march_path) march(params, cam, vp, inv_vp, st);
+  if (translucent_commands && params.reference_translucency && !march_path) {
     // The depth-peeling reference, layer by layer from the eye: pass A finds each pixel's nearest translucent
     // depth behind the previous layer (depth test on a fresh copy of the opaque depth, so the opaque terrain hides
     // exactly what it hides in the blended pass); pass B blends every fragment within a tie window of that depth
@@ -1128,7 +1197,7 @@ FrameStats Renderer::render(const FrameParams& params) {
     const Gpu::TerrainProgram& tp = mdi ? g.mdi_peel : g.chunk_peel;
     if (!tp.program.get()) {
       Gpu::TerrainProgram& build = mdi ? g.mdi_peel : g.chunk_peel;
-      if (auto s = g.build_terrain(build, mdi, true, true); !s.ok()) {
+      if (auto s = g.build_terrain(build, mdi, true, true, false); !s.ok()) {
         log("depth-peeling reference unavailable: " + s.error().message);
         return st;
       }
@@ -1254,6 +1323,14 @@ FrameStats Renderer::render(const FrameParams& params) {
   glBindVertexArray(g.vao.get());
   glDepthMask(GL_TRUE);
   glDisable(GL_BLEND);
+  m_ids_written = params.hit_ids && m_trace && (march_path || mdi);
+  if (m_ids_written && !march_path)
+    draw_ids(params, [&] {
+      const uint32_t calls = st.draw_calls;  // the frame's count, not the check's
+      if (opaque_commands) draw(g.mdi_opaque, g.opaque_batches, *m_opaque, g.opaque_views);
+      st.draw_calls = calls;
+    });
+  glBindFramebuffer(GL_FRAMEBUFFER, m_platform.framebuffer());
   st.submit_ms = wall_ms() - t3;
   return st;
 }
@@ -1296,7 +1373,7 @@ std::vector<float> Renderer::read_depth() const {
 }
 
 bool Renderer::far_on(const FrameParams& params) const {
-  return params.far.fog_end > 0 && m_path == RenderPath::kMultiDrawIndirect;
+  return params.far.fog_end > 0 && m_path != RenderPath::kPerChunk;
 }
 
 double Renderer::shade_fog_end(const FrameParams& params) const { return far_on(params) ? params.far.fog_end : params.fog_end; }

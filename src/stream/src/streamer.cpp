@@ -174,6 +174,11 @@ bool ColumnStreamer::neighbours_loaded(ColumnPos pos) const {
   return true;
 }
 
+void ColumnStreamer::send_cells(const SectionPos& sp) {
+  if (!m_sink.wants_cells()) return;
+  if (const Column* c = m_world.find(sp.column())) m_sink.set_cells(sp, c->section(sp.y));
+}
+
 void ColumnStreamer::drop_meshes(ColumnPos pos, Entry& e) {
   for (int s = 0; s < kSectionsPerColumn; ++s)
     if (e.uploaded & (1u << s)) m_sink.remove_section({pos.x, s, pos.z});
@@ -184,6 +189,7 @@ void ColumnStreamer::drop_meshes(ColumnPos pos, Entry& e) {
 
 void ColumnStreamer::remesh_now(const SectionPos& sp, Entry& e) {
   mesh::mesh_world_section(m_blocks, m_world, sp, mesh::MeshOptions{}, *m_input, m_scratch, m_mesh_out);
+  send_cells(sp);
   m_sink.set_section(sp, m_mesh_out);
   m_visibility.set(sp, world_section_visibility(m_blocks, m_sight, m_world, sp, *m_input));
   if (m_mesh_out.empty()) e.uploaded &= ~(1u << sp.y);
@@ -225,6 +231,7 @@ int ColumnStreamer::upload_meshes(Job& job, Entry& e, bool all, uint64_t* quads)
     const bool empty = m.empty();
     if (!all && empty) continue;
     if (quads) *quads += m.quad_count();
+    send_cells({job.pos.x, job.sections[k], job.pos.z});
     m_sink.take_section({job.pos.x, job.sections[k], job.pos.z}, std::move(m));
     if (empty) {
       e.uploaded &= ~(1u << job.sections[k]);
@@ -822,6 +829,7 @@ EditReport ColumnStreamer::apply_edits(std::span<const Edit> edits, bool record)
     mesh::mesh_world_section(m_blocks, m_world, sp, mesh::MeshOptions{}, *m_input, m_scratch, m_mesh_out);
     m_visibility.set(sp, world_section_visibility(m_blocks, m_sight, m_world, sp, *m_input));
     const double t1 = wall_ms();
+    send_cells(sp);
     m_sink.set_section(sp, m_mesh_out);
     if (m_mesh_out.empty()) e.uploaded &= ~(1u << sp.y);
     else e.uploaded |= 1u << sp.y;

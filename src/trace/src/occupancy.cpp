@@ -7,7 +7,8 @@ OccupancyTable::OccupancyTable(const BlockRegistry& registry) : m_flags(registry
     const BlockDef& b = registry[static_cast<uint16_t>(id)];
     if (!b.defined || b.is_air()) continue;
     uint8_t f = kHit;
-    if (b.transparency != Transparency::kTranslucent) f |= kShadow;
+    // A plant's two planes would cast a whole cell's shadow: plants cast none.
+    if (b.transparency != Transparency::kTranslucent && b.shape != Shape::kCross) f |= kShadow;
     if (b.is_opaque_cube()) f |= kFull;
     m_flags[id] = f;
   }

@@ -58,6 +58,7 @@
 #include "voxen/render/platform.h"
 #include "voxen/render/translucent_order.h"
 #include "voxen/world/block_registry.h"
+#include "voxen/world/section.h"
 
 namespace voxen {
 class JobPool;  // voxen/core/job_pool.h
@@ -71,12 +72,40 @@ class VisibilityStore;
 namespace voxen::render {
 
 class FrameCuller;  // voxen/render/frame_culler.h
+class TraceStore;   // src/render/src/trace_store.h
+struct MarchGpu;    // src/render/src/march_gpu.h
 
-enum class RenderPath : uint8_t { kMultiDrawIndirect, kPerChunk };
-/// "mdi" or "per-chunk".
+/// How terrain is drawn: multi-draw indirect (the default), one draw per mesh (GL 3.3), or the ray march (a compute
+/// pass per pixel through the ray-march store, GL 4.3; docs/ARCHITECTURE.md "Ray marching"). All three give the same
+/// picture within the look rule; the far view is rasterised on every path but per-chunk, which has none.
+enum class RenderPath : uint8_t { kMultiDrawIndirect, kPerChunk, kRayMarch };
+/// "mdi", "per-chunk" or "raymarch".
 std::string_view to_string(RenderPath path);
-/// Parses "mdi" / "per-chunk"; false for anything else.
+/// Parses "mdi" / "per-chunk" / "raymarch"; false for anything else.
 bool parse_render_path(std::string_view text, RenderPath& out);
+
+/// Sun shadows: none, or traced (a sun ray per visible surface point through the ray-march store's shadow layer, on
+/// the multi-draw-indirect and ray-march paths; the per-chunk path draws none).
+enum class Shadows : uint8_t { kNone, kTraced };
+/// "none" or "traced".
+std::string_view to_string(Shadows shadows);
+/// Parses "none" / "traced"; false for anything else.
+bool parse_shadows(std::string_view text, Shadows& out);
+
+/// One pixel of the id buffer (Renderer::read_hit_ids): the cell whose surface the pixel's nearest opaque hit is on,
+/// in blocks from the eye's block (world = eye block + these), and that surface's face (block_registry.h Face: 0 +X
+/// ... 5 -Z; a plant's or slope's quad reports its quad's face field); face -1 where no opaque surface shows.
+struct HitId {
+  int32_t x = 0, y = 0, z = 0, face = -1;
+  friend bool operator==(const HitId&, const HitId&) = default;
+};
+
+/// One pixel of the shadow probe (Renderer::read_shadow_probes): the sun ray traced from the pixel's nearest opaque
+/// surface: its origin in blocks from the eye's block (float, as the GPU used it) and state -1 (no ray: faces away
+/// from the sun, sun below the horizon, or nothing there), 0 (it met a shadow cell), 1 (it reached the sky).
+struct ShadowProbe {
+  float x = 0, y = 0, z = 0, state = -1;
+};
 
 struct RendererOptions {
   RenderPath path = RenderPath::kMultiDrawIndirect;  // asked for; per-chunk is used where GL lacks MDI
@@ -87,6 +116,9 @@ struct RendererOptions {
   /// The largest GL buffer an arena may use, in bytes, when lower than the GL limits (0: the GL limits alone).
   /// At least 64 KiB. `voxen shot --arena-limit-mib` sets it; tests use it to need several buffers.
   uint64_t max_arena_buffer_bytes = 0;
+  /// Keep the ray-march store (a record per drawn section, trace_store.h): needed by RenderPath::kRayMarch and traced
+  /// shadows, so on by itself when `path` is kRayMarch. Needs GL 4.3 (ignored below: neither is available then).
+  bool trace = false;
   /// Where the renderer reports decisions (e.g. why it fell back to per-chunk). Default: stderr.
   std::function<void(const std::string&)> log;
 };
@@ -161,6 +193,16 @@ struct FrameParams {
   FarParams far;
   /// Which sections are left out before drawing (docs/ARCHITECTURE.md, "Visibility").
   CullingParams culling;
+  /// Sun shadows (needs the ray-march store: RendererOptions::trace). A sun ray is followed up to shadow_reach blocks.
+  Shadows shadows = Shadows::kNone;
+  double shadow_reach = 256.0;
+  /// The ray march starts each pixel's ray from its tile's beam distance (the 1/8-resolution pre-pass).
+  bool beam = true;
+  /// Also write the id buffer and shadow probe (read_hit_ids, read_shadow_probes): the ray march writes them as it
+  /// shades; the raster paths draw the opaque geometry once more into an id target. For checks; slower.
+  bool hit_ids = false;
+  /// Count the ray march's steps per primary ray (FrameStats::steps_*): a histogram read back after the frame.
+  bool step_stats = false;
 };
 
 /// What a frame drew and what it cost on the CPU.
@@ -204,6 +246,11 @@ struct FrameStats {
   std::array<uint32_t, lod::kMaxLevels> lod_sections_per_level{};  // lod_sections_drawn by level
   bool lod_mask_rebuilt = false;    // the hand-over mask was rebuilt (near_columns or the camera's column changed)
   double far_build_ms = 0;          // CPU: LOD culling, the hand-over mask, the far pass's per-draw data and commands
+  // The ray march (FrameParams::step_stats): primary rays and their DDA loop iterations (cells visited plus boxes
+  // skipped; the beam pre-pass not counted).
+  uint64_t rays = 0;
+  double steps_mean = 0;
+  uint32_t steps_p99 = 0;
 };
 
 /// The sun's direction (unit, world space, toward the sun) at a time of day in hours: east (+X) at 6, up at 12
@@ -228,6 +275,13 @@ class Renderer {
   void remove_section(const SectionPos& pos);
   /// Drops every section.
   void clear();
+  /// The section's cells, given before its mesh when the renderer traces (traces()): the shadow layer of the
+  /// section's ray-march record comes from them. Ignored when it does not trace.
+  void set_cells(const SectionPos& pos, const Section& cells);
+  /// Whether the renderer keeps the ray-march store (RendererOptions::trace, or the ray-march path asked for).
+  bool traces() const;
+  /// A section's ray-march record as the GPU holds it (voxen/trace/section_record.h); empty when none.
+  std::span<const uint32_t> trace_record(const SectionPos& pos) const;
 
   /// Sets (or replaces) a LOD section's quads (mesh::LodQuad, LOD-section-local cells of level pos.level; layout in
   /// lod_mesher.h): writes only its own span of the LOD arena, the quads grouped by face direction (0..5, each
@@ -266,13 +320,18 @@ class Renderer {
   double shade_fog_end(const FrameParams& params) const;
   /// The depth read_depth reports where only the far view drew: the float just under 1.0.
   static constexpr float kFarDepth = 0.99999994f;
+  /// The last frame's id buffer and shadow probe (FrameParams::hit_ids): width() x height() entries, row 0 at the
+  /// BOTTOM, x fastest. Empty when that frame wrote none. Waits for the GPU.
+  std::vector<HitId> read_hit_ids() const;
+  std::vector<ShadowProbe> read_shadow_probes() const;
   /// Waits until the GPU has finished every command issued so far (glFinish), so that what follows (a depth
   /// read-back, a measurement) is not charged with the frame's rendering.
   void finish() const;
 
   /// The path in use (the one asked for, or per-chunk when the context cannot do MDI).
   RenderPath path() const { return m_path; }
-  /// Switches path (MDI only where supported; returns false and keeps the current one otherwise).
+  /// Switches path (MDI only where supported, the ray march only where the renderer traces; returns false and keeps
+  /// the current one otherwise).
   bool set_path(RenderPath path);
   bool mdi_supported() const { return m_mdi_supported; }
   const GlInfo& gl_info() const { return m_info; }
@@ -308,6 +367,15 @@ class Renderer {
   // and commands (after the near ones) and batches them per LOD arena buffer. Returns the far projection.
   glm::dmat4 build_far(const FrameParams& params, const Camera& cam, FrameStats& st);
   glm::dvec3 eye_in_section(size_t index) const;  // the last frame's eye, section-local, 1/64 block
+  // The ray-march pass (raymarch_comp.glsl): beam, march, composite over the sky and far passes.
+  void march(const FrameParams& params, const Camera& cam, const glm::mat4& view_proj, const glm::mat4& inv_view_proj,
+             FrameStats& st);
+  // The raster id pass (id_frag.glsl) into the id target, after the frame.
+  void draw_ids(const FrameParams& params, const std::function<void()>& draw_opaque);
+  // Sets trace_common.glsl's uniforms of `program` for this frame's eye, and binds the store.
+  void set_trace_uniforms(uint32_t program, const Camera& cam, const FrameParams& params);
+  // Sets the shading uniforms shared by every terrain program (sky_common.glsl, shade_common.glsl).
+  void set_shade_uniforms(uint32_t program, const FrameParams& params, double fog_start, double fog_end);
 
   Platform& m_platform;
   RendererOptions m_options;
@@ -318,6 +386,9 @@ class Renderer {
   std::unique_ptr<ArenaBuffer> m_opaque;
   std::unique_ptr<ArenaBuffer> m_translucent;
   std::unique_ptr<ArenaBuffer> m_lod;
+  std::unique_ptr<TraceStore> m_trace;  // the ray-march store (null when the renderer does not trace)
+  std::unique_ptr<MarchGpu> m_march;    // the ray march's and id pass's GL objects (with m_trace)
+  bool m_ids_written = false;           // the last frame wrote the id buffer and shadow probe
   ArenaLimits m_limits;
   bool m_far_drawn = false;  // the last frame's far pass drew something (its pixels are marked in the stencil)
   bool m_has_eye = false;  // a frame was drawn: m_eye is its eye (new translucent meshes are sorted for it)

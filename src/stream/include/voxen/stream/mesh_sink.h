@@ -29,6 +29,11 @@ class MeshSink {
   /// dropping them, as a renderer does. The batch mode then trims each mesh's quad vectors to their contents on the
   /// worker that made it (the mesher reserves 1,024 quads a list), so what the sink keeps holds no spare capacity.
   virtual bool keeps_meshes() const { return false; }
+  /// True when the sink wants each section's cells just before its mesh (set_cells): a renderer that ray-marches
+  /// or traces shadows builds the section's shadow layer from them.
+  virtual bool wants_cells() const { return false; }
+  /// Section `pos` holds `cells` now; its mesh (set_section / take_section) follows. Borrowed for the call.
+  virtual void set_cells(const SectionPos& pos, const Section& cells) { (void)pos, (void)cells; }
 };
 
 /// Uploads to a Renderer (Renderer::set_section / remove_section: each section writes only its own arena spans).
@@ -38,6 +43,8 @@ class RendererSink final : public MeshSink {
   explicit RendererSink(render::Renderer& renderer) : m_renderer(renderer) {}
   void set_section(const SectionPos& pos, const mesh::SectionMesh& mesh) override { m_renderer.set_section(pos, mesh); }
   void remove_section(const SectionPos& pos) override { m_renderer.remove_section(pos); }
+  bool wants_cells() const override { return m_renderer.traces(); }
+  void set_cells(const SectionPos& pos, const Section& cells) override { m_renderer.set_cells(pos, cells); }
 
  private:
   render::Renderer& m_renderer;

@@ -292,6 +292,8 @@ class ColumnStreamer {
   /// meshes to take (MeshSink::take_section: the job is done with them); returns the count uploaded.
   int upload_meshes(Job& job, Entry& e, bool all, uint64_t* quads);
   /// The mesh job (on a worker): meshes job.sections from their snapshots, or from `world` (batch mode) when none.
+  // Hands the sink the section's current cells before its mesh, when it wants them (MeshSink::wants_cells).
+  void send_cells(const SectionPos& sp);
   static void run_mesh_job(Job& job, const mesh::BakedBlocks& blocks, const cull::SightTable& sight, const World* world);
 
   /// The one constructor: `owned` (a RendererSink made for a Renderer) or `sink` is the upload target.

@@ -15,7 +15,8 @@
 // comparisons per axis) makes worth it. 512 bytes a layer per non-empty section; an empty section stores nothing.
 //
 // Three layers: `hit` (any drawn cell: a primary ray stops here and resolves the block's shape in the cell),
-// `shadow` (a sun ray stops here: opaque and cutout blocks; translucent ones, water and glass, cast none) and `fill`
+// `shadow` (a sun ray stops here: opaque and cutout blocks; translucent ones, water and glass, cast none, nor do
+// plants, whose two planes would cast a whole cell's shadow) and `fill`
 // (opaque full cubes). A brick whose 64 cells all fill is `full` (a ray stops at its entry face without looking
 // inside).
 // Threads: a value type; build functions are pure.

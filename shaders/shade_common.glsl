@@ -1,0 +1,41 @@
+// Terrain shading, shared by the raster passes (terrain_frag.glsl) and the ray march (raymarch_comp.glsl), so both
+// paths turn the same texel, normal, light and AO into the same colour: texel * (sky light * (ambient * face shade +
+// sun diffuse), or the block light where that is brighter, per channel) * ambient occlusion, then distance fog
+// toward the sky colour behind the point (sky_common.glsl, prepended).
+uniform vec2 u_fog;  // horizontal distance (blocks) where fog starts and where it is complete
+uniform uvec4 u_emissive[8];  // bit per texture layer (layer / 32 -> word, layer % 32 -> bit): the layer glows
+
+// Light level (0..1) to brightness: a convex curve like Minecraft's, so torchlight falls off over ~14 blocks.
+float brightness(float l) { return l / (4.0 - 3.0 * l); }
+
+bool emissive(int layer) {
+  uvec4 words = u_emissive[layer >> 7];
+  int word = (layer >> 5) & 3;
+  uint bits = word == 0 ? words.x : (word == 1 ? words.y : (word == 2 ? words.z : words.w));
+  return ((bits >> uint(layer & 31)) & 1u) != 0u;
+}
+
+// The colour of a surface point: `texel` (rgb), shading normal `n` (world, unit), `light4` (sky, red, green, blue,
+// 0..1), `ao_level` (0..3, 3 = open), texture `layer`, `rel` (camera-relative position, blocks) and `sun_lit` (1
+// where the sun reaches the point; 0 in a traced shadow: the sun's diffuse term goes).
+vec3 shade_terrain(vec3 texel, vec3 n, vec4 light4, float ao_level, float layer, vec3 rel, float sun_lit) {
+  // Directional face shading (top 1.0, north/south 0.8, east/west 0.6, bottom 0.5), weighted for slopes.
+  float shade = n.x * n.x * 0.6 + n.z * n.z * 0.8 + n.y * n.y * (n.y > 0.0 ? 1.0 : 0.5);
+  float sun = max(dot(n, u_sun_dir), 0.0) * smoothstep(-0.05, 0.1, u_sun_dir.y);
+  if (sun_lit < 1.0) sun *= sun_lit;
+  float sky_scale = mix(0.10, 1.0, u_day);
+  float sky = brightness(light4.x) * sky_scale * (0.7 * shade + 0.4 * sun);
+  // Block light keeps its hue: the curve is applied to the brightest channel and the others keep their ratio.
+  float peak = max(light4.y, max(light4.z, light4.w));
+  vec3 block = peak > 0.0 ? light4.yzw * (brightness(peak) / peak) * (0.55 + 0.45 * shade) : vec3(0.0);
+  vec3 light = max(vec3(sky), block) + vec3(0.03);
+  float ao = 0.45 + 0.55 * (ao_level / 3.0);
+  vec3 color = texel * light * ao;
+  // Glowing blocks (lava, glowstone, lamps, torches, magma) show their own colour whatever the light.
+  if (emissive(int(layer + 0.5))) color = max(color, texel * (0.85 + 0.15 * ao));
+
+  float dist = length(rel.xz);
+  float fog = smoothstep(u_fog.x, u_fog.y, dist);
+  if (fog > 0.0) color = mix(color, sky_color(normalize(rel)), fog);  // the sky colour only where it shows
+  return color;
+}
