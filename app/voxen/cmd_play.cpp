@@ -78,6 +78,7 @@ struct PlayOptions {
   double far_distance = 4096;    // the far view, blocks (0 or at most the render distance: off)
   double tick_rate = 20;         // --tick-rate: world simulation ticks a second (0: off)
   std::string culling = "all";   // --culling
+  RenderFlags render;            // --render-path, --shadows
   std::string connect;           // HOST:PORT of a server (voxen serve); empty: play alone
   std::string name;              // the player's name on the server
 };
@@ -268,6 +269,8 @@ int run_play(const PlayOptions& o) {
   }
   so.game.overlay_wall_times = true;
   so.game.culling = *render::parse_cull_mode(o.culling);
+  so.game.render_path = o.render.render_path();
+  so.game.shadows = o.render.shadow_mode();
   auto session = play::PlaySession::open(h, so, reg);
   if (!session) throw RunError(session.error().to_string());
   play::Game& game = (*session)->game();
@@ -396,6 +399,7 @@ void add_play_command(CLI::App& app, RunFn& run) {
   o->world_dir.add_to(*cmd);
   cmd->add_option("--render-distance", o->render_distance, "columns drawn around the player, 1..64 (default 8)")->check(CLI::Range(1, 64));
   add_culling_option(*cmd, o->culling);
+  add_render_options(*cmd, o->render);
   cmd->add_option("--far-distance", o->far_distance,
                   "blocks of far view (LOD) beyond the render distance, 0..65536; 0 or at most the render distance: off (default 4096)")
       ->check(finite_range(0.0, 65536.0));

@@ -62,7 +62,7 @@ struct ShotOptions {
   FrameSize size{1280, 720};
   double fov = 70.0;
   int render_distance = 12;
-  std::string render_path = "mdi";
+  RenderFlags render;
   double time_of_day = 10.0;
   double anim_time = 0.0;
   std::string out;
@@ -81,7 +81,6 @@ struct ShotOptions {
   double far_distance = 4096;         // --far-distance: blocks; at or inside the render distance: off
   double far_pixels = 3.0;            // --far-pixels: the selection threshold (FarConfig::cell_pixels)
   std::string culling = "all";        // --culling: none, frustum, caves, all (ARCHITECTURE, "Visibility")
-  std::string shadows = "none";       // --shadows: none or traced
   bool no_beam = false;               // --no-beam: the ray march starts every ray at the eye
 };
 
@@ -213,11 +212,8 @@ int run_shot(const ShotOptions& o) {
     throw UsageError("--look", "pitch must be within -90..90 degrees (got '" + o.look + "')");
   const int width = o.size.width, height = o.size.height;
   if (!(o.fov >= 10.0 && o.fov <= 150.0)) throw UsageError("--fov", "must be 10..150 degrees");
-  render::RenderPath path;
-  if (!render::parse_render_path(o.render_path, path))
-    throw UsageError("--render-path", "must be mdi, per-chunk or raymarch (got '" + o.render_path + "')");
-  render::Shadows shadows;
-  if (!render::parse_shadows(o.shadows, shadows)) throw UsageError("--shadows", "must be none or traced (got '" + o.shadows + "')");
+  const render::RenderPath path = o.render.render_path();
+  const render::Shadows shadows = o.render.shadow_mode();
   if (!(o.time_of_day >= 0.0 && o.time_of_day <= 24.0)) throw UsageError("--time-of-day", "must be 0..24 hours");
   if (o.arena_limit_given && (o.arena_limit_mib < 1 || o.arena_limit_mib > 65536))
     throw UsageError("--arena-limit-mib", "must be 1..65536 MiB (got " + std::to_string(o.arena_limit_mib) + ")");
@@ -527,12 +523,7 @@ void add_shot_command(CLI::App& app, RunFn& run) {
                   "columns drawn around the eye, 1..160 (default 12; past 64 slow: the full-detail reference for the far view, "
                   "which is off past 128)")
       ->check(CLI::Range(1, 160));
-  cmd->add_option("--render-path", o->render_path,
-                  "mdi (one multi-draw-indirect per pass), per-chunk (one draw per mesh) or raymarch (a compute pass marches a "
-                  "ray per pixel through the sections' occupancy; GL 4.3) (default mdi)");
-  cmd->add_option("--shadows", o->shadows,
-                  "sun shadows: none, or traced (a sun ray per visible surface point through the cells, exact voxel "
-                  "shapes; mdi and raymarch paths) (default none)");
+  add_render_options(*cmd, o->render);
   cmd->add_flag("--no-beam", o->no_beam, "raymarch: start every ray at the eye instead of at its tile's beam distance");
   cmd->add_option("--far-distance", o->far_distance,
                   "blocks of far view (LOD) beyond the render distance, 0..65536; 0 or at most the render distance: off "

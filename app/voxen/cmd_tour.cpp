@@ -44,6 +44,7 @@ struct TourCliOptions {
   double tick_rate = 20;          // --tick-rate: world simulation ticks a second (0: off)
   std::string far_throttle = "on";
   std::string culling = "all";
+  RenderFlags render;
 };
 
 nlohmann::json stat_json(const playtest::Stat& s) {
@@ -96,6 +97,8 @@ int run_tour_cmd(const TourCliOptions& o) {
   so.threads = o.threads;
   so.game.status = "PERF TOUR";
   so.game.culling = *render::parse_cull_mode(o.culling);
+  so.game.render_path = o.render.render_path();
+  so.game.shadows = o.render.shadow_mode();
   so.game.far.throttle = o.far_throttle == "on";
   so.deterministic = o.stream == "deterministic";
   to.paced = !so.deterministic;  // live streaming runs in real time, as in play
@@ -259,6 +262,7 @@ void add_tour_command(CLI::App& app, RunFn& run) {
                   "deterministic (default: fixed jobs per frame, the replays' mode) or live (what the workers finish; frames paced to the 1/60 s step, as in play)")
       ->check(CLI::IsMember({"deterministic", "live"}));
   add_culling_option(*cmd, o->culling);
+  add_render_options(*cmd, o->render);
   cmd->add_option("--jet-speed", o->jet_speed, "the jet segment's speed, blocks/s (default 112)");
   cmd->add_option("--far-distance", o->far_distance,
                   "blocks of far view (LOD) beyond the render distance, 0..65536 (default 0: off)")

@@ -13,6 +13,29 @@ CLI::Option* add_culling_option(CLI::App& cmd, std::string& mode) {
       ->check(CLI::IsMember({"none", "frustum", "caves", "occlusion", "all"}));
 }
 
+void add_render_options(CLI::App& cmd, RenderFlags& flags) {
+  cmd.add_option("--render-path", flags.path,
+                 "mdi (one multi-draw-indirect per pass), per-chunk (one draw per mesh, GL 3.3) or raymarch (a compute pass "
+                 "marches a ray per pixel through the sections' cells and their quads; GL 4.3) (default mdi)")
+      ->check(CLI::IsMember({"mdi", "per-chunk", "raymarch"}));
+  cmd.add_option("--shadows", flags.shadows,
+                 "sun shadows: none, or traced (a sun ray per visible surface point through the cells: exact voxel shapes; "
+                 "mdi and raymarch paths) (default none)")
+      ->check(CLI::IsMember({"none", "traced"}));
+}
+
+render::RenderPath RenderFlags::render_path() const {
+  render::RenderPath p = render::RenderPath::kMultiDrawIndirect;
+  render::parse_render_path(path, p);
+  return p;
+}
+
+render::Shadows RenderFlags::shadow_mode() const {
+  render::Shadows s = render::Shadows::kNone;
+  render::parse_shadows(shadows, s);
+  return s;
+}
+
 nlohmann::json culling_json(std::string_view mode, const render::FrameStats& fs) {
   return {{"mode", mode},
           {"eye_near_opaque", fs.culling_eye_near_opaque},

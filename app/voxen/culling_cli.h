@@ -1,4 +1,5 @@
-// `--culling` for the commands that draw (shot, play, tour) and the culling figures of a frame in JSON.
+// `--culling`, `--render-path` and `--shadows` for the commands that draw (shot, play, tour) and the culling figures of
+// a frame in JSON.
 #pragma once
 
 #include <string>
@@ -13,6 +14,16 @@ namespace voxen::app {
 
 /// `--culling none|frustum|caves|occlusion|all` into `mode` (checked while parsing; render::CullMode).
 CLI::Option* add_culling_option(CLI::App& cmd, std::string& mode);
+
+/// `--render-path mdi|per-chunk|raymarch` and `--shadows none|traced` (render::RenderPath, render::Shadows), checked
+/// while parsing, so parse_render_path / parse_shadows of the values always succeed.
+struct RenderFlags {
+  std::string path = "mdi";
+  std::string shadows = "none";
+  render::RenderPath render_path() const;
+  render::Shadows shadow_mode() const;
+};
+void add_render_options(CLI::App& cmd, RenderFlags& flags);
 
 /// A frame's culling: {mode, eye_near_opaque, sections_loaded, sections_in_frustum, sections_hidden_by_caves,
 /// sections_hidden_by_occlusion, sections_drawn, lod_sections_hidden_by_occlusion, occluder_boxes, caves_ms,

@@ -85,6 +85,8 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
   g->m_baked = std::make_unique<mesh::BakedBlocks>(std::move(*baked));
   platform.make_current();
   render::RendererOptions ro;
+  ro.path = config.render_path;
+  ro.trace = config.shadows == render::Shadows::kTraced;
   auto renderer = render::Renderer::create(platform, registry, ro);
   if (!renderer) return Error{"renderer: " + renderer.error().to_string()};
   g->m_renderer = std::move(*renderer);
@@ -113,9 +115,9 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
       g->m_sim_saved_quiet = g->m_sim->quiet();
     }
   }
-  // The far view needs the multi-draw-indirect path (the per-chunk path draws no far pass).
+  // The far view needs the multi-draw-indirect or ray-march path (the per-chunk path draws no far pass).
   if (config.far.far_distance > render::render_radius_blocks(config.render_distance) &&
-      g->m_renderer->path() == render::RenderPath::kMultiDrawIndirect) {
+      g->m_renderer->path() != render::RenderPath::kPerChunk) {
     stream::FarConfig fc = config.far;
     fc.deterministic = sc.deterministic;
     // Real columns are kept at least as far as the streamer keeps columns loaded (the loaded ring and its margin).
@@ -525,6 +527,7 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
     // sections beyond that keep their order a few frames longer, nearest first.
     fp.sort_budget_quads = 32768;
     fp.culling.mode = m_config.culling;
+    fp.shadows = m_config.shadows;
     fp.culling.store = &m_streamer->visibility();
     fp.culling.pool = &m_pool;
     rep.render = m_renderer->render(fp);

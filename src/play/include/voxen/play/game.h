@@ -83,6 +83,8 @@ struct GameConfig {
   std::function<std::string()> status_source;  // when set, asked for the status line each time the HUD is drawn
                                                // (after the frame's edits): a live save indicator
   render::CullMode culling = render::CullMode::kAll;  // the culling stages (`--culling`; the picture is the same)
+  render::RenderPath render_path = render::RenderPath::kMultiDrawIndirect;  // `--render-path`
+  render::Shadows shadows = render::Shadows::kNone;                         // `--shadows`
   bool hud = true;                // draw the HUD
   bool overlay_wall_times = false;  // F3 shows wall-clock frame times (live play only; see the file comment)
   double tick_rate = sim::kDefaultTickRate;  // world simulation ticks a second (fluids, falling blocks, smoke;
