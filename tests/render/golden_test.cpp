@@ -86,6 +86,37 @@ TEST_P(Golden, RendersTwiceIdenticallyAndMatchesItsGolden) {
 INSTANTIATE_TEST_SUITE_P(Scenes, Golden, ::testing::ValuesIn(scenes()),
                          [](const ::testing::TestParamInfo<Scene>& p) { return p.param.name; });
 
+// The ray-march path (issue 21) draws each golden scene twice with identical bytes, and as the raster path's golden
+// by the look rule (<= 0.05% of the pixels off by more than 6/255, no blob over 32 px).
+class RayMarchGolden : public ::testing::TestWithParam<Scene> {};
+
+TEST_P(RayMarchGolden, RendersTwiceIdenticallyAndAsTheRasterGoldenByTheLookRule) {
+  const Scene& scene = GetParam();
+  std::vector<std::string> args = scene.args;
+  args.insert(args.end(), {"--render-path", "raymarch"});
+  const auto a = run_shot(args, "", true);
+  const auto b = run_shot(args, "", true);
+  ASSERT_EQ(a.run.exit_code, 0) << a.run.err;
+  ASSERT_EQ(b.run.exit_code, 0) << b.run.err;
+  EXPECT_EQ(a.json["render_path"], "raymarch");
+  EXPECT_EQ(file_bytes(a.path), file_bytes(b.path)) << scene.name << ": two ray-marched renders of one scene differ";
+  auto golden = render::load_png(kGoldenDir + scene.name + ".png");
+  ASSERT_TRUE(golden.ok()) << golden.error().message;
+  const render::DiffResult r = render::compare_images(a.image, *golden, render::DiffMode::kLook);
+  std::printf("%s: %llu pixels differ from the raster golden, %llu by more than 6/255, largest blob %llu\n",
+              scene.name.c_str(), static_cast<unsigned long long>(r.pixels_differing),
+              static_cast<unsigned long long>(r.pixels_failing), static_cast<unsigned long long>(r.largest_blob));
+  EXPECT_TRUE(r.pass) << scene.name << ": the ray march differs from the raster golden by more than the look rule; "
+                      << "picture: " << a.path;
+  if (r.pass) {
+    std::remove(a.path.c_str());
+    std::remove(b.path.c_str());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, RayMarchGolden, ::testing::ValuesIn(scenes()),
+                         [](const ::testing::TestParamInfo<Scene>& p) { return p.param.name; });
+
 TEST(GoldenFiles, EverySceneHasAGoldenARendererAndAChangelogEntry) {
   const auto all = scenes();
   ASSERT_GE(all.size(), 4u);

@@ -7,7 +7,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,7 +40,7 @@ struct Frame {
 };
 
 class RayMarch : public render_test::SharedGlTest<kDefaultGenerator> {
- protected:
+ public:
   void SetUp() override {
     SharedGlTest::SetUp();
     if (HasFatalFailure()) return;
@@ -58,6 +60,7 @@ class RayMarch : public render_test::SharedGlTest<kDefaultGenerator> {
     const Camera at = Camera::at({x, 64, z});
     ASSERT_TRUE(streamer->load_view(stream::columns_for_view(at, kRadius, false)).ok());
   }
+  int64_t surface(int64_t x, int64_t z) const { return s_shared->generator->surface_y(x, z); }
   static Camera camera(BlockPos eye, glm::dvec3 frac, double yaw, double pitch) {
     Camera c = Camera::at(eye, frac);
     c.yaw_deg = yaw;
@@ -65,6 +68,7 @@ class RayMarch : public render_test::SharedGlTest<kDefaultGenerator> {
     c.aspect = static_cast<double>(kWidth) / kHeight;
     return c;
   }
+  bool translucent = true;
   Frame draw(const Camera& cam, RenderPath path, Shadows shadows = Shadows::kNone, double time_of_day = 10.0, bool beam = true) {
     EXPECT_TRUE(renderer->set_path(path));
     FrameParams fp;
@@ -75,6 +79,7 @@ class RayMarch : public render_test::SharedGlTest<kDefaultGenerator> {
     fp.shadows = shadows;
     fp.beam = beam;
     fp.hit_ids = true;
+    fp.translucent = translucent;
     fp.step_stats = path == RenderPath::kRayMarch;
     Frame f;
     f.stats = renderer->render(fp);
@@ -116,34 +121,54 @@ Breakdown breakdown(const Frame& a, const Frame& b) {
   return out;
 }
 
-TEST_F(RayMarch, NamesTheRasterPathsCellAndFaceInNearlyEveryPixel) {
-  load_around(0, 0);
-  struct View {
-    int64_t x, z;
-    double yaw, pitch;
-  };
-  const View views[] = {{0, 0, 30.0, -45.0}, {8, -20, 200.0, -20.0}, {-30, 10, 100.0, -10.0}, {20, 20, 300.0, -60.0}};
+struct View {
+  int64_t x, z;
+  double yaw, pitch;
+  double y = -1;  // eye height; < 0: 3 above the ground
+};
+
+// Draws each view by both paths: the ray march names the raster id buffer's cell and face in >= 99.9% of the pixels
+// and the colours pass the look rule. Returns the ray march's frames.
+std::vector<Frame> expect_paths_agree(RayMarch& t, const std::vector<View>& views, bool beam = true) {
+  std::vector<Frame> out;
   for (const View& v : views) {
-    Camera c = camera({v.x, 0, v.z}, glm::dvec3(0.5, 0.62, 0.5), v.yaw, v.pitch);
-    c.block.y = s_shared->generator->surface_y(v.x, v.z) + 3;
-    const Frame raster = draw(c, RenderPath::kMultiDrawIndirect);
-    const Frame march = draw(c, RenderPath::kRayMarch);
-    ASSERT_EQ(raster.ids.size(), march.ids.size());
+    Camera c = RayMarch::camera({v.x, 0, v.z}, glm::dvec3(0.5, 0.62, 0.5), v.yaw, v.pitch);
+    c.block.y = v.y >= 0 ? static_cast<int64_t>(v.y) : t.surface(v.x, v.z) + 3;
+    const Frame raster = t.draw(c, RenderPath::kMultiDrawIndirect);
+    Frame march = t.draw(c, RenderPath::kRayMarch, Shadows::kNone, 10.0, beam);
+    EXPECT_EQ(raster.ids.size(), march.ids.size());
     size_t same = 0, surface = 0;
-    for (size_t i = 0; i < raster.ids.size(); ++i) {
-      if (raster.ids[i].face >= 0) ++surface;
-      if (raster.ids[i] == march.ids[i]) ++same;
+    for (size_t i = 0; i < raster.ids.size() && i < march.ids.size(); ++i) {
+      surface += raster.ids[i].face >= 0;
+      same += raster.ids[i] == march.ids[i];
     }
     const DiffResult d = compare_images(raster.image, march.image, DiffMode::kLook);
     const Breakdown b = breakdown(raster, march);
-    std::printf("view %lld,%lld: surface %zu, same id %zu of %zu, steps mean %.1f p99 %u; look failing %llu (same id %zu), blob %llu\n",
-                (long long)v.x, (long long)v.z, surface, same, raster.ids.size(), march.stats.steps_mean, march.stats.steps_p99,
-                (unsigned long long)d.pixels_failing, b.failing_same_id, (unsigned long long)d.largest_blob);
-    (void)save_png(raster.image, "/tmp/rm/t_raster_" + std::to_string(v.x) + ".png");
-    (void)save_png(march.image, "/tmp/rm/t_march_" + std::to_string(v.x) + ".png");
-    EXPECT_GT(surface, raster.ids.size() / 4);
+    std::printf("view %lld,%lld: %zu surface pixels, the same cell and face in %zu of %zu; steps mean %.1f p99 %u; "
+                "%llu pixels off by more than 6/255 (%zu on the same cell and face), largest blob %llu\n",
+                (long long)v.x, (long long)v.z, surface, same, raster.ids.size(), march.stats.steps_mean,
+                march.stats.steps_p99, (unsigned long long)d.pixels_failing, b.failing_same_id,
+                (unsigned long long)d.largest_blob);
+    EXPECT_GT(surface, raster.ids.size() / 4) << "the view shows too little terrain to check";
     EXPECT_GE(same * 1000, raster.ids.size() * 999);
+    // The look rule allows 0.05% of the pixels; these views (steep, close, minified textures) differ in up to 0.1%,
+    // every one an isolated pixel on the same cell and face: the rasteriser's texture coordinates come from vertices
+    // snapped to 1/256 pixel and its mip level from per-quad differences, the ray march's from the exact hit, so a
+    // sample near a texel's edge may take its neighbour. The golden scenes pass the look rule itself (RayMarchCli).
+    EXPECT_LE(d.pixels_failing * 1000, raster.ids.size()) << "more than 0.1% of the pixels differ";
+    EXPECT_LE(d.largest_blob, 2u) << "differences form a blob: a shape, not a sample";
+    out.push_back(std::move(march));
   }
+  return out;
+}
+
+TEST_F(RayMarch, NamesTheRasterPathsCellAndFaceInNearlyEveryPixel) {
+  load_around(0, 0);  // mountains: stone, snow, steep faces
+  expect_paths_agree(*this, {{0, 0, 30.0, -60.0}, {8, -20, 200.0, -20.0}, {-30, 10, 100.0, -10.0}, {20, 20, 300.0, -60.0}});
+  load_around(-700, -768);  // a meadow: grass and flowers (plants), trees (cutout leaves)
+  expect_paths_agree(*this, {{-700, -768, 80.0, -12.0}, {-690, -760, 200.0, -30.0}});
+  load_around(-1735, -1920);  // the coast: water (translucent), sand
+  expect_paths_agree(*this, {{-1735, -1920, 15.0, -14.0, 72}, {-1740, -1910, 250.0, -35.0, 70}});
 }
 
 // The CPU reference of the shadow pass: from each pixel's sun-ray origin (as the GPU used it, float, from the eye's
@@ -196,6 +221,90 @@ TEST_F(RayMarch, TracedShadowsMatchAPerCellDdaOnTheCpuPixelForPixel) {
     }
   }
   EXPECT_GT(total_shadowed, 1000u);  // the comparison saw shadows, not only sunlit ground
+}
+
+TEST_F(RayMarch, EditsRewriteOnlyTheirSectionsRecordsAndTheMarchShowsThem) {
+  load_around(-700, -768);
+  const View v{-700, -768, 80.0, -25.0};
+  const int64_t ground = surface(-700, -768);
+  // The records before: the edits below touch the cells of a few sections; every other record keeps its words.
+  std::map<SectionPos, std::vector<uint32_t>> before;
+  for (const ColumnPos& c : streamer->drawn_columns())
+    for (int s = 0; s < kSectionsPerColumn; ++s) {
+      const auto r = renderer->trace_record({c.x, s, c.z});
+      if (!r.empty()) before[{c.x, s, c.z}] = {r.begin(), r.end()};
+    }
+  ASSERT_GT(before.size(), 50u);
+  // A pit in front of the eye, a glass wall and a leaf block beside it, across a column border (x -705/-704).
+  std::vector<Edit> edits;
+  for (int64_t x = -708; x <= -700; ++x)
+    for (int64_t z = -772; z <= -770; ++z)
+      for (int64_t y = ground - 3; y <= ground + 3; ++y) {
+        Cell to = y <= ground ? Cell{} : (y == ground + 3 ? Cell{*s_shared->registry.find("oak_leaves"), 0} : Cell{});
+        if (z == -772 && y > ground) to = Cell{*s_shared->registry.find("glass"), 0};
+        if (auto e = world->make_edit({x, y, z}, to)) edits.push_back(*e);
+      }
+  const stream::EditReport rep = streamer->apply_edits(edits);
+  ASSERT_TRUE(rep.applied);
+  std::set<SectionPos> remeshed(rep.remeshed.begin(), rep.remeshed.end());
+  size_t changed = 0, kept = 0;
+  for (const auto& [sp, words] : before) {
+    const auto r = renderer->trace_record(sp);
+    const bool same = std::vector<uint32_t>(r.begin(), r.end()) == words;
+    if (!remeshed.count(sp)) {
+      EXPECT_TRUE(same) << "section " << sp.x << "," << sp.y << "," << sp.z << " was not remeshed but its record changed";
+      ++kept;
+    } else {
+      changed += !same;
+    }
+  }
+  std::printf("%zu sections remeshed, %zu records changed, %zu kept\n", remeshed.size(), changed, kept);
+  EXPECT_GT(changed, 0u);
+  // The march's picture of the edited world is the raster path's.
+  const std::vector<Frame> frames = expect_paths_agree(*this, {v, {-712, -768, 100.0, -20.0}});
+  // And it shows the edit: the pit's cells are seen where the raster path sees them (checked above), and some
+  // pixel sees a cell inside the pit (below the old ground).
+  size_t in_pit = 0;
+  for (const HitId& id : frames[0].ids) in_pit += id.face >= 0 && -768 + id.z >= -772 && -700 + id.x <= -700 &&
+                                                  id.y < 0 && id.y >= -8;
+  EXPECT_GT(in_pit, 0u);
+}
+
+TEST_F(RayMarch, FarFromTheOriginTheMarchStillNamesTheRasterCells) {
+  // Floating origin: 30,000,000 blocks out (float32 holds world positions there to 2 blocks), the eye's block is the
+  // origin of every float both paths use.
+  constexpr int64_t kFar = 30'000'000;
+  load_around(kFar + 5, kFar - 3);
+  // Deep ocean. With the water drawn, the two paths' colours differ by up to 8/255 in blue in small blobs (up to 27
+  // pixels) on the water over the floor at grazing angles, the same cell and face below: an open difference
+  // (docs/ARCHITECTURE.md, Ray marching); the cells seen are checked with the water, the colours without it.
+  translucent = false;
+  expect_paths_agree(*this, {{kFar + 5, kFar - 3, 40.0, -40.0}, {kFar - 10, kFar + 7, 220.0, -15.0}});
+  translucent = true;
+  for (const View& v : {View{kFar + 5, kFar - 3, 40.0, -40.0}, View{kFar - 10, kFar + 7, 220.0, -15.0}}) {
+    Camera c = camera({v.x, 0, v.z}, glm::dvec3(0.5, 0.62, 0.5), v.yaw, v.pitch);
+    c.block.y = surface(v.x, v.z) + 3;
+    const Frame raster = draw(c, RenderPath::kMultiDrawIndirect), march = draw(c, RenderPath::kRayMarch);
+    size_t same = 0;
+    for (size_t i = 0; i < raster.ids.size(); ++i) same += raster.ids[i] == march.ids[i];
+    EXPECT_GE(same * 1000, raster.ids.size() * 999);
+  }
+}
+
+TEST_F(RayMarch, TheBeamChangesWhereRaysStartNotWhatTheySee) {
+  load_around(0, 0);
+  Camera c = camera({0, 0, 0}, glm::dvec3(0.3, 0.4, 0.7), 30.0, -50.0);  // from the peak down to the slopes
+  c.block.y = surface(0, 0) + 6;
+  const Frame with = draw(c, RenderPath::kRayMarch, Shadows::kNone, 10.0, true);
+  const Frame without = draw(c, RenderPath::kRayMarch, Shadows::kNone, 10.0, false);
+  size_t same = 0;
+  for (size_t i = 0; i < with.ids.size(); ++i) same += with.ids[i] == without.ids[i];
+  std::printf("beam: %.1f steps a ray (p99 %u); without: %.1f (p99 %u); ids equal in %zu of %zu pixels\n",
+              with.stats.steps_mean, with.stats.steps_p99, without.stats.steps_mean, without.stats.steps_p99, same,
+              with.ids.size());
+  EXPECT_EQ(same, with.ids.size());
+  EXPECT_EQ(compare_images(with.image, without.image, DiffMode::kLook).pixels_failing, 0u);
+  EXPECT_LT(with.stats.steps_mean, without.stats.steps_mean);  // it skipped something
 }
 
 }  // namespace

@@ -82,6 +82,8 @@ TEST(Occupancy, EveryBitSaysWhatItsCellsBlockIs) {
   EXPECT_FALSE(table.shadows(block("water").id));
   EXPECT_FALSE(table.shadows(block("glass").id));
   EXPECT_TRUE(table.shadows(block("oak_leaves").id));
+  EXPECT_FALSE(table.shadows(block("poppy").id));  // a plant's two planes cast no cell-sized shadow
+  EXPECT_TRUE(table.hits(block("poppy").id));
   EXPECT_FALSE(table.fills(block("oak_leaves").id));
   EXPECT_TRUE(table.fills(block("stone").id));
   const auto col = scattered_column({3, -2}, 1, 0.2);
