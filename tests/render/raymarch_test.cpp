@@ -19,6 +19,7 @@
 #include "voxen/stream/view.h"
 #include "voxen/trace/dda.h"
 #include "voxen/trace/occupancy.h"
+#include "voxen/trace/section_record.h"
 #include "gl_suite.h"
 
 using namespace voxen;
@@ -221,6 +222,54 @@ TEST_F(RayMarch, TracedShadowsMatchAPerCellDdaOnTheCpuPixelForPixel) {
     }
   }
   EXPECT_GT(total_shadowed, 1000u);  // the comparison saw shadows, not only sunlit ground
+  // A lava cave 100 blocks under the ground at noon: every sun ray meets the rock above, most of it in sections
+  // wholly of rock (the record's shortcut: the ray stops where it enters one).
+  load_around(-138, -214);
+  trace::OccupancyMap cave_map(table);
+  for (const ColumnPos& c : streamer->drawn_columns()) cave_map.set_column(*world->find(c));
+  const Camera cave = camera({-138, -111, -214}, glm::dvec3(0.5), 100.0, -25.0);
+  for (const RenderPath path : {RenderPath::kMultiDrawIndirect, RenderPath::kRayMarch}) {
+    const Frame f = draw(cave, path, Shadows::kTraced, 12.0);
+    size_t mismatched = 0, shadowed = 0;
+    const size_t compared = compare_shadows(f.probes, cave_map, cave, 12.0, 256.0, mismatched, shadowed);
+    std::printf("lava cave %s: %zu sun rays, %zu in shadow, %zu differ from the CPU\n", std::string(to_string(path)).c_str(),
+                compared, shadowed, mismatched);
+    EXPECT_GT(compared, f.probes.size() / 10);
+    EXPECT_EQ(shadowed, compared);  // no sun reaches a cave
+    EXPECT_EQ(mismatched, 0u);
+  }
+}
+
+TEST_F(RayMarch, ASectionWhollyOfRockShadowsFromWhereARayEntersIt) {
+  // A 16^3 cube of stone placed on exactly one section (y 208..223: section 21) high over the meadow, the sun at
+  // noon: the ground under it is in its shadow, and the sun rays from there enter a section whose every cell casts a
+  // shadow (the record's shortcut), checked against the CPU's per-cell DDA.
+  load_around(-704, -800);
+  const Cell stone{*s_shared->registry.find("stone"), 0};
+  std::vector<Edit> edits;
+  for (int64_t y = 208; y < 224; ++y)
+    for (int64_t z = -768; z < -752; ++z)
+      for (int64_t x = -704; x < -688; ++x)
+        if (auto e = world->make_edit({x, y, z}, stone)) edits.push_back(*e);
+  ASSERT_TRUE(streamer->apply_edits(edits).applied);
+  const std::span<const uint32_t> record = renderer->trace_record({-44, 21, -48});
+  ASSERT_FALSE(record.empty());
+  EXPECT_TRUE(trace::SectionRecordView(record).shadow_full());
+  const trace::OccupancyTable table(s_shared->registry);
+  trace::OccupancyMap map(table);
+  for (const ColumnPos& c : streamer->drawn_columns()) map.set_column(*world->find(c));
+  // Its shadow falls 50 blocks north of it (the noon sun is 20 degrees south of overhead): looked at from the north.
+  Camera c = camera({-696, 0, -845}, glm::dvec3(0.5), 180.0, -30.0);
+  c.block.y = surface(-696, -845) + 25;
+  for (const RenderPath path : {RenderPath::kMultiDrawIndirect, RenderPath::kRayMarch}) {
+    const Frame f = draw(c, path, Shadows::kTraced, 12.0);
+    size_t mismatched = 0, shadowed = 0;
+    const size_t compared = compare_shadows(f.probes, map, c, 12.0, 256.0, mismatched, shadowed);
+    std::printf("under the cube %s: %zu sun rays, %zu in shadow, %zu differ from the CPU\n",
+                std::string(to_string(path)).c_str(), compared, shadowed, mismatched);
+    EXPECT_GT(shadowed, 500u);
+    EXPECT_EQ(mismatched, 0u);
+  }
 }
 
 TEST_F(RayMarch, EditsRewriteOnlyTheirSectionsRecordsAndTheMarchShowsThem) {
@@ -292,19 +341,28 @@ TEST_F(RayMarch, FarFromTheOriginTheMarchStillNamesTheRasterCells) {
 }
 
 TEST_F(RayMarch, TheBeamChangesWhereRaysStartNotWhatTheySee) {
+  // From the peak down to the slopes, and from 40 blocks over the meadow across to its trees (thin features far
+  // off: a tile's centre ray passes beside a trunk its corner pixels meet).
   load_around(0, 0);
-  Camera c = camera({0, 0, 0}, glm::dvec3(0.3, 0.4, 0.7), 30.0, -50.0);  // from the peak down to the slopes
-  c.block.y = surface(0, 0) + 6;
-  const Frame with = draw(c, RenderPath::kRayMarch, Shadows::kNone, 10.0, true);
-  const Frame without = draw(c, RenderPath::kRayMarch, Shadows::kNone, 10.0, false);
-  size_t same = 0;
-  for (size_t i = 0; i < with.ids.size(); ++i) same += with.ids[i] == without.ids[i];
-  std::printf("beam: %.1f steps a ray (p99 %u); without: %.1f (p99 %u); ids equal in %zu of %zu pixels\n",
-              with.stats.steps_mean, with.stats.steps_p99, without.stats.steps_mean, without.stats.steps_p99, same,
-              with.ids.size());
-  EXPECT_EQ(same, with.ids.size());
-  EXPECT_EQ(compare_images(with.image, without.image, DiffMode::kLook).pixels_failing, 0u);
-  EXPECT_LT(with.stats.steps_mean, without.stats.steps_mean);  // it skipped something
+  Camera peak = camera({0, 0, 0}, glm::dvec3(0.3, 0.4, 0.7), 30.0, -50.0);
+  peak.block.y = surface(0, 0) + 6;
+  auto compare = [&](const Camera& c) {
+    const Frame with = draw(c, RenderPath::kRayMarch, Shadows::kNone, 10.0, true);
+    const Frame without = draw(c, RenderPath::kRayMarch, Shadows::kNone, 10.0, false);
+    size_t same = 0;
+    for (size_t i = 0; i < with.ids.size(); ++i) same += with.ids[i] == without.ids[i];
+    std::printf("beam: %.1f steps a ray (p99 %u); without: %.1f (p99 %u); ids equal in %zu of %zu pixels\n",
+                with.stats.steps_mean, with.stats.steps_p99, without.stats.steps_mean, without.stats.steps_p99, same,
+                with.ids.size());
+    EXPECT_EQ(same, with.ids.size());
+    EXPECT_EQ(compare_images(with.image, without.image, DiffMode::kLook).pixels_failing, 0u);
+    EXPECT_LT(with.stats.steps_mean, without.stats.steps_mean);  // it skipped something
+  };
+  compare(peak);
+  load_around(-700, -768);
+  Camera meadow = camera({-700, 0, -768}, glm::dvec3(0.3, 0.4, 0.7), 80.0, -12.0);
+  meadow.block.y = surface(-700, -768) + 40;
+  compare(meadow);
 }
 
 }  // namespace
