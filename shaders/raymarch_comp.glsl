@@ -138,7 +138,9 @@ vec4 shade_hit(Hit h, bool probe) {
     if (p.w == 0.0) lit = 0.0;
     if (probe && (u_outputs & 1) != 0) imageStore(o_probe, g_px, p);
   }
-  return vec4(shade_terrain(h.tex.rgb, h.normal, h.light, h.ao, h.layer, h.rel, lit), h.tex.a);
+  // Clamped as the raster path's RGBA8 target clamps each fragment before blending it (a sunlit water texel's blue
+  // passes 1.0).
+  return clamp(vec4(shade_terrain(h.tex.rgb, h.normal, h.light, h.ao, h.layer, h.rel, lit), h.tex.a), 0.0, 1.0);
 }
 
 // Tests the quads listed in cell `l` of the section at record `base` (camera-relative offset `offset`) for hits with
