@@ -40,6 +40,7 @@
 #include "voxen/light/rules.h"
 #include "voxen/mesh/baked.h"
 #include "voxen/render/image.h"
+#include "voxen/render/imgdiff.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
 #include "voxen/stream/far_view.h"
@@ -82,7 +83,9 @@ struct ShotOptions {
   double far_pixels = 3.0;            // --far-pixels: the selection threshold (FarConfig::cell_pixels)
   std::string culling = "all";        // --culling: none, frustum, caves, all (ARCHITECTURE, "Visibility")
   bool no_beam = false;               // --no-beam: the ray march starts every ray at the eye
+  std::string compare_raster;         // --compare-raster: a PNG of where the ray march and the raster path disagree
 };
+
 
 // One coordinate: an integer or a decimal ("-12", "7.25"), split exactly into an int64 floor and a fraction in
 // [0, 1) so positions far out (2^40) keep their fractional part.
@@ -187,6 +190,45 @@ void write_png_durably(const std::string& path, const render::Image& img) {
     const Status s = render::save_png(img, temp);
     return s.ok() ? std::string() : s.error().to_string();
   });
+}
+
+// The ray march against the raster path on the same frame (--compare-raster): which pixels name the same cell and
+// face (Renderer::read_hit_ids of each) and the two pictures by the look rule.
+struct RasterComparison {
+  uint64_t pixels = 0, surface = 0, same = 0;
+  render::DiffResult look;
+};
+
+// Draws `fp` once more by the raster (multi-draw-indirect) path with ids, compares with the ray march's frame
+// (`march`, its ids `march_ids`) and writes `out`: the ray march's picture, greyed, with the pixels whose cell or
+// face differ in red.
+RasterComparison compare_with_raster(render::Renderer& renderer, render::FrameParams fp, const render::Image& march,
+                                     const std::vector<render::HitId>& march_ids, const std::string& out) {
+  RasterComparison c;
+  if (!renderer.set_path(render::RenderPath::kMultiDrawIndirect))
+    throw RunError("--compare-raster: this context cannot draw the raster path");
+  fp.hit_ids = true;
+  renderer.render(fp);
+  const render::Image raster = renderer.read_pixels();
+  const std::vector<render::HitId> ids = renderer.read_hit_ids();
+  renderer.set_path(render::RenderPath::kRayMarch);
+  render::Image pic = march;
+  for (int y = 0; y < pic.height; ++y)
+    for (int x = 0; x < pic.width; ++x) {
+      const size_t i = static_cast<size_t>(pic.height - 1 - y) * static_cast<size_t>(pic.width) + static_cast<size_t>(x);
+      uint8_t* p = pic.at(x, y);
+      const bool same = i < ids.size() && i < march_ids.size() && ids[i] == march_ids[i];
+      ++c.pixels;
+      c.surface += i < ids.size() && ids[i].face >= 0;
+      c.same += same;
+      const uint8_t grey = static_cast<uint8_t>((p[0] + p[1] + p[2]) / 6);
+      p[0] = same ? grey : 255;
+      p[1] = p[2] = same ? grey : 0;
+      p[3] = 255;
+    }
+  write_png_durably(out, pic);
+  c.look = render::compare_images(raster, march, render::DiffMode::kLook);
+  return c;
 }
 
 int run_shot(const ShotOptions& o) {
@@ -371,6 +413,8 @@ int run_shot(const ShotOptions& o) {
   fp.beam = !o.no_beam;
   const bool march = (*renderer)->path() == render::RenderPath::kRayMarch;
   fp.step_stats = march;
+  if (!o.compare_raster.empty() && !march) throw UsageError("--compare-raster", "needs --render-path raymarch");
+  fp.hit_ids = !o.compare_raster.empty();
   const render::FrameStats fs = (*renderer)->render(fp);
   Stopwatch finish;
   (*platform)->present();
@@ -412,6 +456,9 @@ int run_shot(const ShotOptions& o) {
     if (ob == nullptr) throw RunError("--occlusion-buffer: the frame ran no occlusion pass (--culling, or a cell near the eye blocks sight)");
     write_png_durably(o.occlusion_png, occlusion_picture(*ob));
   }
+  RasterComparison raster;
+  if (!o.compare_raster.empty())
+    raster = compare_with_raster(**renderer, fp, img, (*renderer)->read_hit_ids(), o.compare_raster);
   const double write_ms = write.ms();
   cw->close();  // with --world: every edit (also those outside the view) is committed before anything is printed
   const double total_ms = total.ms();
@@ -478,6 +525,10 @@ int run_shot(const ShotOptions& o) {
     j["render_path"] = std::string(render::to_string((*renderer)->path()));
     j["shadows"] = std::string(render::to_string(shadows));
     if (march) j["march"] = {{"beam", fp.beam}, {"rays", fs.rays}, {"steps_mean", fs.steps_mean}, {"steps_p99", fs.steps_p99}};
+    if (!o.compare_raster.empty())
+      j["compare_raster"] = {{"pixels", raster.pixels}, {"surface_pixels", raster.surface}, {"same_cell_and_face", raster.same},
+                             {"look_pass", raster.look.pass}, {"look_pixels_failing", raster.look.pixels_failing},
+                             {"look_largest_blob", raster.look.largest_blob}};
     j["platform"] = std::string((*platform)->name());
     j["gl_renderer"] = (*renderer)->gl_info().renderer;
     j["gl_version"] = gl_version;
@@ -498,6 +549,14 @@ int run_shot(const ShotOptions& o) {
     if (march)
       std::printf("ray march%s: %llu rays, %.1f steps a ray (p99 %u)\n", fp.beam ? " from the beam" : "",
                   static_cast<unsigned long long>(fs.rays), fs.steps_mean, fs.steps_p99);
+    if (!o.compare_raster.empty())
+      std::printf("raster path: the same cell and face in %llu of %llu pixels (%.3f%%; the others red in %s); colours %s "
+                  "the look rule (%llu pixels off by more than 6/255, largest blob %llu)\n",
+                  static_cast<unsigned long long>(raster.same), static_cast<unsigned long long>(raster.pixels),
+                  100.0 * static_cast<double>(raster.same) / static_cast<double>(std::max<uint64_t>(raster.pixels, 1)),
+                  o.compare_raster.c_str(), raster.look.pass ? "pass" : "fail",
+                  static_cast<unsigned long long>(raster.look.pixels_failing),
+                  static_cast<unsigned long long>(raster.look.largest_blob));
     std::printf("ms: generate %.1f  light %.1f  mesh %.1f  upload %.1f  cull %.2f  draw %.1f  (total %.0f)\n", ss.generate_ms,
                 ss.light_ms, ss.mesh_ms, ss.upload_ms, fs.cull_ms, fs.sort_ms + fs.build_ms + fs.submit_ms + finish_ms, total_ms);
   }
@@ -525,6 +584,10 @@ void add_shot_command(CLI::App& app, RunFn& run) {
       ->check(CLI::Range(1, 160));
   add_render_options(*cmd, o->render);
   cmd->add_flag("--no-beam", o->no_beam, "raymarch: start every ray at the eye instead of at its tile's beam distance");
+  cmd->add_option("--compare-raster", o->compare_raster,
+                  "raymarch: also draw the frame by the raster path and write this PNG: the picture greyed, red where the "
+                  "two name a different cell or face for the nearest opaque surface; prints the agreement and the look "
+                  "rule's verdict on the two pictures");
   cmd->add_option("--far-distance", o->far_distance,
                   "blocks of far view (LOD) beyond the render distance, 0..65536; 0 or at most the render distance: off "
                   "(default 4096)")

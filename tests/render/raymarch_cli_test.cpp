@@ -1,0 +1,67 @@
+// `voxen shot --render-path raymarch` through the real binary: --compare-raster reports how many pixels name the raster
+// path's cell and face and writes where they do not; the flags refuse what they cannot do with a clear message;
+// --json carries the march's steps per ray and the beam.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "shot_support.h"
+#include "voxen/render/image.h"
+
+namespace {
+
+using voxen::testing::run_shot;
+using voxen::testing::temp_path;
+
+const std::vector<std::string> kMeadow = {"--seed", "1", "--pos", "-700,surface,-768", "--look", "80,-12", "--size", "320x180",
+                                          "--render-distance", "3"};
+
+TEST(RayMarchCli, ComparesWithTheRasterPathAndShowsWhereTheyDiffer) {
+  const std::string where = temp_path("compare");
+  std::vector<std::string> args = kMeadow;
+  args.insert(args.end(), {"--render-path", "raymarch", "--compare-raster", where, "--shadows", "traced"});
+  const auto r = run_shot(args);
+  ASSERT_EQ(r.run.exit_code, 0) << r.run.err;
+  const auto& c = r.json["compare_raster"];
+  const uint64_t pixels = c["pixels"], same = c["same_cell_and_face"], surface = c["surface_pixels"];
+  EXPECT_EQ(pixels, 320u * 180u);
+  EXPECT_GT(surface, pixels / 2);
+  EXPECT_GE(same * 1000, pixels * 999);
+  EXPECT_TRUE(c["look_pass"].get<bool>());
+  EXPECT_EQ(r.json["shadows"], "traced");
+  EXPECT_GT(r.json["march"]["steps_mean"].get<double>(), 1.0);
+  EXPECT_EQ(r.json["march"]["rays"], pixels);
+  // The picture: red exactly where the two differ.
+  auto pic = voxen::render::load_png(where);
+  ASSERT_TRUE(pic.ok()) << pic.error().message;
+  uint64_t red = 0;
+  for (int y = 0; y < pic->height; ++y)
+    for (int x = 0; x < pic->width; ++x) {
+      const uint8_t* p = pic->at(x, y);
+      red += p[0] == 255 && p[1] == 0 && p[2] == 0;
+    }
+  EXPECT_EQ(red, pixels - same);
+  std::remove(where.c_str());
+}
+
+TEST(RayMarchCli, RefusesWhatItCannotDo) {
+  std::vector<std::string> a = kMeadow;
+  a.insert(a.end(), {"--compare-raster", temp_path("x")});
+  auto r = run_shot(a);
+  EXPECT_EQ(r.run.exit_code, 2);
+  EXPECT_NE(r.run.err.find("--compare-raster"), std::string::npos) << r.run.err;
+  EXPECT_NE(r.run.err.find("raymarch"), std::string::npos) << r.run.err;
+  std::vector<std::string> b = kMeadow;
+  b.insert(b.end(), {"--render-path", "raytrace"});
+  r = run_shot(b);
+  EXPECT_EQ(r.run.exit_code, 2);
+  EXPECT_NE(r.run.err.find("--render-path"), std::string::npos) << r.run.err;
+  std::vector<std::string> c = kMeadow;
+  c.insert(c.end(), {"--shadows", "soft"});
+  r = run_shot(c);
+  EXPECT_EQ(r.run.exit_code, 2);
+  EXPECT_NE(r.run.err.find("--shadows"), std::string::npos) << r.run.err;
+}
+
+}  // namespace
