@@ -125,6 +125,23 @@ vec2 plane_uv(vec3 d, QuadVertex a, QuadVertex b, QuadVertex c) {
   return a.uv * (1.0 - h.y - h.z) + b.uv * h.y + c.uv * h.z;
 }
 
+// A quick rejection of an axis quad (kind 0, no fluid heights: a rectangle on its plane) before its triangles are
+// built: true when the ray meets the plane outside the cell's t window or outside the rectangle grown by a margin
+// (wider than the triangle test's tolerance, so no hit the full test would take is refused).
+bool axis_quad_missed(uint w0, uint w1, uint w4, vec3 offset, vec3 d, float t0, float t1, float eps) {
+  if (((w1 >> 10) & 7u) != 0u || w4 != 0u) return false;
+  int axis = int((w0 >> 28) & 7u) % 6 >> 1;
+  if (d[axis] == 0.0) return true;
+  vec3 origin = vec3(float(w0 & 63u), float((w0 >> 6) & 63u), float((w0 >> 12) & 63u)) * 0.5 + offset;  // blocks
+  float t = origin[axis] / d[axis];
+  if (t < t0 - eps || t > t1 + eps) return true;
+  int ua = axis == 0 ? 2 : 0, va = axis == 1 ? 2 : 1;  // quad.h: U, V of the face's axis
+  float pu = d[ua] * t - origin[ua], pv = d[va] * t - origin[va];
+  float w = float(((w0 >> 18) & 31u) + 1u) * 0.5, h = float(((w0 >> 23) & 31u) + 1u) * 0.5;
+  float m = 1e-3 + 1e-4 * t;
+  return pu < -m || pu > w + m || pv < -m || pv > h + m;
+}
+
 uint g_steps = 0u;
 ivec2 g_px;
 
@@ -169,6 +186,7 @@ bool cell_hits(int base, ivec3 l, vec3 offset, vec3 d, float t0, float t1, inout
     if (translucent && u_translucent == 0) continue;
     w1 &= ~(1u << 25);
     uint w0 = rec[q], w2 = rec[q + 2], w3 = rec[q + 3], w4 = rec[q + 4];
+    if (axis_quad_missed(w0, w1, w4, offset, d, t0, t1, eps)) continue;
     for (int tri = 0; tri < 2; ++tri) {
       QuadVertex a = quad_vertex(w0, w1, w2, w3, w4, translucent, 3 * tri, offset, 0.0, u_time);
       QuadVertex bq = quad_vertex(w0, w1, w2, w3, w4, translucent, 3 * tri + 1, offset, 0.0, u_time);

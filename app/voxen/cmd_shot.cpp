@@ -82,7 +82,6 @@ struct ShotOptions {
   double far_distance = 4096;         // --far-distance: blocks; at or inside the render distance: off
   double far_pixels = 3.0;            // --far-pixels: the selection threshold (FarConfig::cell_pixels)
   std::string culling = "all";        // --culling: none, frustum, caves, all (ARCHITECTURE, "Visibility")
-  bool no_beam = false;               // --no-beam: the ray march starts every ray at the eye
   std::string compare_raster;         // --compare-raster: a PNG of where the ray march and the raster path disagree
 };
 
@@ -410,7 +409,7 @@ int run_shot(const ShotOptions& o) {
   fp.anim_seconds = o.anim_time;
   fp.eye_sky_light = light_sky(world.light(eye.block));
   fp.shadows = shadows;
-  fp.beam = !o.no_beam;
+  fp.beam = !o.render.no_beam;
   const bool march = (*renderer)->path() == render::RenderPath::kRayMarch;
   fp.step_stats = march;
   if (!o.compare_raster.empty() && !march) throw UsageError("--compare-raster", "needs --render-path raymarch");
@@ -583,7 +582,6 @@ void add_shot_command(CLI::App& app, RunFn& run) {
                   "which is off past 128)")
       ->check(CLI::Range(1, 160));
   add_render_options(*cmd, o->render);
-  cmd->add_flag("--no-beam", o->no_beam, "raymarch: start every ray at the eye instead of at its tile's beam distance");
   cmd->add_option("--compare-raster", o->compare_raster,
                   "raymarch: also draw the frame by the raster path and write this PNG: the picture greyed, red where the "
                   "two name a different cell or face for the nearest opaque surface; prints the agreement and the look "

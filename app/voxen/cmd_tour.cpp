@@ -99,6 +99,7 @@ int run_tour_cmd(const TourCliOptions& o) {
   so.game.culling = *render::parse_cull_mode(o.culling);
   so.game.render_path = o.render.render_path();
   so.game.shadows = o.render.shadow_mode();
+  so.game.beam = !o.render.no_beam;
   so.game.far.throttle = o.far_throttle == "on";
   so.deterministic = o.stream == "deterministic";
   to.paced = !so.deterministic;  // live streaming runs in real time, as in play

@@ -22,6 +22,7 @@ void add_render_options(CLI::App& cmd, RenderFlags& flags) {
                  "sun shadows: none, or traced (a sun ray per visible surface point through the cells: exact voxel shapes; "
                  "mdi and raymarch paths) (default none)")
       ->check(CLI::IsMember({"none", "traced"}));
+  cmd.add_flag("--no-beam", flags.no_beam, "raymarch: start every ray at the eye instead of at its tile's beam distance");
 }
 
 render::RenderPath RenderFlags::render_path() const {

@@ -15,11 +15,12 @@ namespace voxen::app {
 /// `--culling none|frustum|caves|occlusion|all` into `mode` (checked while parsing; render::CullMode).
 CLI::Option* add_culling_option(CLI::App& cmd, std::string& mode);
 
-/// `--render-path mdi|per-chunk|raymarch` and `--shadows none|traced` (render::RenderPath, render::Shadows), checked
+/// `--render-path mdi|per-chunk|raymarch`, `--shadows none|traced` and `--no-beam` (render::RenderPath, render::Shadows), checked
 /// while parsing, so parse_render_path / parse_shadows of the values always succeed.
 struct RenderFlags {
   std::string path = "mdi";
   std::string shadows = "none";
+  bool no_beam = false;  // --no-beam: the ray march starts every ray at the eye
   render::RenderPath render_path() const;
   render::Shadows shadow_mode() const;
 };

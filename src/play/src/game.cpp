@@ -528,6 +528,7 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
     fp.sort_budget_quads = 32768;
     fp.culling.mode = m_config.culling;
     fp.shadows = m_config.shadows;
+    fp.beam = m_config.beam;
     fp.culling.store = &m_streamer->visibility();
     fp.culling.pool = &m_pool;
     rep.render = m_renderer->render(fp);

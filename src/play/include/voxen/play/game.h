@@ -85,6 +85,7 @@ struct GameConfig {
   render::CullMode culling = render::CullMode::kAll;  // the culling stages (`--culling`; the picture is the same)
   render::RenderPath render_path = render::RenderPath::kMultiDrawIndirect;  // `--render-path`
   render::Shadows shadows = render::Shadows::kNone;                         // `--shadows`
+  bool beam = true;  // the ray march starts rays at the beam pre-pass's distance (`--no-beam`: at the eye)
   bool hud = true;                // draw the HUD
   bool overlay_wall_times = false;  // F3 shows wall-clock frame times (live play only; see the file comment)
   double tick_rate = sim::kDefaultTickRate;  // world simulation ticks a second (fluids, falling blocks, smoke;
