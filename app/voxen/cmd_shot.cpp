@@ -524,6 +524,10 @@ int run_shot(const ShotOptions& o) {
     j["render_path"] = std::string(render::to_string((*renderer)->path()));
     j["shadows"] = std::string(render::to_string(shadows));
     if (march) j["march"] = {{"beam", fp.beam}, {"rays", fs.rays}, {"steps_mean", fs.steps_mean}, {"steps_p99", fs.steps_p99}};
+    if ((*renderer)->traces()) {
+      const render::Renderer::TraceBytes tb = (*renderer)->trace_bytes();
+      j["trace_store"] = {{"sections", tb.sections}, {"record_bytes", tb.record_bytes}, {"gpu_bytes", tb.gpu_bytes}};
+    }
     if (!o.compare_raster.empty())
       j["compare_raster"] = {{"pixels", raster.pixels}, {"surface_pixels", raster.surface}, {"same_cell_and_face", raster.same},
                              {"look_pass", raster.look.pass}, {"look_pixels_failing", raster.look.pixels_failing},

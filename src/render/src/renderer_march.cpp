@@ -42,6 +42,11 @@ std::span<const uint32_t> Renderer::trace_record(const SectionPos& pos) const {
   return m_trace ? m_trace->record(pos) : std::span<const uint32_t>{};
 }
 
+Renderer::TraceBytes Renderer::trace_bytes() const {
+  if (!m_trace) return {};
+  return {m_trace->sections(), m_trace->record_bytes(), m_trace->gpu_bytes()};
+}
+
 void Renderer::set_trace_uniforms(uint32_t program, const Camera& cam, const FrameParams& params) {
   // The eye's block in section terms (sections are 16 high from y = -128; x, z floor-divided).
   const int64_t ys = cam.block.y - kMinY;

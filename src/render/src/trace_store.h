@@ -49,6 +49,7 @@ class TraceStore {
   std::span<const uint32_t> record(const SectionPos& pos) const;
   size_t sections() const { return m_sections.size(); }
   uint64_t record_bytes() const { return m_arena->used_bytes().value; }
+  uint64_t gpu_bytes() const { return m_arena->capacity_bytes().value + kTableWords * 4; }
   uint64_t bytes_uploaded() const { return m_arena->bytes_uploaded() + m_table_bytes_uploaded; }
 
  private:

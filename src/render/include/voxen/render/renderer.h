@@ -282,6 +282,12 @@ class Renderer {
   bool traces() const;
   /// A section's ray-march record as the GPU holds it (voxen/trace/section_record.h); empty when none.
   std::span<const uint32_t> trace_record(const SectionPos& pos) const;
+  /// The ray-march store: sections with a record, bytes their records hold, and the GL buffers' bytes (records'
+  /// buffer capacity plus the 3 MiB table); all 0 when the renderer does not trace.
+  struct TraceBytes {
+    uint64_t sections = 0, record_bytes = 0, gpu_bytes = 0;
+  };
+  TraceBytes trace_bytes() const;
 
   /// Sets (or replaces) a LOD section's quads (mesh::LodQuad, LOD-section-local cells of level pos.level; layout in
   /// lod_mesher.h): writes only its own span of the LOD arena, the quads grouped by face direction (0..5, each
