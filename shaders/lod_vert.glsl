@@ -29,17 +29,7 @@ out vec4 v_light;          // sky, red, green, blue light, 0..1
 out float v_ao;            // ambient occlusion level 0..3 (always 3: open)
 out vec3 v_inward;         // v_rel moved half a cell inward (against the normal): inside the face's own cell
 
-const vec3 kNormals[6] = vec3[6](vec3(1, 0, 0), vec3(-1, 0, 0), vec3(0, 1, 0), vec3(0, -1, 0), vec3(0, 0, 1), vec3(0, 0, -1));
-
-// Texture coordinates (blocks) of a point on an axis face: as terrain_vert's axis_uv.
-vec2 axis_uv(int face, vec3 p) {
-  if (face == 0) return vec2(-p.z, -p.y);
-  if (face == 1) return vec2(p.z, -p.y);
-  if (face == 2) return vec2(p.x, p.z);
-  if (face == 3) return vec2(p.x, -p.z);
-  if (face == 4) return vec2(p.x, -p.y);
-  return vec2(-p.x, -p.y);
-}
+// kNormals and axis_uv come from quad_common.glsl (prepended), as for the near quads.
 
 void main() {
   int quad = gl_VertexID >> 2;

@@ -280,7 +280,7 @@ Status Renderer::init(const BlockRegistry& registry) {
   if (m_mdi_supported) {
     // The far pass: LOD quads through lod_vert, shaded by terrain_frag (opaque) with the hand-over discard.
     const std::string header = "#version 430 core\n#define VOXEN_MDI 1\n#define VOXEN_FLUID 0\n#define VOXEN_PEEL 0\n#define VOXEN_LOD 1\n";
-    auto p = gl::build_program("terrain lod", {header, std::string(shaders::kLodVert)},
+    auto p = gl::build_program("terrain lod", {header, std::string(shaders::kQuadCommon), std::string(shaders::kLodVert)},
                                {header, std::string(shaders::kSkyCommon), std::string(shaders::kShadeCommon),
                                 std::string(shaders::kTerrainFrag)});
     if (!p) return p.error();

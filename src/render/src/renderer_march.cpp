@@ -272,28 +272,32 @@ void Renderer::draw_ids(const FrameParams& params, const std::function<void()>& 
   glBindFramebuffer(GL_FRAMEBUFFER, m_platform.framebuffer());
 }
 
-std::vector<HitId> Renderer::read_hit_ids() const {
-  if (!m_ids_written) return {};
-  const int width = m_platform.width(), height = m_platform.height();
-  std::vector<HitId> out(static_cast<size_t>(width) * static_cast<size_t>(height));
-  m_platform.make_current();
-  const GLuint tex = m_path == RenderPath::kRayMarch ? m_march->id.get() : m_march->id_ids.get();
+namespace {
+
+// The pixels of a width x height texture of T (4 channels of `type`), row 0 at the bottom.
+template <typename T>
+std::vector<T> read_texture(GLuint tex, int width, int height, GLenum format, GLenum type) {
+  std::vector<T> out(static_cast<size_t>(width) * static_cast<size_t>(height));
   glBindTexture(GL_TEXTURE_2D, tex);
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
-  glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA_INTEGER, GL_INT, out.data());
+  glGetTexImage(GL_TEXTURE_2D, 0, format, type, out.data());
   return out;
+}
+
+}  // namespace
+
+std::vector<HitId> Renderer::read_hit_ids() const {
+  if (!m_ids_written) return {};
+  m_platform.make_current();
+  const GLuint tex = m_path == RenderPath::kRayMarch ? m_march->id.get() : m_march->id_ids.get();
+  return read_texture<HitId>(tex, m_platform.width(), m_platform.height(), GL_RGBA_INTEGER, GL_INT);
 }
 
 std::vector<ShadowProbe> Renderer::read_shadow_probes() const {
   if (!m_ids_written) return {};
-  const int width = m_platform.width(), height = m_platform.height();
-  std::vector<ShadowProbe> out(static_cast<size_t>(width) * static_cast<size_t>(height));
   m_platform.make_current();
   const GLuint tex = m_path == RenderPath::kRayMarch ? m_march->probe.get() : m_march->id_probes.get();
-  glBindTexture(GL_TEXTURE_2D, tex);
-  glPixelStorei(GL_PACK_ALIGNMENT, 4);
-  glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_FLOAT, out.data());
-  return out;
+  return read_texture<ShadowProbe>(tex, m_platform.width(), m_platform.height(), GL_RGBA, GL_FLOAT);
 }
 
 }  // namespace voxen::render
