@@ -7,6 +7,8 @@
 // block recoloured apart, a colour merging two blocks, an _emit colour whose light would change.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -34,7 +36,10 @@ using voxen::testing::run_voxen;
 const std::string kGlEnv = "ASAN_OPTIONS=detect_leaks=0";
 const std::string kSize = "160x120";
 
-std::string temp_path(const std::string& name) { return ::testing::TempDir() + "/voxen_recolour_" + name; }
+// Per process: ctest runs this executable's tests in parallel processes, each with its own files.
+std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "/voxen_recolour_" + std::to_string(getpid()) + "_" + name;
+}
 
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::ofstream f(path, std::ios::binary);
