@@ -407,9 +407,10 @@ int run_view(const ViewOptions& o) {
     std::printf("ms: import %.1f  light %.1f  mesh %.1f  draw %.1f  (total %.0f)\n", import_ms, light_ms, mesh_ms,
                 render_ms, total.ms());
     if (!recolours.empty())
-      std::printf("recolour           %zu palette entries as %zu layer tints in %.3f ms (the writes and a glFinish); "
+      std::printf("recolour           %zu palette entr%s as %zu layer tint%s in %.3f ms (the writes and a glFinish); "
                   "%llu sections remeshed\n",
-                  recolours.size(), tints.size(), recolour_ms, static_cast<unsigned long long>(sections_remeshed));
+                  recolours.size(), recolours.size() == 1 ? "y" : "ies", tints.size(), tints.size() == 1 ? "" : "s",
+                  recolour_ms, static_cast<unsigned long long>(sections_remeshed));
   }
   return 0;
 }
