@@ -4,9 +4,16 @@
 // toward the sky colour behind the point (sky_common.glsl, prepended).
 uniform vec2 u_fog;  // horizontal distance (blocks) where fog starts and where it is complete
 uniform uvec4 u_emissive[8];  // bit per texture layer (layer / 32 -> word, layer % 32 -> bit): the layer glows
+// The layer tints (Renderer::set_layer_tint): 1024 x 1 RGBA8, texel `layer` multiplies that texture layer's rgb.
+// White (1.0 exactly) where a layer is not tinted, so its texels are unchanged to the bit; a tinted layer's texture
+// is plain white (BlockDef::tinted), so its texel is the tint: a .vox palette colour, recoloured by one texel write.
+uniform sampler2D u_layer_tint;
 
 // Light level (0..1) to brightness: a convex curve like Minecraft's, so torchlight falls off over ~14 blocks.
 float brightness(float l) { return l / (4.0 - 3.0 * l); }
+
+// The tint of texture layer `layer` (rgb, 0..1).
+vec3 layer_tint(float layer) { return texelFetch(u_layer_tint, ivec2(int(layer + 0.5), 0), 0).rgb; }
 
 bool emissive(int layer) {
   uvec4 words = u_emissive[layer >> 7];
@@ -15,10 +22,13 @@ bool emissive(int layer) {
   return ((bits >> uint(layer & 31)) & 1u) != 0u;
 }
 
-// The colour of a surface point: `texel` (rgb), shading normal `n` (world, unit), `light4` (sky, red, green, blue,
-// 0..1), `ao_level` (0..3, 3 = open), texture `layer`, `rel` (camera-relative position, blocks) and `sun_lit` (1
-// where the sun reaches the point; 0 in a traced shadow: the sun's diffuse term goes).
+// The colour of a surface point: `texel` (rgb as fetched from texture `layer`, untinted), shading normal `n` (world,
+// unit), `light4` (sky, red, green, blue, 0..1), `ao_level` (0..3, 3 = open), texture `layer`, `rel`
+// (camera-relative position, blocks) and `sun_lit` (1 where the sun reaches the point; 0 in a traced shadow: the
+// sun's diffuse term goes). The layer's tint is multiplied in first, here, so every caller (the raster passes, their
+// far and peel variants, the ray march) applies it to whatever texel it shades, the far pass's cutout fill included.
 vec3 shade_terrain(vec3 texel, vec3 n, vec4 light4, float ao_level, float layer, vec3 rel, float sun_lit) {
+  texel *= layer_tint(layer);
   // Directional face shading (top 1.0, north/south 0.8, east/west 0.6, bottom 0.5), weighted for slopes.
   float shade = n.x * n.x * 0.6 + n.z * n.z * 0.8 + n.y * n.y * (n.y > 0.0 ? 1.0 : 0.5);
   float sun = max(dot(n, u_sun_dir), 0.0) * smoothstep(-0.05, 0.1, u_sun_dir.y);

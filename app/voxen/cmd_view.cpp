@@ -19,6 +19,10 @@
 // Camera: looks from the south-east and above (yaw -45, pitch -30 degrees, vertical field of view 50) at the
 // centre of the bounds, far enough that the bounds' enclosing sphere fits the narrower field of view (a scene
 // thousands of blocks wide is framed whole, its instances small).
+// Recolour (--recolour INDEX=RRGGBB, repeatable): palette entries get new colours after the first frame, as the
+// editor loop would: import::plan_vox_recolour (checked right after the import, so a refusal costs no light or
+// mesh) gives the layer tints, Renderer::set_layer_tint writes them, a glFinish ends the timing, and the frame drawn
+// again is the picture written. No section is remeshed (the renderer's mesh uploads are counted across it).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -54,7 +58,30 @@ struct ViewOptions {
   bool json = false;
   bool without_scene = false;
   bool out_given = false;  // --out was on the command line (even as "")
+  std::vector<std::string> recolour;  // "INDEX=RRGGBB", in the order given
 };
+
+/// Parses "INDEX=RRGGBB": a palette index 1..255 (decimal) and a colour of six hex digits; or an Error naming the
+/// part that is wrong.
+Result<import::VoxRecolour> parse_recolour(std::string_view text) {
+  const std::string quoted = "'" + std::string(text) + "'";
+  const size_t eq = text.find('=');
+  if (eq == std::string_view::npos)
+    return Error{"malformed recolour " + quoted + " (expected INDEX=RRGGBB: a palette index 1..255 and six hex digits)"};
+  const std::string_view index = text.substr(0, eq), hex = text.substr(eq + 1);
+  const bool digits = !index.empty() && index.size() <= 3 &&
+                      std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const int64_t i = digits ? *parse_int64(index) : 0;
+  if (i < 1 || i > 255)
+    return Error{"palette index '" + std::string(index) + "' in " + quoted + " is not 1..255"};
+  const auto nibble = [](char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+  };
+  if (hex.size() != 6 || !std::all_of(hex.begin(), hex.end(), [&](char c) { return nibble(c) >= 0; }))
+    return Error{"colour '" + std::string(hex) + "' in " + quoted + " is not six hex digits RRGGBB"};
+  const auto byte = [&](size_t at) { return static_cast<uint8_t>(nibble(hex[at]) * 16 + nibble(hex[at + 1])); };
+  return import::VoxRecolour{static_cast<uint8_t>(i), byte(0), byte(2), byte(4)};
+}
 
 struct MeshCounts {
   uint64_t culled_faces = 0, greedy_quads = 0, greedy_quads_no_ao = 0;
@@ -120,6 +147,14 @@ int run_view(const ViewOptions& o) {
   if (o.out_given && o.out.empty()) throw UsageError("--out", "must name a PNG file (got an empty path)");
   const std::string out_path =
       o.out.empty() ? std::filesystem::path(o.file).stem().string() + ".png" : o.out;
+  std::vector<import::VoxRecolour> recolours;
+  std::string recolour_text;  // the values as given, for messages
+  for (const std::string& v : o.recolour) {
+    recolours.push_back(*parse_recolour(v));  // checked by the option already
+    recolour_text += (recolour_text.empty() ? "" : " ") + v;
+  }
+  if (!recolours.empty() && o.without_scene)
+    throw UsageError("--recolour", "recolours the scene's palette: not with --without-scene");
 
   BlockRegistry reg = load_registry();
 
@@ -166,6 +201,13 @@ int run_view(const ViewOptions& o) {
   }
   const double import_ms = import_sw.ms();
   for (const Error& w : file->warnings) std::fprintf(stderr, "voxen view: warning: %s\n", w.to_string().c_str());
+  // The recolour's tints, planned now: a refusal comes before any light or mesh work.
+  std::vector<import::VoxLayerTint> tints;
+  if (!recolours.empty()) {
+    auto planned = import::plan_vox_recolour(reg, *file, *stats, recolours);
+    if (!planned) throw UsageError("--recolour", "'" + recolour_text + "': " + planned.error().message);
+    tints = std::move(planned).value();
+  }
 
   // The ground block and the baked tables (after every block is registered).
   BlockDef ground_def;
@@ -285,6 +327,22 @@ int run_view(const ViewOptions& o) {
   fp.fog_start = distance + radius + 16.0;
   fp.fog_end = fp.fog_start * 1.5 + 64.0;
   fp.eye_sky_light = 15;
+  // With --recolour: the frame as imported, then the tints written (timed up to a glFinish, the first frame's work
+  // finished before), and the picture is the frame drawn again.
+  double recolour_ms = 0.0;
+  uint64_t sections_remeshed = 0;
+  if (!recolours.empty()) {
+    (*renderer)->render(fp);
+    (*platform)->present();
+    (*renderer)->finish();
+    const uint64_t uploads = (*renderer)->mesh_uploads();
+    Stopwatch recolour_sw;
+    for (const import::VoxLayerTint& t : tints)
+      if (auto s = (*renderer)->set_layer_tint(t.layer, t.argb); !s.ok()) throw RunError("recolour: " + s.error().message);
+    (*renderer)->finish();
+    recolour_ms = recolour_sw.ms();
+    sections_remeshed = (*renderer)->mesh_uploads() - uploads;
+  }
   Stopwatch render_sw;
   const render::FrameStats fs = (*renderer)->render(fp);
   (*platform)->present();
@@ -323,6 +381,12 @@ int run_view(const ViewOptions& o) {
     j["bounds_px"] = bounds_px;
     j["warnings"] = file->warnings.size();
     j["gl_renderer"] = (*renderer)->gl_info().renderer;
+    if (!recolours.empty()) {
+      j["recolour"] = o.recolour;
+      j["recolour_ms"] = recolour_ms;
+      j["recolour_layers"] = tints.size();
+      j["sections_remeshed"] = sections_remeshed;
+    }
     std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("wrote %s (%dx%d) from %s\n", out_path.c_str(), width, height, o.file.c_str());
@@ -342,6 +406,11 @@ int run_view(const ViewOptions& o) {
                 static_cast<long long>(bmax.y), static_cast<long long>(bmax.z));
     std::printf("ms: import %.1f  light %.1f  mesh %.1f  draw %.1f  (total %.0f)\n", import_ms, light_ms, mesh_ms,
                 render_ms, total.ms());
+    if (!recolours.empty())
+      std::printf("recolour           %zu palette entr%s as %zu layer tint%s in %.3f ms (the writes and a glFinish); "
+                  "%llu sections remeshed\n",
+                  recolours.size(), recolours.size() == 1 ? "y" : "ies", tints.size(), tints.size() == 1 ? "" : "s",
+                  recolour_ms, static_cast<unsigned long long>(sections_remeshed));
   }
   return 0;
 }
@@ -360,6 +429,11 @@ void add_view_command(CLI::App& app, RunFn& run) {
   add_threads_option(*cmd, o->threads, "worker threads for light and meshing (default: all cores)");
   cmd->add_flag("--without-scene", o->without_scene,
                 "draw the ground alone with the same camera (the empty scene, for comparing pictures)");
+  cmd->add_option("--recolour", o->recolour,
+                  "INDEX=RRGGBB: after the first frame, give palette index INDEX (1..255) the colour RRGGBB as a GPU "
+                  "tint write, no remesh, and write the frame drawn again (repeatable); prints the milliseconds")
+      ->allow_extra_args(false)  // one value per --recolour: a file name after it stays the positional argument
+      ->check(parse_check(&parse_recolour, "INDEX=RRGGBB"));
   cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->callback([o, out_opt, &run] {
     o->out_given = out_opt->count() > 0;

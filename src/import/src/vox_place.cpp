@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace voxen::import {
 namespace {
@@ -21,6 +23,61 @@ bool is_translucent(const VoxMaterial& m) {
 }
 
 bool is_media(const VoxMaterial& m) { return m.present && m.type == VoxMaterialType::kMedia; }
+
+// What each used colour index (cell_counts > 0) becomes with palette `palette`: a registry cell (a _voxen_block
+// material naming one) in cells[i], else the colour block described in defs[i] (vox_block_def; media colours of one
+// look share one block of their mean colour, weighted by cells). Unused indices: neither.
+struct PaletteBlocks {
+  std::array<Cell, 256> cells{};
+  std::array<std::optional<BlockDef>, 256> defs;
+};
+
+PaletteBlocks palette_blocks(const BlockRegistry& registry, const std::array<VoxRgba, 256>& palette,
+                             const std::array<VoxMaterial, 256>& materials, const std::array<uint64_t, 256>& cell_counts) {
+  PaletteBlocks out;
+  // Media colours of one look (alpha and light opacity) become one block of their mean colour, weighted by
+  // cells, so a cloud painted in several shades has no faces inside (translucent blocks of one id hide each
+  // other).
+  struct MediaGroup {
+    MediaLook look;
+    uint64_t r = 0, g = 0, b = 0, cells = 0;
+    size_t first = 0;  // the first colour index of the group: its material gives the look
+  };
+  std::vector<MediaGroup> media;
+  std::array<size_t, 256> group_of{};
+  for (size_t i = 1; i < 256; ++i) {
+    if (cell_counts[i] == 0) continue;
+    const VoxMaterial& mat = materials[i];
+    if (const std::string* named = dict_find(mat.properties, "_voxen_block")) {
+      // A block of this registry (never air: a voxel is solid); anything else falls back to a colour block.
+      if (auto cell = registry.parse_cell(*named); cell && cell->id != kAirId) {
+        out.cells[i] = *cell;
+        continue;
+      }
+    }
+    if (is_media(mat)) {
+      const MediaLook look = media_look(mat);
+      auto g = std::find_if(media.begin(), media.end(), [&](const MediaGroup& m) { return m.look == look; });
+      if (g == media.end()) g = media.insert(media.end(), MediaGroup{look, 0, 0, 0, 0, i});
+      const VoxRgba& c = palette[i];
+      const uint64_t n = cell_counts[i];
+      g->r += c.r * n;
+      g->g += c.g * n;
+      g->b += c.b * n;
+      g->cells += n;
+      group_of[i] = static_cast<size_t>(g - media.begin());
+      continue;
+    }
+    out.defs[i] = vox_block_def(palette[i], mat);
+  }
+  for (size_t i = 1; i < 256; ++i) {
+    if (cell_counts[i] == 0 || out.cells[i].id != kAirId || out.defs[i]) continue;
+    const MediaGroup& g = media[group_of[i]];
+    auto mean = [&](uint64_t sum) { return static_cast<uint8_t>((sum + g.cells / 2) / g.cells); };
+    out.defs[i] = vox_block_def(VoxRgba{mean(g.r), mean(g.g), mean(g.b), 255}, materials[g.first]);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -81,55 +138,16 @@ BlockDef vox_block_def(const VoxRgba& color, const VoxMaterial& material) {
                         static_cast<uint32_t>(color.b);
   d.face_color.fill(argb);
   d.face_texture.fill(name);
+  d.tinted = true;  // drawn flat in its colour, as MagicaVoxel draws palette colours; recoloured by its tint
   d.name = std::move(name);
   return d;
 }
 
 Result<std::array<Cell, 256>> register_vox_blocks(BlockRegistry& registry, const VoxFile& file,
                                                   const std::array<uint64_t, 256>& cell_counts) {
-  std::array<Cell, 256> cells{};
-  std::array<std::optional<BlockDef>, 256> defs;  // the block of each used colour index not mapped to a cell
-  // Media colours of one look (alpha and light opacity) become one block of their mean colour, weighted by
-  // cells, so a cloud painted in several shades has no faces inside (translucent blocks of one id hide each
-  // other).
-  struct MediaGroup {
-    MediaLook look;
-    uint64_t r = 0, g = 0, b = 0, cells = 0;
-    size_t first = 0;  // the first colour index of the group: its material gives the look
-  };
-  std::vector<MediaGroup> media;
-  std::array<size_t, 256> group_of{};
-  for (size_t i = 1; i < 256; ++i) {
-    if (cell_counts[i] == 0) continue;
-    const VoxMaterial& mat = file.materials[i];
-    if (const std::string* named = dict_find(mat.properties, "_voxen_block")) {
-      // A block of this registry (never air: a voxel is solid); anything else falls back to a colour block.
-      if (auto cell = registry.parse_cell(*named); cell && cell->id != kAirId) {
-        cells[i] = *cell;
-        continue;
-      }
-    }
-    if (is_media(mat)) {
-      const MediaLook look = media_look(mat);
-      auto g = std::find_if(media.begin(), media.end(), [&](const MediaGroup& m) { return m.look == look; });
-      if (g == media.end()) g = media.insert(media.end(), MediaGroup{look, 0, 0, 0, 0, i});
-      const VoxRgba& c = file.palette[i];
-      const uint64_t n = cell_counts[i];
-      g->r += c.r * n;
-      g->g += c.g * n;
-      g->b += c.b * n;
-      g->cells += n;
-      group_of[i] = static_cast<size_t>(g - media.begin());
-      continue;
-    }
-    defs[i] = vox_block_def(file.palette[i], mat);
-  }
-  for (size_t i = 1; i < 256; ++i) {
-    if (cell_counts[i] == 0 || cells[i].id != kAirId || defs[i]) continue;
-    const MediaGroup& g = media[group_of[i]];
-    auto mean = [&](uint64_t sum) { return static_cast<uint8_t>((sum + g.cells / 2) / g.cells); };
-    defs[i] = vox_block_def(VoxRgba{mean(g.r), mean(g.g), mean(g.b), 255}, file.materials[g.first]);
-  }
+  PaletteBlocks blocks = palette_blocks(registry, file.palette, file.materials, cell_counts);
+  std::array<Cell, 256>& cells = blocks.cells;
+  const std::array<std::optional<BlockDef>, 256>& defs = blocks.defs;  // used colour indices not mapped to a cell
   std::unordered_map<std::string, size_t> planned;  // name -> first colour index adding it
   size_t new_blocks = 0;
   for (size_t i = 1; i < 256; ++i)
@@ -229,6 +247,7 @@ Result<VoxImportStats> apply_vox_placement(World& world, BlockRegistry& registry
   auto cells = register_vox_blocks(registry, file, counts);
   if (!cells) return cells.error();
   stats.cells = *cells;
+  stats.cell_counts = counts;
   stats.blocks_added = static_cast<uint32_t>(registry.size() - before);
   for (const ColumnPos& c : columns)
     if (!world.find(c)) world.insert(std::make_unique<Column>(c));
@@ -246,6 +265,85 @@ Result<VoxImportStats> apply_vox_placement(World& world, BlockRegistry& registry
   }
   stats.placed_voxels = placement.scene.voxels.size();
   return stats;
+}
+
+std::vector<uint16_t> vox_palette_layers(const BlockRegistry& registry, const std::array<Cell, 256>& cells, uint8_t index) {
+  std::vector<uint16_t> layers;
+  if (cells[index].id == kAirId) return layers;
+  for (const uint16_t layer : registry[cells[index].id].face_texture_index) layers.push_back(layer);
+  std::sort(layers.begin(), layers.end());
+  layers.erase(std::unique(layers.begin(), layers.end()), layers.end());
+  return layers;
+}
+
+Result<std::vector<VoxLayerTint>> plan_vox_recolour(const BlockRegistry& registry, const VoxFile& file,
+                                                     const VoxImportStats& stats, std::span<const VoxRecolour> recolours) {
+  const auto entry = [](size_t i) { return "palette index " + std::to_string(i); };
+  std::array<VoxRgba, 256> palette = file.palette;
+  std::array<bool, 256> recoloured{};
+  for (const VoxRecolour& r : recolours) {
+    if (r.index == 0) return Error{"palette index 0 is not a colour (the colours are 1..255)"};
+    if (recoloured[r.index]) return Error{entry(r.index) + " is recoloured twice"};
+    recoloured[r.index] = true;
+    if (stats.cell_counts[r.index] == 0 || stats.cells[r.index].id == kAirId)
+      return Error{entry(r.index) + " is not used by the scene (no voxel has that colour)"};
+    const BlockDef& def = registry[stats.cells[r.index].id];
+    if (!def.tinted)
+      return Error{entry(r.index) + " is the registry's block '" + def.name +
+                   "' (its material's _voxen_block), not a palette colour: it has no tint"};
+    palette[r.index].r = r.r;
+    palette[r.index].g = r.g;
+    palette[r.index].b = r.b;
+  }
+  // The blocks a fresh import of the recoloured file would make, entry by entry, against what the import made.
+  const PaletteBlocks now = palette_blocks(registry, palette, file.materials, stats.cell_counts);
+  std::unordered_set<uint16_t> scene_blocks;  // the scene's colour blocks (as imported)
+  for (size_t i = 1; i < 256; ++i)
+    if (now.defs[i]) scene_blocks.insert(stats.cells[i].id);
+  std::unordered_map<uint16_t, size_t> first_of_block;    // imported block id -> its first entry
+  std::unordered_map<std::string, size_t> first_of_name;  // new block name -> its first entry
+  const auto shares = [&](size_t i) { return is_media(file.materials[i]) ? "one media look" : "the same colour and material"; };
+  for (size_t i = 1; i < 256; ++i) {
+    if (!now.defs[i]) continue;  // unused, or a registry cell (its material names it: no colour involved)
+    const uint16_t id = stats.cells[i].id;
+    const BlockDef& was = registry[id];
+    const BlockDef& will = *now.defs[i];
+    const size_t j = first_of_block.emplace(id, i).first->second;
+    if (j != i && now.defs[j]->name != will.name)
+      return Error{entry(j) + " and " + entry(i) + " share the block '" + was.name + "' (" + shares(i) +
+                   "): recoloured apart they would be two blocks, which is a remesh; give them one colour"};
+    const size_t k = first_of_name.emplace(will.name, i).first->second;
+    if (k != i && stats.cells[k].id != id) {
+      const size_t who = recoloured[i] ? i : k, other = recoloured[i] ? k : i;
+      return Error{entry(who) + "'s new colour makes the block '" + will.name + "', which " + entry(other) +
+                   " has too: the two blocks would merge into one, which is a remesh"};
+    }
+    if (auto held = registry.find(will.name); held && !scene_blocks.count(*held))
+      return Error{entry(i) + "'s new colour makes the block '" + will.name + "', which the registry already holds (id " +
+                   std::to_string(*held) + ") apart from this scene: an import would use that block, which is a remesh"};
+    if (will.emission != was.emission)
+      return Error{entry(i) + " is an _emit colour whose light follows its colour (block light " +
+                   std::to_string(was.emission[0]) + "," + std::to_string(was.emission[1]) + "," +
+                   std::to_string(was.emission[2]) + " would become " + std::to_string(will.emission[0]) + "," +
+                   std::to_string(will.emission[1]) + "," + std::to_string(will.emission[2]) +
+                   "): that is a relight and a remesh, not a tint"};
+    if (!was.tinted || will.transparency != was.transparency || will.opacity != was.opacity || will.solid != was.solid ||
+        will.shape != was.shape || (will.face_color[0] >> 24) != (was.face_color[0] >> 24))
+      return Error{entry(i) + "'s block '" + was.name + "' would change beyond its colour (as '" + will.name +
+                   "'): not a tint"};
+  }
+  // The new colour of each block holding a recoloured entry, on each of its layers.
+  std::vector<VoxLayerTint> tints;
+  for (size_t i = 1; i < 256; ++i) {
+    if (!now.defs[i]) continue;
+    bool touched = false;
+    for (size_t m = 1; m < 256 && !touched; ++m) touched = recoloured[m] && stats.cells[m].id == stats.cells[i].id;
+    if (!touched || first_of_block.at(stats.cells[i].id) != i) continue;
+    const uint32_t argb = 0xFF000000u | (now.defs[i]->face_color[0] & 0xFFFFFFu);
+    for (const uint16_t layer : vox_palette_layers(registry, stats.cells, static_cast<uint8_t>(i))) tints.push_back({layer, argb});
+  }
+  std::sort(tints.begin(), tints.end(), [](const VoxLayerTint& a, const VoxLayerTint& b) { return a.layer < b.layer; });
+  return tints;
 }
 
 Result<VoxImportStats> import_vox_file(World& world, BlockRegistry& registry, const std::string& path,

@@ -21,6 +21,10 @@ struct ShadeInputs {
 };
 ShadeInputs shade_inputs(const FrameParams& params);
 
+/// The texture unit of the layer tints (shade_common.glsl u_layer_tint) in every terrain program and the ray march;
+/// render() binds the tint texture there each frame.
+inline constexpr GLint kTintTextureUnit = 8;
+
 struct MarchGpu {
   gl::Program march, beam, composite;  // raymarch_comp.glsl (and with VOXEN_BEAM), raymarch_composite_frag.glsl
   gl::Program ids;                     // terrain_vert (VOXEN_ID) + id_frag.glsl

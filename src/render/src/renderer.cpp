@@ -142,6 +142,7 @@ struct Renderer::Gpu {
   gl::Program sky;
   GLint sky_inv_view_proj = -1, sky_sun_dir = -1, sky_day = -1, sky_sky_seen = -1;
   gl::Texture textures;          // sampler2DArray, one layer per registry texture
+  gl::Texture layer_tint;        // RGBA8 kTintLayers x 1: texel l multiplies layer l's rgb (white: untinted)
   // Texture-buffer (R32UI) views of each arena buffer, per-chunk path; re-attached when an arena's generation moves.
   struct Views {
     std::vector<gl::Texture> views;
@@ -270,6 +271,7 @@ Status Renderer::init(const BlockRegistry& registry) {
     glUseProgram(id);
     glUniform1i(tp.textures, 0);
     glUniform4uiv(tp.emissive, 8, emissive_bits.data());
+    glUniform1i(glGetUniformLocation(id, "u_layer_tint"), kTintTextureUnit);
     if (tp.arena >= 0) glUniform1i(tp.arena, 1);
     return Ok{};
   };
@@ -298,6 +300,7 @@ Status Renderer::init(const BlockRegistry& registry) {
     glUseProgram(id);
     glUniform1i(tp.textures, 0);
     glUniform4uiv(tp.emissive, 8, emissive_bits.data());
+    glUniform1i(glGetUniformLocation(id, "u_layer_tint"), kTintTextureUnit);
     glUniform1i(glGetUniformLocation(id, "u_near_mask"), kMaskUnit);
   }
   if (auto s = g.build_terrain(g.chunk_opaque, false, false, false, false); !s.ok()) return s;
@@ -335,6 +338,33 @@ Status Renderer::init(const BlockRegistry& registry) {
   glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
   glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_REPEAT);
   glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_REPEAT);
+
+  // Layer tints: white (255, which the shader reads as exactly 1.0) except the layers of tinted blocks, which start
+  // at their block's face colour (rgb; the first block using a layer decides, as for its texture).
+  m_tints.assign(std::min(set.layers.size(), static_cast<size_t>(kTintLayers)), 0xFFFFFFFFu);
+  std::vector<uint8_t> assigned(m_tints.size(), 0);
+  for (size_t id = 0; id < registry.size(); ++id) {
+    const BlockDef& def = registry[static_cast<uint16_t>(id)];
+    if (!def.defined) continue;
+    for (size_t f = 0; f < 6; ++f) {
+      const uint16_t layer = def.face_texture_index[f];
+      if (layer >= m_tints.size() || assigned[layer]) continue;
+      assigned[layer] = 1;
+      if (def.tinted) m_tints[layer] = 0xFF000000u | (def.face_color[f] & 0xFFFFFFu);
+    }
+  }
+  std::vector<uint8_t> tint_texels(static_cast<size_t>(kTintLayers) * 4, 255);
+  for (size_t l = 0; l < m_tints.size(); ++l)
+    for (size_t c = 0; c < 3; ++c) tint_texels[l * 4 + c] = static_cast<uint8_t>(m_tints[l] >> (16 - 8 * c));
+  glGenTextures(1, &tex);
+  g.layer_tint.reset(tex);
+  glBindTexture(GL_TEXTURE_2D, tex);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, kTintLayers, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, tint_texels.data());
+  // One level, nearest: complete without mips (texelFetch on an incomplete texture would read black).
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glBindTexture(GL_TEXTURE_2D, 0);
 
   GLuint ids[2] = {0, 0};
   glGenBuffers(2, ids);
@@ -419,6 +449,7 @@ glm::dvec3 Renderer::eye_in_section(size_t i) const {
 void Renderer::set_section(const SectionPos& pos, std::span<const mesh::Quad> opaque,
                            std::span<const mesh::FluidQuad> translucent) {
   if (opaque.empty() && translucent.empty()) return remove_section(pos);
+  ++m_mesh_uploads;
   m_platform.make_current();
   if (m_trace) m_trace->set_section(pos, opaque, translucent);
   auto it = m_index.find(pos);
@@ -1035,6 +1066,8 @@ FrameStats Renderer::render(const FrameParams& params) {
 
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
+  glActiveTexture(GL_TEXTURE0 + kTintTextureUnit);
+  glBindTexture(GL_TEXTURE_2D, g.layer_tint.get());
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D_ARRAY, g.textures.get());
 
@@ -1379,5 +1412,22 @@ bool Renderer::far_on(const FrameParams& params) const {
 double Renderer::shade_fog_end(const FrameParams& params) const { return far_on(params) ? params.far.fog_end : params.fog_end; }
 
 void Renderer::finish() const { glFinish(); }
+
+Status Renderer::set_layer_tint(uint16_t layer, uint32_t argb) {
+  if (layer >= m_tints.size())
+    return Error{"texture layer " + std::to_string(layer) + " cannot be tinted: the renderer's layers are 0.." +
+                 std::to_string(static_cast<int64_t>(m_tints.size()) - 1) + " (at most " + std::to_string(kTintLayers) +
+                 ")"};
+  m_platform.make_current();
+  const uint8_t texel[4] = {static_cast<uint8_t>(argb >> 16), static_cast<uint8_t>(argb >> 8), static_cast<uint8_t>(argb), 255};
+  glActiveTexture(GL_TEXTURE0 + kTintTextureUnit);
+  glBindTexture(GL_TEXTURE_2D, m_gpu->layer_tint.get());
+  glTexSubImage2D(GL_TEXTURE_2D, 0, layer, 0, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, texel);
+  glActiveTexture(GL_TEXTURE0);
+  m_tints[layer] = 0xFF000000u | (argb & 0xFFFFFFu);
+  return Ok{};
+}
+
+uint32_t Renderer::layer_tint(uint16_t layer) const { return layer < m_tints.size() ? m_tints[layer] : 0xFFFFFFFFu; }
 
 }  // namespace voxen::render

@@ -71,6 +71,7 @@ void Renderer::set_shade_uniforms(uint32_t program, const FrameParams& params, d
   glUniform2f(loc(program, "u_fog"), static_cast<float>(fog_start), static_cast<float>(fog_end));
   glUniform4uiv(loc(program, "u_emissive"), 8, m_march->emissive_bits.data());
   glUniform1i(loc(program, "u_textures"), kMarchTextureUnit);
+  glUniform1i(loc(program, "u_layer_tint"), kTintTextureUnit);
 }
 
 void Renderer::march(const FrameParams& params, const Camera& cam, const glm::mat4& view_proj, const glm::mat4& inv_view_proj,
@@ -141,7 +142,7 @@ void Renderer::march(const FrameParams& params, const Camera& cam, const glm::ma
     glUniform1i(loc(program, "u_outputs"), (params.hit_ids ? 1 : 0) | (params.step_stats ? 2 : 0));
     glUniform1f(loc(program, "u_beam_angle"), static_cast<float>(beam_angle));
   };
-  glActiveTexture(GL_TEXTURE0 + kMarchTextureUnit);  // the block textures are bound there by render()
+  glActiveTexture(GL_TEXTURE0 + kMarchTextureUnit);  // the block textures (and the tints) are bound by render()
   glBindImageTexture(4, m.beam_depth.get(), 0, GL_FALSE, 0, GL_READ_WRITE, GL_R32F);
   if (params.beam) {
     setup(m.beam.get());

@@ -103,6 +103,7 @@ struct Owner {
   Transparency transparency = Transparency::kOpaque;
   Shape shape = Shape::kCube;
   bool emits = false;
+  bool tinted = false;  // BlockDef::tinted: plain white, the colour comes from the layer's tint on the GPU
 };
 
 void grainy(Canvas& c, uint64_t seed, Rgb base, float coarse, float fine, float alpha = 1.0f) {
@@ -404,6 +405,7 @@ Owner owner_of(const BlockRegistry& reg, uint16_t texture) {
       o.transparency = def.transparency;
       o.shape = def.shape;
       o.emits = def.emits();
+      o.tinted = def.tinted;
       return o;
     }
   }
@@ -414,6 +416,9 @@ void paint(Canvas& c, std::string_view name, const Owner& o) {
   const uint64_t seed = name_seed(name);
   const Rgb base = o.color;
   if (o.shape == Shape::kNone) return c.fill(base, 0.0f);  // air: never drawn
+  // Tinted (a .vox palette colour): white, so the texel seen is exactly the tint (Renderer::set_layer_tint), the
+  // block's colour; the alpha is the colour's (translucent palette colours keep theirs). Every mip is white too.
+  if (o.tinted) return c.fill(Rgb{1.0f, 1.0f, 1.0f}, o.alpha);
   if (o.shape == Shape::kCross) {
     if (has(name, "torch")) return paint_torch(c, base);
     if (has(name, "grass") || has(name, "fern") || has(name, "bush")) return paint_blades(c, seed, base);

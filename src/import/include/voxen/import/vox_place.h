@@ -3,9 +3,10 @@
 // Colours -> blocks. Each colour index the scene uses gets a block registered at runtime with
 // BlockRegistry::add (id = next free id), described by vox_block_def():
 //   shape cube, face_color = the palette colour (0xAARRGGBB) on every face, texture = the block's own name on
-//   every face: the renderer generates one texture per name from the colour of the block that uses it (there is
-//   no per-face tint in the quad format), so each imported colour gets its own texture layer (at most 1024 in
-//   all, quad.h; BakedBlocks::bake reports more);
+//   every face, tinted (BlockDef::tinted): the renderer paints that texture plain white (alpha: the colour's) and
+//   multiplies it by its layer's tint, which starts as the colour, so each imported colour gets its own texture
+//   layer (at most 1024 in all, quad.h; BakedBlocks::bake reports more) and a recolour is a write of that tint
+//   (plan_vox_recolour below);
 //   opaque (opacity 15) unless the material is _glass or _blend: then translucent, opacity 0, and the colour's
 //   alpha = round(255 * (1 - transparency)) clamped to 48..255 (transparency = _trans, else _alpha, else for
 //   _glass the old files' _weight, else 0.5), so glass stays visible;
@@ -33,6 +34,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -108,6 +110,7 @@ struct VoxImportStats {
   uint32_t blocks_added = 0;    // blocks newly registered for colours
   BlockPos min{}, max{};        // inclusive world bounds of the written cells
   std::array<Cell, 256> cells{};  // the cell each colour index became (air for unused indices)
+  std::array<uint64_t, 256> cell_counts{};  // the scene's cells of each colour index (media groups are weighted by them)
 };
 
 /// Registers (or finds) the block of every colour index with a non-zero count in `cell_counts` (the scene's
@@ -121,6 +124,43 @@ Result<std::array<Cell, 256>> register_vox_blocks(BlockRegistry& registry, const
 /// create_columns is false (named), or the id space full.
 Result<VoxImportStats> apply_vox_placement(World& world, BlockRegistry& registry, const VoxFile& file,
                                            const VoxPlacement& placement, bool create_columns);
+
+/// The texture layers (BlockRegistry::textures() indices, ascending, each once) of the block that palette colour
+/// `index` (0..255) became in an import, `cells` being that import's VoxImportStats::cells: what the renderer's
+/// Renderer::set_layer_tint recolours. Empty for an index the scene does not use (air). The layers are the block's,
+/// so every cell of that block in the world shows the tint (another palette index or scene with the same colour and
+/// material included).
+std::vector<uint16_t> vox_palette_layers(const BlockRegistry& registry, const std::array<Cell, 256>& cells, uint8_t index);
+
+/// A palette entry's new colour (sRGB bytes; the entry's alpha byte and material stay as they are).
+struct VoxRecolour {
+  uint8_t index = 0;  // 1..255
+  uint8_t r = 0, g = 0, b = 0;
+};
+
+/// One layer tint to write (Renderer::set_layer_tint): the texture layer and its colour 0xFFRRGGBB.
+struct VoxLayerTint {
+  uint16_t layer = 0;
+  uint32_t argb = 0;
+  friend bool operator==(const VoxLayerTint&, const VoxLayerTint&) = default;
+};
+
+/// Recolours palette entries of an imported file as tint writes, no remesh: the colour blocks of the file with the
+/// entries' new colours are computed exactly as an import computes them (vox_block_def, media groups' mean colours),
+/// and the tints returned give every block whose colour changes its new colour (ordered by layer). `file` and
+/// `stats` are the import's (`stats.cells` and `stats.cell_counts`), `registry` the one it registered into.
+/// The picture then equals a fresh import of the recoloured file, byte for byte, when the scene's colour blocks
+/// were added by its own import (as `voxen view` does): each block then keeps its id (ids follow the colour index
+/// order of the blocks' first entries) and differs in its colour alone. Errors, naming the entry (nothing to write):
+///   an index of 0 or given twice, or one the scene does not use;
+///   an entry mapped to a registry block (a `_voxen_block` material): it has no tint;
+///   a new colour that changes more than the colour (an _emit material's light levels follow its colour: that
+///   needs a relight and a remesh);
+///   a change of which entries share a block: entries sharing one (the same colour and material, or one media
+///   look) recoloured apart, or a new colour that makes the block of another entry (the two would merge), or a
+///   block name the registry already holds for a block that is not one of the scene's colour blocks.
+Result<std::vector<VoxLayerTint>> plan_vox_recolour(const BlockRegistry& registry, const VoxFile& file,
+                                                     const VoxImportStats& stats, std::span<const VoxRecolour> recolours);
 
 /// read_vox_file + plan_vox_placement + apply_vox_placement.
 Result<VoxImportStats> import_vox_file(World& world, BlockRegistry& registry, const std::string& path,

@@ -334,6 +334,22 @@ class Renderer {
   /// read-back, a measurement) is not charged with the frame's rendering.
   void finish() const;
 
+  /// Layer tints: every path's shading multiplies a texel's rgb by its texture layer's tint (shade_common.glsl), a
+  /// GPU table of kTintLayers RGBA8 texels (a 1024 x 1 texture, so the GL 3.3 per-chunk path reads it too).
+  /// Untinted layers hold white, which leaves their texels as they are, to the bit; the layers of tinted blocks
+  /// (BlockDef::tinted: .vox palette colours, painted plain white) start at their block's face colour.
+  static constexpr uint32_t kTintLayers = 1024;  // the quad format's texture layers (quad.h, 10 bits)
+  /// Sets texture layer `layer`'s tint to the rgb of `argb` (0xAARRGGBB, sRGB bytes; the alpha byte is ignored:
+  /// translucency stays the texture's) with one texel write (glTexSubImage2D), seen by every frame drawn after it
+  /// on every path; no mesh changes. Any layer may be tinted (a tint multiplies a patterned texture too).
+  /// Error (nothing written): `layer` is not one of this renderer's layers (0 .. min(registry textures, 1024) - 1).
+  Status set_layer_tint(uint16_t layer, uint32_t argb);
+  /// A layer's tint as last set (0xFFRRGGBB; white for untinted layers and for layers past the renderer's).
+  uint32_t layer_tint(uint16_t layer) const;
+  /// Section meshes set so far (set_section calls with any quads): a caller tells by it that nothing was remeshed
+  /// and uploaded between two points (a recolour).
+  uint64_t mesh_uploads() const { return m_mesh_uploads; }
+
   /// The path in use (the one asked for, or per-chunk when the context cannot do MDI).
   RenderPath path() const { return m_path; }
   /// Switches path (MDI only where supported, the ray march only where the renderer traces; returns false and keeps
@@ -395,6 +411,8 @@ class Renderer {
   std::unique_ptr<TraceStore> m_trace;  // the ray-march store (null when the renderer does not trace)
   std::unique_ptr<MarchGpu> m_march;    // the ray march's and id pass's GL objects (with m_trace)
   bool m_ids_written = false;           // the last frame wrote the id buffer and shadow probe
+  std::vector<uint32_t> m_tints;        // by texture layer (at most kTintLayers): 0xFFRRGGBB as on the GPU
+  uint64_t m_mesh_uploads = 0;          // set_section calls with quads
   ArenaLimits m_limits;
   bool m_far_drawn = false;  // the last frame's far pass drew something (its pixels are marked in the stencil)
   bool m_has_eye = false;  // a frame was drawn: m_eye is its eye (new translucent meshes are sorted for it)

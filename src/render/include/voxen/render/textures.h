@@ -6,8 +6,10 @@
 // then face order) that uses it: patterns are picked by the name's words (stone, dirt, grass_top, grass_side,
 // *_log, *_log_top, *_leaves, *_ore, planks, cobblestone, bricks, glass, ice, water, lava, magma, glowstone,
 // *_lamp, cactus_*, sand, snow, gravel, ...), cross-shaped plants get plant shapes (blades, flowers, torch), and
-// any other name gets a grainy texture of its block's colour. Noise is hash-based (core/hash.h) and tiles with a
-// period of 16 pixels, so world-space texture coordinates repeat seamlessly across merged (greedy) quads.
+// any other name gets a grainy texture of its block's colour. A tinted block's texture (BlockDef::tinted: .vox
+// palette colours) is plain white with the colour's alpha, at every mip: the renderer multiplies it by the layer's
+// tint (Renderer::set_layer_tint). Noise is hash-based (core/hash.h) and tiles with a period of 16 pixels, so
+// world-space texture coordinates repeat seamlessly across merged (greedy) quads.
 // Cutout textures have alpha exactly 0 or 255 (leaves have holes); translucent ones take their alpha from the
 // block's colour (water, glass, ice). Fully transparent texels carry the texture's mean colour so filtering never
 // bleeds black.

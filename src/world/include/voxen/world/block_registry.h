@@ -97,6 +97,11 @@ struct BlockDef {
   Physics physics = Physics::kNone;         // how the simulation moves it
   FluidDef fluid;                           // physics == kFluid: its flow
   uint8_t life = 0;                         // physics == kGas: ticks a cell lasts, 1..255
+  /// Drawn as a plain white texture (alpha: the face colour's) times its texture layer's tint on the GPU, which the
+  /// renderer starts at face_color's rgb (render::Renderer::set_layer_tint): recolouring the block is then one
+  /// texel write, no remesh. Set for .vox palette colour blocks (import::vox_block_def: MagicaVoxel draws palette
+  /// colours flat); the registry file cannot set it (added at runtime only).
+  bool tinted = false;
   bool defined = false;                     // false for ids the file leaves unused
 
   bool is_air() const { return shape == Shape::kNone; }
