@@ -142,6 +142,22 @@ bool axis_quad_missed(uint w0, uint w1, uint w4, vec3 offset, vec3 d, float t0, 
   return pu < -m || pu > w + m || pv < -m || pv > h + m;
 }
 
+// The record of the section `sec` sections from the eye's, whose min cell is `box` (from the eye's block), and its
+// camera-relative offset; -1 where none is held or the raster path does not draw it (the fog end's cull: its
+// column's footprint lies beyond u_draw_radius).
+int drawn_record(ivec3 sec, ivec3 box, out vec3 offset) {
+  offset = vec3(box) - u_eye_frac;
+  int base = section_record(sec);
+  vec2 nxz = max(max(offset.xz, vec2(0.0)), -(offset.xz + 16.0));
+  return base >= 0 && length(nxz) <= u_draw_radius ? base : -1;
+}
+
+// Whether section-local cell l of the record at `base` has the hit bit (its brick's bit must be set).
+bool cell_bit(int base, ivec3 l) {
+  int at = base + 9 + 3 * rank64(uvec2(rec[base], rec[base + 1]), brick_index(l));
+  return bit64(uvec2(rec[at], rec[at + 1]), bit_index(l));
+}
+
 uint g_steps = 0u;
 ivec2 g_px;
 
@@ -267,32 +283,44 @@ void main() {
       cur_sec = sec;
       int sy = u_eye_section_y + sec.y;
       if ((sy >= kSectionsY && r.s.y >= 0) || (sy < 0 && r.s.y <= 0)) break;  // left the world for good
-      base = section_record(sec);
-      offset = vec3(box) - u_eye_frac;
-      // The raster path's cull: a section whose column footprint lies beyond the fog end is not drawn.
-      vec2 nxz = max(max(offset.xz, vec2(0.0)), -(offset.xz + 16.0));
-      if (base >= 0 && length(nxz) > u_draw_radius) base = -1;
+      base = drawn_record(sec, box, offset);
     }
     if (base < 0) {
-      dda_skip(r, box, box + 15);
-      continue;
-    }
-    uvec2 mask = uvec2(rec[base], rec[base + 1]);
-    int b = brick_index(l);
-    if (!bit64(mask, b)) {
-      ivec3 blo = box + (l & ~3);
-      dda_skip(r, blo, blo + 3);
-      continue;
-    }
-    int at = base + 9 + 3 * rank64(mask, b);
-    if (bit64(uvec2(rec[at], rec[at + 1]), bit_index(l))) {
-      float t1 = min(r.tmax.x, min(r.tmax.y, r.tmax.z));
-      if (cell_hits(base, l, offset, d, r.t, t1, best, acc, trans, last_translucent)) {
-        found = true;
-        hit_cell = r.c;
-        break;
+      dda_skip_within(r, box, box + 15);
+    } else {
+      uvec2 mask = uvec2(rec[base], rec[base + 1]);
+      int b = brick_index(l);
+      if (!bit64(mask, b)) {
+        ivec3 blo = box + (l & ~3);
+        dda_skip_within(r, blo, blo + 3);
+      } else if (cell_bit(base, l)) {
+        float t1 = min(r.tmax.x, min(r.tmax.y, r.tmax.z));
+        if (cell_hits(base, l, offset, d, r.t, t1, best, acc, trans, last_translucent)) {
+          found = true;
+          hit_cell = r.c;
+          break;
+        }
       }
     }
+    // Ties: where the ray leaves the cell through an edge (two crossings at one t), the DDA goes on through one of
+    // the two cells beside that edge; the ray touches the other there, and the rasteriser may draw its face on that
+    // pixel (a leaf's edge on a screen diagonal). Its quads are tested too, at that t.
+    float t_out = min(r.tmax.x, min(r.tmax.y, r.tmax.z));
+    int a_out = (r.tmax.x <= r.tmax.y && r.tmax.x <= r.tmax.z) ? 0 : (r.tmax.y <= r.tmax.z ? 1 : 2);
+    for (int k = 0; k < 3 && !found; ++k) {
+      if (k == a_out || r.s[k] == 0 || r.tmax[k] != t_out) continue;
+      ivec3 side = r.c;
+      side[k] += r.s[k];
+      vec3 side_offset;
+      int side_base = drawn_record(section_of(side), side - local_of(side), side_offset);
+      ivec3 sl = local_of(side);
+      if (side_base >= 0 && bit64(uvec2(rec[side_base], rec[side_base + 1]), brick_index(sl)) && cell_bit(side_base, sl) &&
+          cell_hits(side_base, sl, side_offset, d, t_out, t_out, best, acc, trans, last_translucent)) {
+        found = true;
+        hit_cell = side;
+      }
+    }
+    if (found) break;
     dda_step(r);
   }
   float depth = 1.0;

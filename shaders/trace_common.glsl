@@ -88,8 +88,9 @@ void dda_step(inout Dda r) {
   r.tmax[a] = dda_exit(r, a, r.c[a]);
 }
 
-// Crosses the empty box lo..hi (cells, inclusive) that holds the current cell, ending in the first cell after it.
-void dda_skip(inout Dda r, ivec3 lo, ivec3 hi) {
+// Moves across the empty box lo..hi (cells, inclusive) that holds the current cell to the box's last cell along the
+// ray (the next ordinary step leaves the box).
+void dda_skip_within(inout Dda r, ivec3 lo, ivec3 hi) {
   float t_exit = kNoCrossing;
   for (int i = 0; i < 3; ++i)
     if (r.s[i] != 0) t_exit = min(t_exit, dda_exit(r, i, r.s[i] > 0 ? hi[i] : lo[i]));
@@ -104,6 +105,11 @@ void dda_skip(inout Dda r, ivec3 lo, ivec3 hi) {
     r.c[i] = c;
     r.tmax[i] = dda_exit(r, i, c);
   }
+}
+
+// Crosses the empty box lo..hi that holds the current cell, ending in the first cell after it.
+void dda_skip(inout Dda r, ivec3 lo, ivec3 hi) {
+  dda_skip_within(r, lo, hi);
   dda_step(r);
 }
 

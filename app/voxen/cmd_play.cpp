@@ -269,6 +269,7 @@ int run_play(const PlayOptions& o) {
   }
   so.game.overlay_wall_times = true;
   so.game.culling = *render::parse_cull_mode(o.culling);
+  o.render.validate();
   so.game.render_path = o.render.render_path();
   so.game.shadows = o.render.shadow_mode();
   so.game.beam = !o.render.no_beam;

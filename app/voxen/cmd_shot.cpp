@@ -83,6 +83,7 @@ struct ShotOptions {
   double far_pixels = 3.0;            // --far-pixels: the selection threshold (FarConfig::cell_pixels)
   std::string culling = "all";        // --culling: none, frustum, caves, all (ARCHITECTURE, "Visibility")
   std::string compare_raster;         // --compare-raster: a PNG of where the ray march and the raster path disagree
+  bool compare_raster_given = false;
 };
 
 
@@ -255,6 +256,10 @@ int run_shot(const ShotOptions& o) {
   if (!(o.fov >= 10.0 && o.fov <= 150.0)) throw UsageError("--fov", "must be 10..150 degrees");
   const render::RenderPath path = o.render.render_path();
   const render::Shadows shadows = o.render.shadow_mode();
+  o.render.validate();
+  if (o.compare_raster_given && o.compare_raster.empty()) throw UsageError("--compare-raster", "needs a file name");
+  if (!o.compare_raster.empty() && o.compare_raster == o.out)
+    throw UsageError("--compare-raster", "must name another file than --out ('" + o.out + "')");
   if (!(o.time_of_day >= 0.0 && o.time_of_day <= 24.0)) throw UsageError("--time-of-day", "must be 0..24 hours");
   if (o.arena_limit_given && (o.arena_limit_mib < 1 || o.arena_limit_mib > 65536))
     throw UsageError("--arena-limit-mib", "must be 1..65536 MiB (got " + std::to_string(o.arena_limit_mib) + ")");
@@ -332,7 +337,9 @@ int run_shot(const ShotOptions& o) {
   const light::LightTable light_table(reg);
   auto baked = mesh::BakedBlocks::bake(reg);
   if (!baked) throw RunError("mesh: " + baked.error().to_string());
-  const auto draw = stream::columns_for_view(cam, radius, !o.load_all);
+  // Traced shadows are cast by what is loaded: a caster may stand outside the view, so every column within the render
+  // distance is loaded then (as with --load-all).
+  const auto draw = stream::columns_for_view(cam, radius, !o.load_all && shadows != render::Shadows::kTraced);
   std::vector<ColumnPos> load_set = stream::with_neighbour_ring(draw);
   for (const ColumnPos& c : eye_column)  // lit too (the eye's sky light is read below)
     if (!std::binary_search(load_set.begin(), load_set.end(), c)) load_set.insert(std::upper_bound(load_set.begin(), load_set.end(), c), c);
@@ -408,11 +415,20 @@ int run_shot(const ShotOptions& o) {
   }
   fp.anim_seconds = o.anim_time;
   fp.eye_sky_light = light_sky(world.light(eye.block));
-  fp.shadows = shadows;
   fp.beam = !o.render.no_beam;
   const bool march = (*renderer)->path() == render::RenderPath::kRayMarch;
   fp.step_stats = march;
-  if (!o.compare_raster.empty() && !march) throw UsageError("--compare-raster", "needs --render-path raymarch");
+  if (!o.compare_raster.empty() && path != render::RenderPath::kRayMarch)
+    throw UsageError("--compare-raster", "needs --render-path raymarch");
+  if (!o.compare_raster.empty() && !march)
+    throw RunError("--compare-raster: this OpenGL (" + std::to_string((*renderer)->gl_info().major) + "." +
+                   std::to_string((*renderer)->gl_info().minor) + ") cannot draw the ray-march path (needs 4.3)");
+  // The shadows drawn: none where the context fell back to the per-chunk path (the renderer said so).
+  const render::Shadows drawn_shadows = (*renderer)->traces() && (*renderer)->path() != render::RenderPath::kPerChunk
+                                            ? shadows : render::Shadows::kNone;
+  if (drawn_shadows != shadows)
+    std::fprintf(stderr, "voxen shot: --shadows traced needs OpenGL 4.3: drawing no shadows\n");
+  fp.shadows = drawn_shadows;
   fp.hit_ids = !o.compare_raster.empty();
   const render::FrameStats fs = (*renderer)->render(fp);
   Stopwatch finish;
@@ -522,11 +538,12 @@ int run_shot(const ShotOptions& o) {
     j["write_ms"] = write_ms;  // read back + PNG
     j["total_ms"] = total_ms;
     j["render_path"] = std::string(render::to_string((*renderer)->path()));
-    j["shadows"] = std::string(render::to_string(shadows));
+    j["shadows"] = std::string(render::to_string(drawn_shadows));
     if (march) j["march"] = {{"beam", fp.beam}, {"rays", fs.rays}, {"steps_mean", fs.steps_mean}, {"steps_p99", fs.steps_p99}};
     if ((*renderer)->traces()) {
       const render::Renderer::TraceBytes tb = (*renderer)->trace_bytes();
-      j["trace_store"] = {{"sections", tb.sections}, {"record_bytes", tb.record_bytes}, {"gpu_bytes", tb.gpu_bytes}};
+      j["trace_store"] = {{"sections", tb.sections}, {"record_bytes", tb.record_bytes}, {"gpu_bytes", tb.gpu_bytes},
+                          {"sections_not_traced", tb.not_traced}};
     }
     if (!o.compare_raster.empty())
       j["compare_raster"] = {{"pixels", raster.pixels}, {"surface_pixels", raster.surface}, {"same_cell_and_face", raster.same},
@@ -586,7 +603,7 @@ void add_shot_command(CLI::App& app, RunFn& run) {
                   "which is off past 128)")
       ->check(CLI::Range(1, 160));
   add_render_options(*cmd, o->render);
-  cmd->add_option("--compare-raster", o->compare_raster,
+  CLI::Option* compare = cmd->add_option("--compare-raster", o->compare_raster,
                   "raymarch: also draw the frame by the raster path and write this PNG: the picture greyed, red where the "
                   "two name a different cell or face for the nearest opaque surface; prints the agreement and the look "
                   "rule's verdict on the two pictures");
@@ -622,8 +639,9 @@ void add_shot_command(CLI::App& app, RunFn& run) {
   cmd->add_flag("--load-all", o->load_all, "load and mesh every column within the render distance, not only those in view");
   cmd->add_flag("--json", o->json, "print one JSON object with counts and timings");
   add_culling_option(*cmd, o->culling);
-  cmd->callback([o, arena_limit, &run] {
+  cmd->callback([o, arena_limit, compare, &run] {
     o->arena_limit_given = arena_limit->count() > 0;
+    o->compare_raster_given = compare->count() > 0;
     run = [o] { return run_shot(*o); };
   });
 }

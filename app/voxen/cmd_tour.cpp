@@ -97,6 +97,7 @@ int run_tour_cmd(const TourCliOptions& o) {
   so.threads = o.threads;
   so.game.status = "PERF TOUR";
   so.game.culling = *render::parse_cull_mode(o.culling);
+  o.render.validate();
   so.game.render_path = o.render.render_path();
   so.game.shadows = o.render.shadow_mode();
   so.game.beam = !o.render.no_beam;

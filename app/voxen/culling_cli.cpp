@@ -1,6 +1,8 @@
 // `--culling` and the culling figures in JSON (culling_cli.h).
 #include "culling_cli.h"
 
+#include "cli_util.h"
+
 namespace voxen::app {
 
 CLI::Option* add_culling_option(CLI::App& cmd, std::string& mode) {
@@ -29,6 +31,11 @@ render::RenderPath RenderFlags::render_path() const {
   render::RenderPath p = render::RenderPath::kMultiDrawIndirect;
   render::parse_render_path(path, p);
   return p;
+}
+
+void RenderFlags::validate() const {
+  if (shadow_mode() == render::Shadows::kTraced && render_path() == render::RenderPath::kPerChunk)
+    throw UsageError("--shadows", "traced needs the mdi or raymarch path (GL 4.3); the per-chunk path draws no shadows");
 }
 
 render::Shadows RenderFlags::shadow_mode() const {

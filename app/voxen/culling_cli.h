@@ -23,6 +23,8 @@ struct RenderFlags {
   bool no_beam = false;  // --no-beam: the ray march starts every ray at the eye
   render::RenderPath render_path() const;
   render::Shadows shadow_mode() const;
+  /// Throws UsageError for flags that contradict each other (--shadows traced with --render-path per-chunk).
+  void validate() const;
 };
 void add_render_options(CLI::App& cmd, RenderFlags& flags);
 

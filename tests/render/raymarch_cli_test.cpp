@@ -62,6 +62,27 @@ TEST(RayMarchCli, RefusesWhatItCannotDo) {
   r = run_shot(c);
   EXPECT_EQ(r.run.exit_code, 2);
   EXPECT_NE(r.run.err.find("--shadows"), std::string::npos) << r.run.err;
+  // The per-chunk path draws no shadows: asking for both is a contradiction, not a silent picture without them.
+  std::vector<std::string> d = kMeadow;
+  d.insert(d.end(), {"--render-path", "per-chunk", "--shadows", "traced"});
+  r = run_shot(d);
+  EXPECT_EQ(r.run.exit_code, 2);
+  EXPECT_NE(r.run.err.find("per-chunk"), std::string::npos) << r.run.err;
+  // The comparison's picture would overwrite the shot.
+  const auto same = voxen::testing::run_voxen({"shot", "--pos", "0,surface,0", "--size", "64x36", "--render-path", "raymarch",
+                                               "--out", "/tmp/voxen_same.png", "--compare-raster", "/tmp/voxen_same.png"});
+  EXPECT_EQ(same.exit_code, 2);
+  EXPECT_NE(same.err.find("another file"), std::string::npos) << same.err;
+}
+
+TEST(RayMarchCli, OnAGl33ContextTheShadowsAreSaidToBeDropped) {
+  std::vector<std::string> a = kMeadow;
+  a.insert(a.end(), {"--render-path", "raymarch", "--shadows", "traced"});
+  const auto r = run_shot(a, "MESA_GL_VERSION_OVERRIDE=3.3 MESA_GLSL_VERSION_OVERRIDE=330");
+  ASSERT_EQ(r.run.exit_code, 0) << r.run.err;
+  EXPECT_EQ(r.json["render_path"], "per-chunk");
+  EXPECT_EQ(r.json["shadows"], "none");
+  EXPECT_NE(r.run.err.find("drawing no shadows"), std::string::npos) << r.run.err;
 }
 
 }  // namespace

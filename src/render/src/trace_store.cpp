@@ -64,8 +64,12 @@ void TraceStore::set_section(const SectionPos& pos, std::span<const mesh::Quad> 
                                         : m_arena->replace(e.span, words.data(), ElemCount{words.size()});
   if (!got || got->buffer != 0) {
     if (got) m_arena->free(*got);
-    m_log("section " + std::to_string(pos.x) + "," + std::to_string(pos.y) + "," + std::to_string(pos.z) + ": its " +
-          std::to_string(words.size() * 4) + "-byte ray-march record does not fit the store's buffer: not traced");
+    if (m_not_traced++ == 0)
+      m_log("section " + std::to_string(pos.x) + "," + std::to_string(pos.y) + "," + std::to_string(pos.z) + ": its " +
+            std::to_string(words.size() * 4) + "-byte ray-march record does not fit the store's buffer (" +
+            std::to_string(m_arena->max_buffer_elements().value * 4 >> 20) +
+            " MiB, the GL's storage block limit): it and any further such sections are not traced (counted in "
+            "Renderer::trace_bytes; a lower render distance fits)");
     m_sections.erase(it);
     if (m_slots[slot(pos) + 1] == tag(pos)) write_slot(pos, 0);
     return;

@@ -3,8 +3,9 @@
 // table of 128 x 128 columns x 24 sections that trace_common.glsl reads (layout there). A section's record is built
 // when its mesh is set and written into its own span only, so an edit uploads the edited sections' records and
 // their table slots, nothing else. The shadow layer comes from the cells (set_cells, called before the mesh).
-// Limits: records live in the arena's first buffer (the one bound); a record that does not fit there is logged and
-// not traced. Two sections 128 columns apart share a table slot: the later one set holds it (logged once).
+// Limits: records live in the arena's first buffer (the one bound), at most the GL's storage block size (llvmpipe:
+// 128 MiB, about 17,000 sections of the default generator, render distance ~45); a record that does not fit there
+// is not traced (the first is logged, all are counted). Two sections 128 columns apart share a table slot: the later one set holds it (logged once).
 // Threads: the GL context's thread only.
 #pragma once
 
@@ -50,6 +51,8 @@ class TraceStore {
   size_t sections() const { return m_sections.size(); }
   uint64_t record_bytes() const { return m_arena->used_bytes().value; }
   uint64_t gpu_bytes() const { return m_arena->capacity_bytes().value + kTableWords * 4; }
+  /// Records refused because the store's buffer was full (logged once, at the first).
+  uint64_t not_traced() const { return m_not_traced; }
   uint64_t bytes_uploaded() const { return m_arena->bytes_uploaded() + m_table_bytes_uploaded; }
 
  private:
@@ -71,6 +74,7 @@ class TraceStore {
   uint32_t m_table_buffer = 0;
   uint64_t m_table_bytes_uploaded = 0;
   bool m_collision_logged = false;
+  uint64_t m_not_traced = 0;
 };
 
 }  // namespace voxen::render

@@ -286,6 +286,7 @@ class Renderer {
   /// buffer capacity plus the 3 MiB table); all 0 when the renderer does not trace.
   struct TraceBytes {
     uint64_t sections = 0, record_bytes = 0, gpu_bytes = 0;
+    uint64_t not_traced = 0;  // sections refused: the store's buffer was full (the first is logged)
   };
   TraceBytes trace_bytes() const;
 
