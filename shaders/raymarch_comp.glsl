@@ -302,25 +302,6 @@ void main() {
         }
       }
     }
-    // Ties: where the ray leaves the cell through an edge (two crossings at one t), the DDA goes on through one of
-    // the two cells beside that edge; the ray touches the other there, and the rasteriser may draw its face on that
-    // pixel (a leaf's edge on a screen diagonal). Its quads are tested too, at that t.
-    float t_out = min(r.tmax.x, min(r.tmax.y, r.tmax.z));
-    int a_out = (r.tmax.x <= r.tmax.y && r.tmax.x <= r.tmax.z) ? 0 : (r.tmax.y <= r.tmax.z ? 1 : 2);
-    for (int k = 0; k < 3 && !found; ++k) {
-      if (k == a_out || r.s[k] == 0 || r.tmax[k] != t_out) continue;
-      ivec3 side = r.c;
-      side[k] += r.s[k];
-      vec3 side_offset;
-      int side_base = drawn_record(section_of(side), side - local_of(side), side_offset);
-      ivec3 sl = local_of(side);
-      if (side_base >= 0 && bit64(uvec2(rec[side_base], rec[side_base + 1]), brick_index(sl)) && cell_bit(side_base, sl) &&
-          cell_hits(side_base, sl, side_offset, d, t_out, t_out, best, acc, trans, last_translucent)) {
-        found = true;
-        hit_cell = side;
-      }
-    }
-    if (found) break;
     dda_step(r);
   }
   float depth = 1.0;
