@@ -32,34 +32,8 @@ using render_test::kWidth;
 constexpr double kRadius = 48.0;  // render distance 3
 constexpr char kDefaultGenerator[] = "default";
 
-class Culling : public render_test::SharedGlTest<kDefaultGenerator> {
+class Culling : public render_test::StreamedGlTest<kDefaultGenerator> {
  protected:
-  void SetUp() override {
-    SharedGlTest::SetUp();
-    if (HasFatalFailure()) return;
-    renderer = render_test::make_renderer(*s_shared);
-    ASSERT_NE(renderer, nullptr);
-    source = std::make_unique<stream::GeneratedSource>(*s_shared->generator);
-  }
-
-  // A fresh world around world block (x, z): every column within the render radius of it loaded, lit and meshed
-  // whole (no frustum), so all the cameras near it draw from one state.
-  void load_around(int64_t x, int64_t z) {
-    streamer.reset();
-    renderer->clear();
-    world = std::make_unique<World>();
-    streamer = std::make_unique<stream::ColumnStreamer>(*world, *renderer, *source, *s_shared->light, *s_shared->baked,
-                                                        *s_shared->pool);
-    const Camera at = Camera::at({x, 64, z});
-    ASSERT_TRUE(streamer->load_view(stream::columns_for_view(at, kRadius, false)).ok());
-  }
-  static Camera camera(BlockPos eye, glm::dvec3 frac, double yaw, double pitch) {
-    Camera c = Camera::at(eye, frac);
-    c.yaw_deg = yaw;
-    c.pitch_deg = pitch;
-    c.aspect = static_cast<double>(kWidth) / kHeight;
-    return c;
-  }
   // `pool`: the culling stages' helpers (null: the calling thread alone).
   Image draw(const Camera& cam, CullMode mode, FrameStats* stats = nullptr, JobPool* pool = nullptr) {
     FrameParams fp;
@@ -141,10 +115,6 @@ class Culling : public render_test::SharedGlTest<kDefaultGenerator> {
     return std::nullopt;
   }
 
-  std::unique_ptr<Renderer> renderer;
-  std::unique_ptr<stream::GeneratedSource> source;
-  std::unique_ptr<World> world;
-  std::unique_ptr<stream::ColumnStreamer> streamer;
   int cameras = 0, searched = 0, threaded_checks = 0;
   uint64_t in_frustum = 0, hidden_caves = 0, hidden_occlusion = 0, hidden_occlusion_alone = 0;
 };

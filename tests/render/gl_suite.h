@@ -13,6 +13,9 @@
 #include "voxen/mesh/baked.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
+#include "voxen/stream/source.h"
+#include "voxen/stream/streamer.h"
+#include "voxen/stream/view.h"
 #include "voxen/world/block_registry.h"
 
 namespace voxen::render::render_test {
@@ -95,6 +98,46 @@ class SharedGlTest : public ::testing::Test {
     ASSERT_NE(s_shared->platform, nullptr);
   }
   inline static GlSuite* s_shared = nullptr;
+};
+
+/// A SharedGlTest with a renderer (`options()`), the generator's columns as the source and a world streamed around a
+/// point: load_around(x, z) drops what the renderer held and loads, lights and meshes every column within
+/// `kRadius` blocks of world block (x, z) whole (no frustum), so all the cameras near it draw from one state.
+template <const char* kGenerator>
+class StreamedGlTest : public SharedGlTest<kGenerator> {
+ public:
+  static constexpr double kRadius = 48.0;  // render distance 3
+
+  void SetUp() override {
+    SharedGlTest<kGenerator>::SetUp();
+    if (::testing::Test::HasFatalFailure()) return;
+    renderer = make_renderer(*this->s_shared, options());
+    ASSERT_NE(renderer, nullptr);
+    source = std::make_unique<stream::GeneratedSource>(*this->s_shared->generator);
+  }
+  virtual RendererOptions options() const { return {}; }
+  void load_around(int64_t x, int64_t z) {
+    streamer.reset();
+    renderer->clear();
+    world = std::make_unique<World>();
+    streamer = std::make_unique<stream::ColumnStreamer>(*world, *renderer, *source, *this->s_shared->light,
+                                                        *this->s_shared->baked, *this->s_shared->pool);
+    const Camera at = Camera::at({x, 64, z});
+    ASSERT_TRUE(streamer->load_view(stream::columns_for_view(at, kRadius, false)).ok());
+  }
+  /// A camera at eye + frac looking (yaw, pitch) degrees, with the suite's frame aspect.
+  static Camera camera(BlockPos eye, glm::dvec3 frac, double yaw, double pitch) {
+    Camera c = Camera::at(eye, frac);
+    c.yaw_deg = yaw;
+    c.pitch_deg = pitch;
+    c.aspect = static_cast<double>(kWidth) / kHeight;
+    return c;
+  }
+
+  std::unique_ptr<Renderer> renderer;
+  std::unique_ptr<stream::GeneratedSource> source;
+  std::unique_ptr<World> world;
+  std::unique_ptr<stream::ColumnStreamer> streamer;
 };
 
 }  // namespace voxen::render::render_test

@@ -30,7 +30,6 @@ namespace {
 using render_test::kHeight;
 using render_test::kWidth;
 
-constexpr double kRadius = 48.0;  // render distance 3
 constexpr char kDefaultGenerator[] = "default";
 
 struct Frame {
@@ -40,35 +39,14 @@ struct Frame {
   FrameStats stats;
 };
 
-class RayMarch : public render_test::SharedGlTest<kDefaultGenerator> {
+class RayMarch : public render_test::StreamedGlTest<kDefaultGenerator> {
  public:
-  void SetUp() override {
-    SharedGlTest::SetUp();
-    if (HasFatalFailure()) return;
+  RendererOptions options() const override {
     RendererOptions ro;
-    ro.trace = true;
-    renderer = render_test::make_renderer(*s_shared, ro);
-    ASSERT_NE(renderer, nullptr);
-    ASSERT_TRUE(renderer->traces());
-    source = std::make_unique<stream::GeneratedSource>(*s_shared->generator);
-  }
-  void load_around(int64_t x, int64_t z) {
-    streamer.reset();
-    renderer->clear();
-    world = std::make_unique<World>();
-    streamer = std::make_unique<stream::ColumnStreamer>(*world, *renderer, *source, *s_shared->light, *s_shared->baked,
-                                                        *s_shared->pool);
-    const Camera at = Camera::at({x, 64, z});
-    ASSERT_TRUE(streamer->load_view(stream::columns_for_view(at, kRadius, false)).ok());
+    ro.trace = true;  // the ray-march store: both paths, traced shadows, the id pass
+    return ro;
   }
   int64_t surface(int64_t x, int64_t z) const { return s_shared->generator->surface_y(x, z); }
-  static Camera camera(BlockPos eye, glm::dvec3 frac, double yaw, double pitch) {
-    Camera c = Camera::at(eye, frac);
-    c.yaw_deg = yaw;
-    c.pitch_deg = pitch;
-    c.aspect = static_cast<double>(kWidth) / kHeight;
-    return c;
-  }
   bool translucent = true;
   Frame draw(const Camera& cam, RenderPath path, Shadows shadows = Shadows::kNone, double time_of_day = 10.0, bool beam = true) {
     EXPECT_TRUE(renderer->set_path(path));
@@ -90,10 +68,6 @@ class RayMarch : public render_test::SharedGlTest<kDefaultGenerator> {
     return f;
   }
 
-  std::unique_ptr<Renderer> renderer;
-  std::unique_ptr<stream::GeneratedSource> source;
-  std::unique_ptr<World> world;
-  std::unique_ptr<stream::ColumnStreamer> streamer;
 };
 
 // Pixels of a and b differing by more than the look rule's tolerance in some channel (image rows top first; ids
