@@ -239,6 +239,9 @@ bool cell_hits(int base, ivec3 l, vec3 offset, vec3 d, float t0, float t1, inout
       } else if (n_layers < kMaxLayers) {
         layers[n_layers++] = hit;
       }
+      // A ray meets a quad once: on the diagonal both triangles take the point (their edges are tested with a
+      // tolerance), and a translucent quad would be composited twice.
+      break;
     }
   }
   // Translucent layers nearer than the opaque hit, near first.

@@ -45,6 +45,17 @@ TEST(RayMarchCli, ComparesWithTheRasterPathAndShowsWhereTheyDiffer) {
   std::remove(where.c_str());
 }
 
+TEST(RayMarchCli, AGlassPanelSeenHeadOnIsBlendedOnce) {
+  // A row of 5 glass blocks in the sky, seen head on: rays on the diagonal of the panel's quads meet both triangles,
+  // and a quad composited twice darkened a line of pixels (30 pixels over 6/255: the look rule failed).
+  std::vector<std::string> a = {"--pos", "2.5,200.5,-5", "--look", "0,0", "--size", "320x180", "--render-distance", "3",
+                                "--render-path", "raymarch", "--compare-raster", temp_path("glass")};
+  for (int x = 0; x < 5; ++x) a.insert(a.end(), {"--edit", std::to_string(x) + ",200,-10=glass"});
+  const auto r = run_shot(a);
+  ASSERT_EQ(r.run.exit_code, 0) << r.run.err;
+  EXPECT_TRUE(r.json["compare_raster"]["look_pass"].get<bool>()) << r.json["compare_raster"].dump();
+}
+
 TEST(RayMarchCli, RefusesWhatItCannotDo) {
   std::vector<std::string> a = kMeadow;
   a.insert(a.end(), {"--compare-raster", temp_path("x")});
