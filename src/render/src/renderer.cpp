@@ -563,10 +563,14 @@ void Renderer::remove_at(size_t i) {
 }
 
 void Renderer::remove_section(const SectionPos& pos) {
+  // The store first: it may hold the cells set_cells gave for a section whose mesh came out empty (never indexed).
+  if (m_trace) {
+    m_platform.make_current();
+    m_trace->remove_section(pos);
+  }
   auto it = m_index.find(pos);
   if (it == m_index.end()) return;
   m_platform.make_current();
-  if (m_trace) m_trace->remove_section(pos);
   remove_at(it->second);
 }
 
