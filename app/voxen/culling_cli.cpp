@@ -21,7 +21,7 @@ void add_render_options(CLI::App& cmd, RenderFlags& flags) {
                  "marches a ray per pixel through the sections' cells and their quads; GL 4.3) (default mdi)")
       ->check(CLI::IsMember({"mdi", "per-chunk", "raymarch"}));
   cmd.add_option("--shadows", flags.shadows,
-                 "sun shadows: none, or traced (a sun ray per visible surface point through the cells: exact voxel shapes; "
+                 "sun shadows: none, or traced (a sun ray per visible surface point through the cells: shadows with the cells' shape; "
                  "mdi and raymarch paths) (default none)")
       ->check(CLI::IsMember({"none", "traced"}));
   cmd.add_flag("--no-beam", flags.no_beam, "raymarch: start every ray at the eye instead of at its tile's beam distance");
