@@ -115,7 +115,6 @@ void Renderer::march(const FrameParams& params, const Camera& cam, const glm::ma
     m.width = width;
     m.height = height;
   }
-  const bool far = far_on(params);
   const double fog_end = shade_fog_end(params);
   const double fog_start = params.fog_start >= 0 ? params.fog_start : 0.7 * fog_end;
   // Rays stop where nothing drawn can lie: past the draw radius horizontally (plus a section's diagonal and the
@@ -185,7 +184,6 @@ void Renderer::march(const FrameParams& params, const Camera& cam, const glm::ma
   glDrawArrays(GL_TRIANGLES, 0, 3);
   glDepthFunc(GL_LESS);
   glDisable(GL_BLEND);
-  (void)far;
   st.draw_calls += 1;
 
   if (params.step_stats) {
