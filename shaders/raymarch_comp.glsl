@@ -165,11 +165,12 @@ ivec2 g_px;
 // probe output for this pixel.
 vec4 shade_hit(Hit h, bool probe) {
   float lit = 1.0;
-  if (u_shadows != 0) {
+  bool write_probe = probe && (u_outputs & 1) != 0;  // the id pass's probe: written with shadows on or off
+  if (u_shadows != 0 || write_probe) {
     uint s = 0u;
     vec4 p = shadow_probe(h.rel, h.normal, s);
-    if (p.w == 0.0) lit = 0.0;
-    if (probe && (u_outputs & 1) != 0) imageStore(o_probe, g_px, p);
+    if (u_shadows != 0 && p.w == 0.0) lit = 0.0;
+    if (write_probe) imageStore(o_probe, g_px, p);
   }
   // Clamped as the raster path's RGBA8 target clamps each fragment before blending it (a sunlit water texel's blue
   // passes 1.0).

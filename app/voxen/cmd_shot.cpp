@@ -40,6 +40,7 @@
 #include "voxen/light/rules.h"
 #include "voxen/mesh/baked.h"
 #include "voxen/render/image.h"
+#include "voxen/render/hit_oracle.h"
 #include "voxen/render/imgdiff.h"
 #include "voxen/render/platform.h"
 #include "voxen/render/renderer.h"
@@ -195,15 +196,17 @@ void write_png_durably(const std::string& path, const render::Image& img) {
 // The ray march against the raster path on the same frame (--compare-raster): which pixels name the same cell and
 // face (Renderer::read_hit_ids of each) and the two pictures by the look rule.
 struct RasterComparison {
-  uint64_t pixels = 0, surface = 0, same = 0;
+  render::HitAgreement hits;
   render::DiffResult look;
+  uint64_t look_failing_on_edge_ties = 0;  // of look.pixels_failing: pixels where the two hit an edge (kEdgeTie)
 };
 
 // Draws `fp` once more by the raster (multi-draw-indirect) path with ids, compares with the ray march's frame
-// (`march`, its ids `march_ids`) and writes `out`: the ray march's picture, greyed, with the pixels whose cell or
-// face differ in red.
+// (`march`, its ids `march_ids` and probes `march_probes`) by render::match_frames and writes `out`: the ray march's
+// picture, greyed, with the edge ties in yellow, the silhouettes in red and any other difference in magenta.
 RasterComparison compare_with_raster(render::Renderer& renderer, render::FrameParams fp, const render::Image& march,
-                                     const std::vector<render::HitId>& march_ids, const std::string& out) {
+                                     const std::vector<render::HitId>& march_ids,
+                                     const std::vector<render::ShadowProbe>& march_probes, const std::string& out) {
   RasterComparison c;
   if (!renderer.set_path(render::RenderPath::kMultiDrawIndirect))
     throw RunError("--compare-raster: this context cannot draw the raster path");
@@ -211,19 +214,25 @@ RasterComparison compare_with_raster(render::Renderer& renderer, render::FramePa
   renderer.render(fp);
   const render::Image raster = renderer.read_pixels();
   const std::vector<render::HitId> ids = renderer.read_hit_ids();
+  const std::vector<render::ShadowProbe> probes = renderer.read_shadow_probes();
   renderer.set_path(render::RenderPath::kRayMarch);
+  const double pixel_angle = 2.0 * std::tan(glm::radians(fp.camera.fov_y_deg) * 0.5) / static_cast<double>(march.height);
+  c.hits = render::match_frames(ids, probes, march_ids, march_probes, pixel_angle);
+  const render::LookRule rule;
   render::Image pic = march;
   for (int y = 0; y < pic.height; ++y)
     for (int x = 0; x < pic.width; ++x) {
       const size_t i = static_cast<size_t>(pic.height - 1 - y) * static_cast<size_t>(pic.width) + static_cast<size_t>(x);
+      const render::HitMatch m = i < c.hits.per_pixel.size() ? c.hits.per_pixel[i] : render::HitMatch::kDiffer;
       uint8_t* p = pic.at(x, y);
-      const bool same = i < ids.size() && i < march_ids.size() && ids[i] == march_ids[i];
-      ++c.pixels;
-      c.surface += i < ids.size() && ids[i].face >= 0;
-      c.same += same;
+      const uint8_t* q = raster.at(x, y);
+      bool look_fails = false;
+      for (int ch = 0; ch < 3; ++ch) look_fails = look_fails || std::abs(int(p[ch]) - int(q[ch])) > rule.channel_tolerance;
+      c.look_failing_on_edge_ties += look_fails && m == render::HitMatch::kEdgeTie;
       const uint8_t grey = static_cast<uint8_t>((p[0] + p[1] + p[2]) / 6);
-      p[0] = same ? grey : 255;
-      p[1] = p[2] = same ? grey : 0;
+      p[0] = m == render::HitMatch::kSame ? grey : 255;
+      p[1] = m == render::HitMatch::kEdgeTie ? 255 : grey * (m == render::HitMatch::kSame);
+      p[2] = m == render::HitMatch::kSame ? grey : m == render::HitMatch::kDiffer ? 255 : 0;
       p[3] = 255;
     }
   write_png_durably(out, pic);
@@ -473,7 +482,8 @@ int run_shot(const ShotOptions& o) {
   }
   RasterComparison raster;
   if (!o.compare_raster.empty())
-    raster = compare_with_raster(**renderer, fp, img, (*renderer)->read_hit_ids(), o.compare_raster);
+    raster = compare_with_raster(**renderer, fp, img, (*renderer)->read_hit_ids(), (*renderer)->read_shadow_probes(),
+                                 o.compare_raster);
   const double write_ms = write.ms();
   cw->close();  // with --world: every edit (also those outside the view) is committed before anything is printed
   const double total_ms = total.ms();
@@ -546,8 +556,12 @@ int run_shot(const ShotOptions& o) {
                           {"sections_not_traced", tb.not_traced}};
     }
     if (!o.compare_raster.empty())
-      j["compare_raster"] = {{"pixels", raster.pixels}, {"surface_pixels", raster.surface}, {"same_cell_and_face", raster.same},
+      j["compare_raster"] = {{"pixels", raster.hits.pixels}, {"surface_pixels", raster.hits.surface},
+                             {"same_cell_and_face", raster.hits.same}, {"edge_ties", raster.hits.edge_ties},
+                             {"silhouettes", raster.hits.silhouettes}, {"differ", raster.hits.differ},
+                             {"agreement", raster.hits.agreement()},
                              {"look_pass", raster.look.pass}, {"look_pixels_failing", raster.look.pixels_failing},
+                             {"look_pixels_failing_on_edge_ties", raster.look_failing_on_edge_ties},
                              {"look_largest_blob", raster.look.largest_blob}};
     j["platform"] = std::string((*platform)->name());
     j["gl_renderer"] = (*renderer)->gl_info().renderer;
@@ -570,12 +584,16 @@ int run_shot(const ShotOptions& o) {
       std::printf("ray march%s: %llu rays, %.1f steps a ray (p99 %u)\n", fp.beam ? " from the beam" : "",
                   static_cast<unsigned long long>(fs.rays), fs.steps_mean, fs.steps_p99);
     if (!o.compare_raster.empty())
-      std::printf("raster path: the same cell and face in %llu of %llu pixels (%.3f%%; the others red in %s); colours %s "
-                  "the look rule (%llu pixels off by more than 6/255, largest blob %llu)\n",
-                  static_cast<unsigned long long>(raster.same), static_cast<unsigned long long>(raster.pixels),
-                  100.0 * static_cast<double>(raster.same) / static_cast<double>(std::max<uint64_t>(raster.pixels, 1)),
-                  o.compare_raster.c_str(), raster.look.pass ? "pass" : "fail",
-                  static_cast<unsigned long long>(raster.look.pixels_failing),
+      std::printf("raster path: the same surface in %.3f%% of %llu pixels (the same cell and face in %llu, an edge both "
+                  "faces meet at in %llu: yellow in %s); a silhouette edge grazed in %llu (red), another surface in %llu "
+                  "(magenta); colours %s the look rule (%llu pixels off by more than 6/255, %llu of them edge ties; "
+                  "largest blob %llu)\n",
+                  100.0 * raster.hits.agreement(), static_cast<unsigned long long>(raster.hits.pixels),
+                  static_cast<unsigned long long>(raster.hits.same), static_cast<unsigned long long>(raster.hits.edge_ties),
+                  o.compare_raster.c_str(), static_cast<unsigned long long>(raster.hits.silhouettes),
+                  static_cast<unsigned long long>(raster.hits.differ),
+                  raster.look.pass ? "pass" : "fail", static_cast<unsigned long long>(raster.look.pixels_failing),
+                  static_cast<unsigned long long>(raster.look_failing_on_edge_ties),
                   static_cast<unsigned long long>(raster.look.largest_blob));
     std::printf("ms: generate %.1f  light %.1f  mesh %.1f  upload %.1f  cull %.2f  draw %.1f  (total %.0f)\n", ss.generate_ms,
                 ss.light_ms, ss.mesh_ms, ss.upload_ms, fs.cull_ms, fs.sort_ms + fs.build_ms + fs.submit_ms + finish_ms, total_ms);
@@ -604,9 +622,10 @@ void add_shot_command(CLI::App& app, RunFn& run) {
       ->check(CLI::Range(1, 160));
   add_render_options(*cmd, o->render);
   CLI::Option* compare = cmd->add_option("--compare-raster", o->compare_raster,
-                  "raymarch: also draw the frame by the raster path and write this PNG: the picture greyed, red where the "
-                  "two name a different cell or face for the nearest opaque surface; prints the agreement and the look "
-                  "rule's verdict on the two pictures");
+                  "raymarch: also draw the frame by the raster path and write this PNG: the picture greyed, yellow where "
+                  "the two name different faces meeting at the very point both hit (an edge tie), red where one grazes a "
+                  "silhouette edge the other passes (within the rasteriser's precision), magenta for any other "
+                  "difference; prints the agreement and the look rule's verdict on the two pictures");
   cmd->add_option("--far-distance", o->far_distance,
                   "blocks of far view (LOD) beyond the render distance, 0..65536; 0 or at most the render distance: off "
                   "(default 4096)")

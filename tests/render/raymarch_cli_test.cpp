@@ -1,5 +1,5 @@
 // `voxen shot --render-path raymarch` through the real binary: --compare-raster reports how many pixels name the raster
-// path's cell and face and writes where they do not; the flags refuse what they cannot do with a clear message;
+// path's surface (render::match_frames) and writes where they do not; the flags refuse what they cannot do with a clear message;
 // --json carries the march's steps per ray and the beam.
 #include <gtest/gtest.h>
 
@@ -25,23 +25,31 @@ TEST(RayMarchCli, ComparesWithTheRasterPathAndShowsWhereTheyDiffer) {
   ASSERT_EQ(r.run.exit_code, 0) << r.run.err;
   const auto& c = r.json["compare_raster"];
   const uint64_t pixels = c["pixels"], same = c["same_cell_and_face"], surface = c["surface_pixels"];
+  const uint64_t ties = c["edge_ties"], silhouettes = c["silhouettes"], differ = c["differ"];
   EXPECT_EQ(pixels, 320u * 180u);
   EXPECT_GT(surface, pixels / 2);
-  EXPECT_GE(same * 1000, pixels * 999);
+  EXPECT_EQ(same + ties + silhouettes + differ, pixels);
+  EXPECT_GE((same + ties) * 1000, pixels * 999);
+  EXPECT_DOUBLE_EQ(c["agreement"].get<double>(), static_cast<double>(same + ties) / static_cast<double>(pixels));
   EXPECT_TRUE(c["look_pass"].get<bool>());
   EXPECT_EQ(r.json["shadows"], "traced");
   EXPECT_GT(r.json["march"]["steps_mean"].get<double>(), 1.0);
   EXPECT_EQ(r.json["march"]["rays"], pixels);
-  // The picture: red exactly where the two differ.
+  // The picture: yellow exactly at the edge ties, red at the silhouettes, magenta at the other differences.
   auto pic = voxen::render::load_png(where);
   ASSERT_TRUE(pic.ok()) << pic.error().message;
-  uint64_t red = 0;
+  uint64_t red = 0, yellow = 0, magenta = 0;
   for (int y = 0; y < pic->height; ++y)
     for (int x = 0; x < pic->width; ++x) {
       const uint8_t* p = pic->at(x, y);
       red += p[0] == 255 && p[1] == 0 && p[2] == 0;
+      yellow += p[0] == 255 && p[1] == 255 && p[2] == 0;
+      magenta += p[0] == 255 && p[1] == 0 && p[2] == 255;
     }
-  EXPECT_EQ(red, pixels - same);
+  EXPECT_EQ(red, silhouettes);
+  EXPECT_EQ(yellow, ties);
+  EXPECT_EQ(magenta, differ);
+  EXPECT_GT(red + yellow + magenta, 0u) << "a view with no difference at all checks nothing here";
   std::remove(where.c_str());
 }
 

@@ -1,7 +1,8 @@
 // The ray-march path and traced shadows (issue 21) in-process, against the raster path as the oracle: the same
 // world, the same camera. The primary-hit oracle: the raster path's id buffer (the cell and face of each pixel's
-// nearest opaque fragment) and the ray march's ids agree in >= 99.9% of the pixels. The colour images agree by the
-// look rule. The shadows: a CPU per-cell DDA (trace_cells) from each pixel's sun-ray origin gives the GPU's
+// nearest opaque fragment) and the ray march's ids name the same surface in >= 99.9% of the pixels (the same cell and
+// face, or the other face of an edge the ray passes exactly through: render::match_frames). The colour images agree
+// by the look rule. The shadows: a CPU per-cell DDA (trace_cells) from each pixel's sun-ray origin gives the GPU's
 // lit/shadowed state, pixel for pixel, on both paths.
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "voxen/render/hit_oracle.h"
 #include "voxen/render/imgdiff.h"
 #include "voxen/render/renderer.h"
 #include "voxen/stream/streamer.h"
@@ -99,33 +101,48 @@ Breakdown breakdown(const Frame& a, const Frame& b) {
 struct View {
   int64_t x, z;
   double yaw, pitch;
-  double y = -1;  // eye height; < 0: 3 above the ground
+  double y = -1;                              // eye height; < 0: 3 above the ground
+  glm::dvec3 frac = glm::dvec3(0.5, 0.62, 0.5);  // the eye within its block
 };
 
-// Draws each view by both paths: the ray march names the raster id buffer's cell and face in >= 99.9% of the pixels
-// and the colours pass the look rule. Returns the ray march's frames.
-std::vector<Frame> expect_paths_agree(RayMarch& t, const std::vector<View>& views, bool beam = true) {
+// How expect_paths_agree checks the colours.
+enum class Colours {
+  kLookRule,  // by the look rule, as below
+  kNotChecked,  // views along an axis from a whole-block eye (AxisViewsFromWholeBlockEyes says why)
+};
+
+// Draws each view by both paths: the ray march names the raster id buffer's surface in >= 99.9% of the pixels
+// (render::match_frames: the same cell and face, or an edge tie) and the colours pass the look rule. Returns the
+// ray march's frames; `agreements` (if given) gets each view's tally.
+std::vector<Frame> expect_paths_agree(RayMarch& t, const std::vector<View>& views, bool beam = true,
+                                      Colours colours = Colours::kLookRule,
+                                      std::vector<HitAgreement>* agreements = nullptr) {
   std::vector<Frame> out;
   for (const View& v : views) {
-    Camera c = RayMarch::camera({v.x, 0, v.z}, glm::dvec3(0.5, 0.62, 0.5), v.yaw, v.pitch);
+    Camera c = RayMarch::camera({v.x, 0, v.z}, v.frac, v.yaw, v.pitch);
     c.block.y = v.y >= 0 ? static_cast<int64_t>(v.y) : t.surface(v.x, v.z) + 3;
     const Frame raster = t.draw(c, RenderPath::kMultiDrawIndirect);
     Frame march = t.draw(c, RenderPath::kRayMarch, Shadows::kNone, 10.0, beam);
     EXPECT_EQ(raster.ids.size(), march.ids.size());
-    size_t same = 0, surface = 0;
-    for (size_t i = 0; i < raster.ids.size() && i < march.ids.size(); ++i) {
-      surface += raster.ids[i].face >= 0;
-      same += raster.ids[i] == march.ids[i];
-    }
+    const double pixel_angle = 2.0 * std::tan(glm::radians(c.fov_y_deg) * 0.5) / kHeight;
+    const HitAgreement a = match_frames(raster.ids, raster.probes, march.ids, march.probes, pixel_angle);
     const DiffResult d = compare_images(raster.image, march.image, DiffMode::kLook);
     const Breakdown b = breakdown(raster, march);
-    std::printf("view %lld,%lld: %zu surface pixels, the same cell and face in %zu of %zu; steps mean %.1f p99 %u; "
-                "%llu pixels off by more than 6/255 (%zu on the same cell and face), largest blob %llu\n",
-                (long long)v.x, (long long)v.z, surface, same, raster.ids.size(), march.stats.steps_mean,
+    std::printf("view %lld,%lld yaw %.0f pitch %.0f: %llu surface pixels, the same surface in %.3f%% of %llu (the same "
+                "cell and face %llu, edge ties %llu), silhouettes %llu, other %llu; steps mean %.1f p99 %u; %llu pixels "
+                "off by more than 6/255 (%zu on the same cell and face), largest blob %llu\n",
+                (long long)v.x, (long long)v.z, v.yaw, v.pitch, (unsigned long long)a.surface, 100.0 * a.agreement(),
+                (unsigned long long)a.pixels, (unsigned long long)a.same, (unsigned long long)a.edge_ties,
+                (unsigned long long)a.silhouettes, (unsigned long long)a.differ, march.stats.steps_mean,
                 march.stats.steps_p99, (unsigned long long)d.pixels_failing, b.failing_same_id,
                 (unsigned long long)d.largest_blob);
-    EXPECT_GT(surface, raster.ids.size() / 4) << "the view shows too little terrain to check";
-    EXPECT_GE(same * 1000, raster.ids.size() * 999);
+    EXPECT_GT(a.surface, raster.ids.size() / 4) << "the view shows too little terrain to check";
+    EXPECT_GE(a.agreement(), 0.999);
+    if (agreements) agreements->push_back(a);
+    if (colours == Colours::kNotChecked) {
+      out.push_back(std::move(march));
+      continue;
+    }
     // The look rule allows 0.05% of the pixels; these views (steep, close, minified textures) differ in up to 0.1%,
     // every one an isolated pixel on the same cell and face: the rasteriser's texture coordinates come from vertices
     // snapped to 1/256 pixel and its mip level from per-quad differences, the ray march's from the exact hit, so a
@@ -135,6 +152,32 @@ std::vector<Frame> expect_paths_agree(RayMarch& t, const std::vector<View>& view
     out.push_back(std::move(march));
   }
   return out;
+}
+
+// Views along the axes from an eye on whole blocks, where pixel rays pass exactly through the edges between faces
+// (a line through the picture's centre with a slope of odd over odd meets pixel centres exactly) and pixel rows line
+// up with block edges (straight down, every block edge across the picture is parallel to a row): the two paths name
+// different faces of many such edges, each right (the rasteriser's fill rule picks one, the DDA's step order the
+// other). render::match_frames tells them from faults by the surface point both hit. Their colours are not checked
+// by the look rule here: an edge tie shows the other face's colour, and a row of samples lying within the
+// rasteriser's precision (vertices snapped to 1/256 pixel) of a texel edge or a silhouette flips as a whole row,
+// a blob the look rule refuses; the same scenes from eyes inside their blocks pass it (the test above).
+TEST_F(RayMarch, AxisViewsFromWholeBlockEyesNameTheSameSurface) {
+  load_around(0, 0);
+  const glm::dvec3 whole(0.0, 0.0, 0.0);
+  auto eye_y = [&](int64_t x, int64_t z) { return static_cast<double>(surface(x, z) + 2); };  // `voxen shot`'s 'surface'
+  std::vector<HitAgreement> tallies;
+  expect_paths_agree(*this,
+                     {{20, 20, 180.0, 0.0, eye_y(20, 20), whole}, {8, -20, 90.0, 0.0, eye_y(8, -20), whole},
+                      {-30, 10, 0.0, 0.0, eye_y(-30, 10), whole}, {0, 0, 0.0, -90.0, eye_y(0, 0), whole}},
+                     true, Colours::kNotChecked, &tallies);
+  uint64_t ties = 0;
+  for (const HitAgreement& a : tallies) ties += a.edge_ties;
+  // The views do meet edges exactly: by the same cell and face alone the first falls under 99.9% (99.66% when this
+  // was written, with 184 edge ties).
+  EXPECT_GT(ties, 100u);
+  ASSERT_FALSE(tallies.empty());
+  EXPECT_LT(static_cast<double>(tallies[0].same) / static_cast<double>(tallies[0].pixels), 0.999);
 }
 
 TEST_F(RayMarch, NamesTheRasterPathsCellAndFaceInNearlyEveryPixel) {
