@@ -217,7 +217,7 @@ RasterComparison compare_with_raster(render::Renderer& renderer, render::FramePa
   const std::vector<render::ShadowProbe> probes = renderer.read_shadow_probes();
   renderer.set_path(render::RenderPath::kRayMarch);
   const double pixel_angle = 2.0 * std::tan(glm::radians(fp.camera.fov_y_deg) * 0.5) / static_cast<double>(march.height);
-  c.hits = render::match_frames(ids, probes, march_ids, march_probes, pixel_angle);
+  c.hits = render::match_frames(ids, probes, march_ids, march_probes, fp.camera.frac, pixel_angle);
   const render::LookRule rule;
   render::Image pic = march;
   for (int y = 0; y < pic.height; ++y)

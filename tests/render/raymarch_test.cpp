@@ -125,7 +125,7 @@ std::vector<Frame> expect_paths_agree(RayMarch& t, const std::vector<View>& view
     Frame march = t.draw(c, RenderPath::kRayMarch, Shadows::kNone, 10.0, beam);
     EXPECT_EQ(raster.ids.size(), march.ids.size());
     const double pixel_angle = 2.0 * std::tan(glm::radians(c.fov_y_deg) * 0.5) / kHeight;
-    const HitAgreement a = match_frames(raster.ids, raster.probes, march.ids, march.probes, pixel_angle);
+    const HitAgreement a = match_frames(raster.ids, raster.probes, march.ids, march.probes, c.frac, pixel_angle);
     const DiffResult d = compare_images(raster.image, march.image, DiffMode::kLook);
     const Breakdown b = breakdown(raster, march);
     std::printf("view %lld,%lld yaw %.0f pitch %.0f: %llu surface pixels, the same surface in %.3f%% of %llu (the same "

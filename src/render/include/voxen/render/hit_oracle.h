@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <glm/vec3.hpp>
+
 #include "voxen/render/renderer.h"
 
 namespace voxen::render {
@@ -21,8 +23,8 @@ enum class HitMatch : uint8_t {
 /// kShadowBias (shaders/trace_common.glsl), which match_hits removes to recover the surface point.
 inline constexpr double kShadowProbeBias = 1.0 / 256.0;
 
-/// Compares one pixel; `pixel_angle`: the pixel's size at unit distance (2 tan(fov_y / 2) / height), for the
-/// rasteriser's precision. kEdgeTie when the ids differ but both paths hit a surface and (1) their surface points (the
+/// Compares one pixel. `eye`: the eye within its block (Camera::frac; the probes count from the block's corner);
+/// `pixel_angle`: a pixel's size in radians (2 tan(fov_y / 2) / height), for the rasteriser's precision. kEdgeTie when the ids differ but both paths hit a surface and (1) their surface points (the
 /// probes' origins less kShadowProbeBias along the named face's axis normal; blocks from the eye's block) lie within
 /// a tolerance of each other, 1/1024 block plus 2^-16 of the distance (float rounding in either path), and (2) that
 /// point lies on an edge of the half-block lattice where the mesher's axis faces meet (at least two of its
@@ -30,13 +32,14 @@ inline constexpr double kShadowProbeBias = 1.0 / 256.0;
 /// between two faces (a block's corner, a step, two coplanar tops): the rasteriser's fill rule gives the pixel to one
 /// face, the DDA's step order to the other, and both are right. It happens in whole rows of pixels when the eye sits
 /// on whole blocks and looks along an axis. kSilhouette when one path hits nothing or a surface farther than the
-/// other's (beyond that tolerance) and the nearer hit lies within 1/64 of a pixel (at its distance) of an edge of the
-/// half-block lattice: the ray grazes an edge closer than the rasteriser resolves (it snaps vertices to 1/256 pixel;
-/// the ray march's rounding is far smaller), so either path may pass it. Whole rows of such pixels appear when a
-/// view along an axis lines pixel rows up with block edges. Surfaces off the axes (plants, slopes) never count as
-/// ties or silhouettes.
+/// other's (beyond that tolerance) and, seen from the eye, the ray passes within 1/64 of a pixel of an edge of the
+/// half-block lattice beside the nearer hit (the lines along each axis through its other two coordinates rounded to
+/// halves, a block either side): the ray grazes an edge closer than the rasteriser resolves (it snaps vertices to
+/// 1/256 pixel; the ray march's rounding is far smaller), so either path may pass it. Rows of such pixels appear
+/// where a long edge runs nearly along a pixel row. Surfaces off the axes (plants, slopes) never count as ties, nor
+/// their hits as silhouettes unless a lattice edge lies there too.
 HitMatch match_hits(const HitId& raster, const ShadowProbe& raster_probe, const HitId& march,
-                    const ShadowProbe& march_probe, double pixel_angle);
+                    const ShadowProbe& march_probe, const glm::dvec3& eye, double pixel_angle);
 
 /// A frame's tally of match_hits (inputs of equal length; a shorter probe vector counts its missing pixels as
 /// kDiffer where the ids differ).
@@ -53,6 +56,6 @@ struct HitAgreement {
 };
 HitAgreement match_frames(const std::vector<HitId>& raster, const std::vector<ShadowProbe>& raster_probes,
                           const std::vector<HitId>& march, const std::vector<ShadowProbe>& march_probes,
-                          double pixel_angle);
+                          const glm::dvec3& eye, double pixel_angle);
 
 }  // namespace voxen::render
