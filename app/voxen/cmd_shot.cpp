@@ -553,7 +553,7 @@ int run_shot(const ShotOptions& o) {
     if ((*renderer)->traces()) {
       const render::Renderer::TraceBytes tb = (*renderer)->trace_bytes();
       j["trace_store"] = {{"sections", tb.sections}, {"record_bytes", tb.record_bytes}, {"gpu_bytes", tb.gpu_bytes},
-                          {"sections_not_traced", tb.not_traced}};
+                          {"sections_not_traced", tb.not_traced}, {"sections_pending_cells", tb.pending_cells}};
     }
     if (!o.compare_raster.empty())
       j["compare_raster"] = {{"pixels", raster.hits.pixels}, {"surface_pixels", raster.hits.surface},

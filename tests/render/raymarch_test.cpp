@@ -301,6 +301,8 @@ TEST_F(RayMarch, EditsRewriteOnlyTheirSectionsRecordsAndTheMarchShowsThem) {
       if (!r.empty()) before[{c.x, s, c.z}] = {r.begin(), r.end()};
     }
   ASSERT_GT(before.size(), 50u);
+  // Every section's cells went into its record: the store holds none waiting.
+  EXPECT_EQ(renderer->trace_bytes().pending_cells, 0u);
   // A pit in front of the eye, a glass wall and a leaf block beside it, across a column border (x -705/-704).
   std::vector<Edit> edits;
   for (int64_t x = -708; x <= -700; ++x)
@@ -326,6 +328,7 @@ TEST_F(RayMarch, EditsRewriteOnlyTheirSectionsRecordsAndTheMarchShowsThem) {
   }
   std::printf("%zu sections remeshed, %zu records changed, %zu kept\n", remeshed.size(), changed, kept);
   EXPECT_GT(changed, 0u);
+  EXPECT_EQ(renderer->trace_bytes().pending_cells, 0u);
   // The march's picture of the edited world is the raster path's.
   const std::vector<Frame> frames = expect_paths_agree(*this, {v, {-712, -768, 100.0, -20.0}});
   // And it shows the edit: the pit's cells are seen where the raster path sees them (checked above), and some

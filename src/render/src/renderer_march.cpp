@@ -44,7 +44,8 @@ std::span<const uint32_t> Renderer::trace_record(const SectionPos& pos) const {
 
 Renderer::TraceBytes Renderer::trace_bytes() const {
   if (!m_trace) return {};
-  return {m_trace->sections(), m_trace->record_bytes(), m_trace->gpu_bytes(), m_trace->not_traced()};
+  return {m_trace->sections(), m_trace->record_bytes(), m_trace->gpu_bytes(), m_trace->not_traced(),
+          m_trace->pending_cells()};
 }
 
 void Renderer::set_trace_uniforms(uint32_t program, const Camera& cam, const FrameParams& params) {

@@ -53,6 +53,8 @@ class TraceStore {
   uint64_t gpu_bytes() const { return m_arena->capacity_bytes().value + kTableWords * 4; }
   /// Records refused because the store's buffer was full (logged once, at the first).
   uint64_t not_traced() const { return m_not_traced; }
+  /// Sections whose set_cells waits for its set_section (or remove_section).
+  size_t pending_cells() const { return m_cells.size(); }
   uint64_t bytes_uploaded() const { return m_arena->bytes_uploaded() + m_table_bytes_uploaded; }
 
  private:

@@ -287,6 +287,9 @@ class Renderer {
   struct TraceBytes {
     uint64_t sections = 0, record_bytes = 0, gpu_bytes = 0;
     uint64_t not_traced = 0;  // sections refused: the store's buffer was full (the first is logged)
+    /// Sections whose cells the store holds for a record not yet built (MeshSink::set_cells comes just before the
+    /// section's mesh, so 0 between a streamer's calls; more would be memory held for nothing).
+    uint64_t pending_cells = 0;
   };
   TraceBytes trace_bytes() const;
 
