@@ -34,11 +34,13 @@ vec3 shade_terrain(vec3 texel, vec3 n, vec4 light4, float ao_level, float layer,
   float sun = max(dot(n, u_sun_dir), 0.0) * smoothstep(-0.05, 0.1, u_sun_dir.y);
   if (sun_lit < 1.0) sun *= sun_lit;
   float sky_scale = mix(0.10, 1.0, u_day);
-  float sky = brightness(light4.x) * sky_scale * (0.7 * shade + 0.4 * sun);
+  // The sun's part takes the colour of the sunlight (u_sun_color: white with the sun high, so day scenes are as
+  // they were; orange to red at sunrise and sunset).
+  vec3 sky = brightness(light4.x) * sky_scale * (0.7 * shade + 0.4 * sun * u_sun_color);
   // Block light keeps its hue: the curve is applied to the brightest channel and the others keep their ratio.
   float peak = max(light4.y, max(light4.z, light4.w));
   vec3 block = peak > 0.0 ? light4.yzw * (brightness(peak) / peak) * (0.55 + 0.45 * shade) : vec3(0.0);
-  vec3 light = max(vec3(sky), block) + vec3(0.03);
+  vec3 light = max(sky, block) + vec3(0.03);
   float ao = 0.45 + 0.55 * (ao_level / 3.0);
   vec3 color = texel * light * ao;
   // Glowing blocks (lava, glowstone, lamps, torches, magma) show their own colour whatever the light.

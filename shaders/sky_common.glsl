@@ -3,6 +3,7 @@
 // much of the sky the eye sees (from the sky light at the eye: 1 outdoors, 0 deep in a cave), so underground the
 // fog and the background beyond the loaded area fade to black instead of showing a sky.
 uniform vec3 u_sun_dir;
+uniform vec3 u_sun_color;  // sunlight through the air (renderer.h sun_color): white with the sun high, orange to red low
 uniform float u_day;
 uniform float u_sky_seen;
 
@@ -14,9 +15,13 @@ vec3 sky_color(vec3 dir) {
   vec3 c = mix(zenith, horizon, t);
   // Below the horizon the haze darkens a little toward the ground.
   c = mix(c, horizon * 0.78, 1.0 - smoothstep(-0.4, 0.0, up));
-  // Sunrise and sunset: an orange glow around the sun while it is low.
+  // Sunrise and sunset: while the sun is low the horizon band warms all round, most toward the sun, in the colour
+  // of the sunlight that reaches it (scattered out of the long path through the air), and a glow surrounds the sun.
   float low = 1.0 - smoothstep(0.0, 0.35, abs(u_sun_dir.y));
   float toward = max(dot(dir, u_sun_dir), 0.0);
-  c += vec3(1.0, 0.45, 0.15) * (low * pow(toward, 6.0) * (0.25 + 0.75 * t) * 0.8);
+  float side = 0.5 + 0.5 * dot(normalize(dir.xz + vec2(1e-6)), normalize(u_sun_dir.xz + vec2(1e-6)));
+  vec3 warm = u_sun_color * vec3(1.0, 0.78, 0.60);
+  c = mix(c, warm * max(u_day, 0.15), low * t * (0.15 + 0.35 * side * side) * smoothstep(-0.25, 0.02, u_sun_dir.y));
+  c += warm * (low * pow(toward, 6.0) * (0.25 + 0.75 * t) * 0.8);
   return c * u_sky_seen;
 }

@@ -78,7 +78,8 @@ struct PlayOptions {
   double far_distance = 4096;    // the far view, blocks (0 or at most the render distance: off)
   double tick_rate = 20;         // --tick-rate: world simulation ticks a second (0: off)
   std::string culling = "all";   // --culling
-  RenderFlags render;            // --render-path, --shadows
+  RenderFlags render;            // --render-path, --shadows, --no-beam, --no-clouds
+  SkyFlags sky{10.0, 20.0};      // --time-of-day, --day-minutes: a day lasts 20 minutes, as in Minecraft
   std::string connect;           // HOST:PORT of a server (voxen serve); empty: play alone
   std::string name;              // the player's name on the server
 };
@@ -185,6 +186,9 @@ int run_play(const PlayOptions& o) {
   h.render_distance = o.render_distance;
   h.far_distance = o.far_distance;
   h.tick_rate = o.tick_rate;
+  h.time_of_day = o.sky.time_of_day;
+  h.day_minutes = o.sky.day_minutes;
+  h.clouds = !o.render.no_clouds;
   if (!(o.fov >= 10 && o.fov <= 150)) throw UsageError("--fov", "must be 10..150 degrees");
   if (o.fps < 0 || o.fps > 1000) throw UsageError("--fps", "must be 0 (the monitor's rate) .. 1000");
   int64_t min_from = -1, min_to = -1;  // frames [min_from, min_to) reported minimised
@@ -402,6 +406,7 @@ void add_play_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--render-distance", o->render_distance, "columns drawn around the player, 1..64 (default 8)")->check(CLI::Range(1, 64));
   add_culling_option(*cmd, o->culling);
   add_render_options(*cmd, o->render);
+  add_sky_options(*cmd, o->sky, "20");
   cmd->add_option("--far-distance", o->far_distance,
                   "blocks of far view (LOD) beyond the render distance, 0..65536; 0 or at most the render distance: off (default 4096)")
       ->check(finite_range(0.0, 65536.0));

@@ -425,6 +425,7 @@ int run_shot(const ShotOptions& o) {
   fp.anim_seconds = o.anim_time;
   fp.eye_sky_light = light_sky(world.light(eye.block));
   fp.beam = !o.render.no_beam;
+  fp.clouds = !o.render.no_clouds;
   const bool march = (*renderer)->path() == render::RenderPath::kRayMarch;
   fp.step_stats = march;
   if (!o.compare_raster.empty() && path != render::RenderPath::kRayMarch)

@@ -42,6 +42,7 @@ struct TourCliOptions {
   double jet_speed = 112.0;
   double far_distance = 0;        // the far view, blocks (0: off)
   double tick_rate = 20;          // --tick-rate: world simulation ticks a second (0: off)
+  SkyFlags sky;                   // --time-of-day, --day-minutes (default: 10 o'clock, the clock stopped)
   std::string far_throttle = "on";
   std::string culling = "all";
   RenderFlags render;
@@ -60,6 +61,9 @@ int run_tour_cmd(const TourCliOptions& o) {
   h.render_distance = o.render_distance;
   h.far_distance = o.far_distance;
   h.tick_rate = o.tick_rate;
+  h.time_of_day = o.sky.time_of_day;
+  h.day_minutes = o.sky.day_minutes;
+  h.clouds = !o.render.no_clouds;
   if (o.frames < 1 || o.frames > 100000) throw UsageError("--frames", "must be 1..100000");
   if (o.holes_stride < 1 || o.holes_stride > 64) throw UsageError("--holes-stride", "must be 1..64");
   playtest::TourOptions to;
@@ -254,6 +258,7 @@ void add_tour_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--frames", o->frames, "measured frames per segment (default 120)");
   cmd->add_option("--tick-rate", o->tick_rate, "world simulation ticks a second, 0..1000; 0: off (default 20)")
       ->check(finite_range(0.0, 1000.0));
+  add_sky_options(*cmd, o->sky, "0");
   cmd->add_option("--render-distance", o->render_distance, "columns, 1..64 (default 6)")->check(CLI::Range(1, 64));
   add_frame_size_option(*cmd, o->size, "frame size WxH (default 320x180)");
   add_threads_option(*cmd, o->threads, "worker threads (default: cores - 1)");

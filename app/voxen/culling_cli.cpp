@@ -25,6 +25,16 @@ void add_render_options(CLI::App& cmd, RenderFlags& flags) {
                  "mdi and raymarch paths) (default none)")
       ->check(CLI::IsMember({"none", "traced"}));
   cmd.add_flag("--no-beam", flags.no_beam, "raymarch: start every ray at the eye instead of at its tile's beam distance");
+  cmd.add_flag("--no-clouds", flags.no_clouds, "no cloud layer in the sky (drawn by default: drifting value-noise clouds at y 192)");
+}
+
+void add_sky_options(CLI::App& cmd, SkyFlags& flags, const std::string& day_minutes_default) {
+  cmd.add_option("--time-of-day", flags.time_of_day, "hours 0..24 at the start: the sun, moon, stars and sky light (default 10)")
+      ->check(finite_range(0.0, 24.0));
+  cmd.add_option("--day-minutes", flags.day_minutes,
+                 "minutes of game time a whole day and night last, 0..100000; 0: the time of day stays put (default " +
+                     day_minutes_default + ")")
+      ->check(finite_range(0.0, 100000.0));
 }
 
 render::RenderPath RenderFlags::render_path() const {

@@ -101,6 +101,23 @@ TEST(Recording, LiveStreamingSchedulesRoundTripAfterTheirFramesEvents) {
   EXPECT_EQ(cut->frames, 12u);
 }
 
+TEST(Recording, TheSkysClockIsVersion6) {
+  // `sky HOURS DAY_MINUTES CLOUDS`: written (as version 6) only when it is not the default (10 o'clock, the clock
+  // stopped, clouds on), so older builds still read recordings without it; reads back to the same header and text.
+  Recording r = sample();
+  EXPECT_EQ(format_recording(r).find("\nsky "), std::string::npos);
+  r.header.time_of_day = 17.25;
+  r.header.day_minutes = 20;
+  r.header.clouds = false;
+  const std::string text = format_recording(r);
+  EXPECT_EQ(text.rfind("voxen-input-recording 6\n", 0), 0u) << text;
+  EXPECT_NE(text.find("\nsky 17.25 20 0\n"), std::string::npos) << text;
+  auto back = parse_recording(text, "sky.rec");
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(back->header, r.header);
+  EXPECT_EQ(format_recording(*back), text);
+}
+
 TEST(Recording, FarViewRecordingsAreVersion3) {
   // A live recording with the far view (version 3): `far_distance D` in the header and, on a frame's `jobs` line,
   // `far N` when the far view integrated N results that frame (FarView::update's replay count). Reads back to the
@@ -154,7 +171,13 @@ TEST(Recording, BadFilesNameTheLine) {
   const BadCase cases[] = {
       {"", "empty file"},
       {"hello\n", "bad.rec:1: not a voxen input recording"},
-      {"voxen-input-recording 6\n", "bad.rec:1: recording format version 6 is not supported (this voxen reads versions 1 to 5)"},
+      {"voxen-input-recording 7\n", "bad.rec:1: recording format version 7 is not supported (this voxen reads versions 1 to 6)"},
+      {"voxen-input-recording 5\nseed 1\nsky 12 20 1\n", "bad.rec:3: 'sky' needs recording format version 6"},
+      {"voxen-input-recording 6\nsky 25 20 1\n", "bad.rec:2: sky: time of day '25' must be 0..24 hours"},
+      {"voxen-input-recording 6\nsky 12 -1 1\n", "bad.rec:2: sky: day length '-1' must be 0..100000 minutes"},
+      {"voxen-input-recording 6\nsky 12 20 yes\n", "bad.rec:2: sky: clouds 'yes' must be 1 (on) or 0 (off)"},
+      {"voxen-input-recording 6\nsky 12 20\n", "bad.rec:2: 'sky' takes 3 values"},
+      {"voxen-input-recording 6\nsky 12 20 1\nsky 12 20 1\n", "bad.rec:3: duplicate header field 'sky'"},
       {"voxen-input-recording 4\nseed 1\ntick_rate 20\n", "bad.rec:3: 'tick_rate' needs recording format version 5"},
       {"voxen-input-recording 3\nfar_distance 4096\n",
        "bad.rec:2: a far view recorded in format version 3 counts the far view's jobs from before real columns"},

@@ -134,6 +134,12 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
   return g;
 }
 
+double Game::time_of_day() const {
+  if (!(m_config.day_minutes > 0.0)) return m_config.time_of_day;
+  const double hours = m_config.time_of_day + m_sim_time / (m_config.day_minutes * 60.0) * 24.0;
+  return hours - 24.0 * std::floor(hours / 24.0);
+}
+
 void Game::start(const BlockPos& block, const glm::dvec3& frac, double yaw, double pitch, bool flying) {
   m_player = PlayerState{};
   m_player.block = block;
@@ -514,7 +520,8 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
     t = wall_ms();
     render::FrameParams fp;
     fp.camera = cam;
-    fp.time_of_day = m_config.time_of_day;
+    fp.time_of_day = time_of_day();
+    fp.clouds = m_config.clouds;
     fp.fog_end = render::render_radius_blocks(m_config.render_distance);
     if (m_far) {
       fp.far.draw = m_far->draw();

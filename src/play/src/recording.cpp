@@ -181,7 +181,7 @@ class Parser {
 
   Status header_field(const std::vector<std::string_view>& w, RecordingHeader& h, bool& have_start) {
     const std::string key(w[0]);
-    static constexpr const char* kKnown[] = {"seed", "generator", "render_distance", "size", "fov", "step", "stream", "start", "far_distance", "tick_rate"};
+    static constexpr const char* kKnown[] = {"seed", "generator", "render_distance", "size", "fov", "step", "stream", "start", "far_distance", "tick_rate", "sky"};
     for (const char* known : kKnown) {
       if (key != known) continue;
       if (auto [it, fresh] = m_header_lines.emplace(key, m_line); !fresh)
@@ -219,6 +219,15 @@ class Parser {
       if (m_version < 5) return fail("'tick_rate' needs recording format version 5");
       if (!parse_double(w[1], h.tick_rate) || !(h.tick_rate >= 0.0) || h.tick_rate > 1000.0)
         return fail("tick_rate " + quote(w[1]) + " must be 0..1000 ticks a second");
+    } else if (key == "sky") {
+      if (auto s = need(3); !s.ok()) return s;
+      if (m_version < 6) return fail("'sky' needs recording format version 6");
+      if (!parse_double(w[1], h.time_of_day) || !(h.time_of_day >= 0.0) || h.time_of_day > 24.0)
+        return fail("sky: time of day " + quote(w[1]) + " must be 0..24 hours");
+      if (!parse_double(w[2], h.day_minutes) || !(h.day_minutes >= 0.0) || h.day_minutes > 100000.0)
+        return fail("sky: day length " + quote(w[2]) + " must be 0..100000 minutes (0: the time stays put)");
+      if (w[3] != "0" && w[3] != "1") return fail("sky: clouds " + quote(w[3]) + " must be 1 (on) or 0 (off)");
+      h.clouds = w[3] == "1";
     } else if (key == "size") {
       if (auto s = need(1); !s.ok()) return s;
       const size_t x = w[1].find('x');
@@ -402,7 +411,8 @@ std::string format_event(const InputEvent& e) {
 
 std::string format_header(const RecordingHeader& h) {
   std::ostringstream o;
-  o << "voxen-input-recording " << (h.tick_rate > 0 ? 5 : h.far_distance > 0 ? 4 : h.stream_live ? 2 : 1) << "\n";
+  const bool sky = h.time_of_day != 10.0 || h.day_minutes != 0.0 || !h.clouds;
+  o << "voxen-input-recording " << (sky ? 6 : h.tick_rate > 0 ? 5 : h.far_distance > 0 ? 4 : h.stream_live ? 2 : 1) << "\n";
   o << "seed " << h.seed << "\n";
   o << "generator " << h.generator << "\n";
   o << "render_distance " << h.render_distance << "\n";
@@ -411,6 +421,7 @@ std::string format_header(const RecordingHeader& h) {
   o << "step " << num(h.step) << "\n";
   if (h.far_distance > 0) o << "far_distance " << num(h.far_distance) << "\n";
   if (h.tick_rate > 0) o << "tick_rate " << num(h.tick_rate) << "\n";
+  if (sky) o << "sky " << num(h.time_of_day) << " " << num(h.day_minutes) << " " << (h.clouds ? 1 : 0) << "\n";
   if (h.stream_live) o << "stream live\n";
   else o << "stream " << h.stream_lag << " " << h.stream_gen << " " << h.stream_mesh << "\n";
   o << "start " << h.start_block.x << " " << h.start_block.y << " " << h.start_block.z << " " << num(h.start_frac.x) << " "

@@ -35,6 +35,9 @@ Result<std::unique_ptr<PlaySession>> PlaySession::open(const RecordingHeader& he
   g.stream.mesh_jobs_per_frame = header.stream_mesh;
   g.far.far_distance = header.far_distance;
   g.tick_rate = header.tick_rate;
+  g.time_of_day = header.time_of_day;
+  g.day_minutes = header.day_minutes;
+  g.clouds = header.clouds;
   g.far_viewport_width = header.width;
   g.far_viewport_height = header.height;
   auto game = Game::create(g, *s->m_platform, registry, *s->m_generator, *s->m_pool, s->m_world, options.source);

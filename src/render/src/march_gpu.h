@@ -16,6 +16,7 @@ namespace voxen::render {
 /// how much it is day (0..1) and how much sky the eye sees (0..1).
 struct ShadeInputs {
   glm::dvec3 sun{0.0, 1.0, 0.0};
+  glm::vec3 sun_color{1.0f, 1.0f, 1.0f};  // renderer.h sun_color
   float day = 1.0f;
   float sky_seen = 1.0f;
 };

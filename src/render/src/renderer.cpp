@@ -115,9 +115,42 @@ glm::dvec3 sun_direction(double time_of_day) {
   return glm::normalize(glm::dvec3(std::cos(theta), std::sin(theta) * std::cos(kTilt), std::sin(theta) * std::sin(kTilt)));
 }
 
+glm::vec3 sun_color(const glm::dvec3& sun) {
+  constexpr double kPi = 3.14159265358979323846;
+  const double e = std::clamp(sun.y, -1.0, 1.0);
+  if (e >= 0.5) return glm::vec3(1.0f);  // 30 degrees up or more: white, exactly
+  const double h = std::max(std::asin(e) * 180.0 / kPi, 0.0);  // elevation, degrees; the horizon's colour below it
+  const double air_mass = 1.0 / (std::sin(h * kPi / 180.0) + 0.50572 * std::pow(h + 6.07995, -1.6364));
+  const double lambda[3] = {0.68, 0.55, 0.44};  // micrometres: red, green, blue
+  glm::dvec3 t;
+  for (int c = 0; c < 3; ++c) {
+    const double l2 = 1.0 / (lambda[c] * lambda[c]);
+    const double rayleigh = 0.008569 * l2 * l2 * (1.0 + 0.0113 * l2 + 0.00013 * l2 * l2);
+    const double haze = 0.1 * std::pow(lambda[c] / 0.55, -1.3);
+    t[c] = std::exp(-(rayleigh + haze) * air_mass);
+  }
+  t /= std::max(t.x, std::max(t.y, t.z));
+  const double w = glm::smoothstep(0.25, 0.5, e);
+  return glm::vec3(glm::mix(t, glm::dvec3(1.0), w));
+}
+
+glm::dmat3 sky_rotation(double time_of_day) {
+  constexpr double kPi = 3.14159265358979323846;
+  constexpr double kTilt = 20.0 * kPi / 180.0;
+  const double theta = (time_of_day - 6.0) / 24.0 * 2.0 * kPi;  // as sun_direction
+  // The sun's circle is cos(theta) x + sin(theta) u with u = (0, cos tilt, sin tilt); its axis x cross u.
+  const glm::dvec3 x(1.0, 0.0, 0.0), u(0.0, std::cos(kTilt), std::sin(kTilt)), axis = glm::cross(x, u);
+  // World -> sky frame: the rotation by -theta about the axis (Rodrigues), so a star fixed in the sky frame turns
+  // with the sun.
+  const double c = std::cos(-theta), s = std::sin(-theta);
+  const glm::dmat3 k(0.0, axis.z, -axis.y, -axis.z, 0.0, axis.x, axis.y, -axis.x, 0.0);  // column-major cross matrix
+  return glm::dmat3(1.0) + s * k + (1.0 - c) * (k * k);
+}
+
 ShadeInputs shade_inputs(const FrameParams& params) {
   ShadeInputs in;
   in.sun = sun_direction(params.time_of_day);
+  in.sun_color = sun_color(in.sun);
   in.day = static_cast<float>(glm::smoothstep(-0.10, 0.15, in.sun.y));
   // The sky seen from the eye: the light curve of the eye's sky light (1 at 15, ~0.18 at 7, 0 at 0).
   const double eye_sky = std::clamp(params.eye_sky_light, 0, 15) / 15.0;
@@ -129,7 +162,7 @@ ShadeInputs shade_inputs(const FrameParams& params) {
 struct Renderer::Gpu {
   struct TerrainProgram {
     gl::Program program;
-    GLint view_proj = -1, time = -1, fog = -1, sun_dir = -1, day = -1, sky_seen = -1, textures = -1, arena = -1, draw_offset = -1,
+    GLint view_proj = -1, time = -1, fog = -1, sun_dir = -1, sun_color = -1, day = -1, sky_seen = -1, textures = -1, arena = -1, draw_offset = -1,
           emissive = -1, seam = -1;
   };
   TerrainProgram mdi_opaque, mdi_translucent, chunk_opaque, chunk_translucent;
@@ -140,7 +173,8 @@ struct Renderer::Gpu {
   gl::Texture near_mask;                // R8 256 x 256, the hand-over mask (made on first far frame)
   GLint mdi_peel_pass = -1, chunk_peel_pass = -1;
   gl::Program sky;
-  GLint sky_inv_view_proj = -1, sky_sun_dir = -1, sky_day = -1, sky_sky_seen = -1;
+  GLint sky_inv_view_proj = -1, sky_sun_dir = -1, sky_day = -1, sky_sky_seen = -1, sky_sun_color = -1, sky_rotation = -1,
+        sky_pixel_angle = -1, sky_clouds = -1;
   gl::Texture textures;          // sampler2DArray, one layer per registry texture
   gl::Texture layer_tint;        // RGBA8 kTintLayers x 1: texel l multiplies layer l's rgb (white: untinted)
   // Texture-buffer (R32UI) views of each arena buffer, per-chunk path; re-attached when an arena's generation moves.
@@ -263,6 +297,7 @@ Status Renderer::init(const BlockRegistry& registry) {
     tp.fog = glGetUniformLocation(id, "u_fog");
     tp.sun_dir = glGetUniformLocation(id, "u_sun_dir");
     tp.day = glGetUniformLocation(id, "u_day");
+    tp.sun_color = glGetUniformLocation(id, "u_sun_color");
     tp.sky_seen = glGetUniformLocation(id, "u_sky_seen");
     tp.textures = glGetUniformLocation(id, "u_textures");
     tp.arena = glGetUniformLocation(id, "u_arena");
@@ -293,6 +328,7 @@ Status Renderer::init(const BlockRegistry& registry) {
     tp.fog = glGetUniformLocation(id, "u_fog");
     tp.sun_dir = glGetUniformLocation(id, "u_sun_dir");
     tp.day = glGetUniformLocation(id, "u_day");
+    tp.sun_color = glGetUniformLocation(id, "u_sun_color");
     tp.sky_seen = glGetUniformLocation(id, "u_sky_seen");
     tp.textures = glGetUniformLocation(id, "u_textures");
     tp.emissive = glGetUniformLocation(id, "u_emissive");
@@ -315,6 +351,10 @@ Status Renderer::init(const BlockRegistry& registry) {
     g.sky_sun_dir = glGetUniformLocation(*p, "u_sun_dir");
     g.sky_day = glGetUniformLocation(*p, "u_day");
     g.sky_sky_seen = glGetUniformLocation(*p, "u_sky_seen");
+    g.sky_sun_color = glGetUniformLocation(*p, "u_sun_color");
+    g.sky_rotation = glGetUniformLocation(*p, "u_sky_rotation");
+    g.sky_pixel_angle = glGetUniformLocation(*p, "u_pixel_angle");
+    g.sky_clouds = glGetUniformLocation(*p, "u_clouds");
   }
 
   // Textures: every registry texture as one layer of a mipmapped sampler2DArray.
@@ -1066,6 +1106,21 @@ FrameStats Renderer::render(const FrameParams& params) {
   glUniform3f(g.sky_sun_dir, static_cast<float>(sun.x), static_cast<float>(sun.y), static_cast<float>(sun.z));
   glUniform1f(g.sky_day, day);
   glUniform1f(g.sky_sky_seen, sky_seen);
+  glUniform3f(g.sky_sun_color, shade.sun_color.x, shade.sun_color.y, shade.sun_color.z);
+  const glm::mat3 sky_rot = glm::mat3(sky_rotation(params.time_of_day));
+  glUniformMatrix3fv(g.sky_rotation, 1, GL_FALSE, &sky_rot[0][0]);
+  glUniform1f(g.sky_pixel_angle,
+              static_cast<float>(2.0 * std::tan(cam.fov_y_deg * 3.14159265358979323846 / 360.0) / std::max(height, 1)));
+  {
+    // The eye's place in the cloud field, in double and wrapped before it becomes a float (the field repeats every
+    // 4096 blocks), so clouds stay put 30,000,000 blocks out.
+    const glm::dvec3 eye = glm::dvec3(static_cast<double>(cam.block.x), static_cast<double>(cam.block.y),
+                                      static_cast<double>(cam.block.z)) + cam.frac;
+    auto wrap = [](double v) { return v - 4096.0 * std::floor(v / 4096.0); };
+    glUniform4f(g.sky_clouds, params.clouds ? 1.0f : 0.0f, static_cast<float>(params.cloud_base_y - eye.y),
+                static_cast<float>(wrap(eye.x + params.cloud_wind.x * params.anim_seconds)),
+                static_cast<float>(wrap(eye.z + params.cloud_wind.y * params.anim_seconds)));
+  }
   glDrawArrays(GL_TRIANGLES, 0, 3);
 
   glEnable(GL_DEPTH_TEST);
@@ -1087,6 +1142,7 @@ FrameStats Renderer::render(const FrameParams& params) {
     glUniform3f(tp.sun_dir, static_cast<float>(sun.x), static_cast<float>(sun.y), static_cast<float>(sun.z));
     glUniform1f(tp.day, day);
     glUniform1f(tp.sky_seen, sky_seen);
+    glUniform3f(tp.sun_color, shade.sun_color.x, shade.sun_color.y, shade.sun_color.z);
   };
   auto opaque_state = [] {
     glDisable(GL_BLEND);
@@ -1164,6 +1220,7 @@ FrameStats Renderer::render(const FrameParams& params) {
     glUniform3f(tp.sun_dir, static_cast<float>(sun.x), static_cast<float>(sun.y), static_cast<float>(sun.z));
     glUniform1f(tp.day, day);
     glUniform1f(tp.sky_seen, sky_seen);
+    glUniform3f(tp.sun_color, shade.sun_color.x, shade.sun_color.y, shade.sun_color.z);
     glUniform2f(g.lod_eye_in_column, static_cast<float>(static_cast<double>(cam.block.x & 15) + cam.frac.x),
                 static_cast<float>(static_cast<double>(cam.block.z & 15) + cam.frac.z));
     glActiveTexture(GL_TEXTURE0 + kMaskUnit);

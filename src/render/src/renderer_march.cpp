@@ -68,6 +68,7 @@ void Renderer::set_shade_uniforms(uint32_t program, const FrameParams& params, d
   const ShadeInputs in = shade_inputs(params);
   glUniform3f(loc(program, "u_sun_dir"), static_cast<float>(in.sun.x), static_cast<float>(in.sun.y), static_cast<float>(in.sun.z));
   glUniform1f(loc(program, "u_day"), in.day);
+  glUniform3f(loc(program, "u_sun_color"), in.sun_color.x, in.sun_color.y, in.sun_color.z);
   glUniform1f(loc(program, "u_sky_seen"), in.sky_seen);
   glUniform2f(loc(program, "u_fog"), static_cast<float>(fog_start), static_cast<float>(fog_end));
   glUniform4uiv(loc(program, "u_emissive"), 8, m_march->emissive_bits.data());

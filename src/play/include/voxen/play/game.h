@@ -71,7 +71,10 @@ struct GameConfig {
   double fov = 70.0;              // vertical, degrees
   double step = 1.0 / 60.0;       // default simulation seconds per frame
   double reach = 8.0;             // picking reach, blocks
-  double time_of_day = 10.0;      // hours
+  double time_of_day = 10.0;      // hours 0..24 at the start (simulation time 0)
+  double day_minutes = 0.0;       // a whole day-night cycle takes this many minutes of simulation time (0: the
+                                  // time of day stays put): the sun, moon, stars and sky light follow it
+  bool clouds = true;             // the drifting cloud layer (render::FrameParams::clouds)
   stream::StreamConfig stream;            // render_distance is copied from above
   int far_viewport_width = 0, far_viewport_height = 0;  // the far view selects for this viewport (the recording's
                                                        // size, so a resized window replays the same); 0: the window's
@@ -213,6 +216,9 @@ class Game {
 
   uint64_t frame_number() const { return m_frame; }
   double sim_time() const { return m_sim_time; }
+  /// The time of day now, hours in [0, 24): GameConfig::time_of_day advanced by the simulation time over the day's
+  /// length (GameConfig::day_minutes; 0: the start's time). What the frame draws (sun, moon, stars, sky light).
+  double time_of_day() const;
   /// The simulated player: its state after the last physics step.
   const PlayerState& player() const { return m_player; }
   /// The player as drawn: between the states before and after the last step, by the step clock's remainder.

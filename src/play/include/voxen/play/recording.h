@@ -65,7 +65,7 @@
 namespace voxen::play {
 
 /// The newest recording format version this voxen reads and writes (it reads 1 to 4; 3 only without a far view).
-inline constexpr int kRecordingVersion = 5;
+inline constexpr int kRecordingVersion = 6;
 
 /// Most frames a recording may cover: `end N` and every event's frame are below this (an event on frame
 /// kMaxRecordingFrames - 1 at the latest). `voxen fuzz-play --frames` has the same cap.
@@ -97,6 +97,9 @@ struct RecordingHeader {
   double far_distance = 0;        // the far view, blocks (0..65536; 0 off); version 3
   double tick_rate = 20.0;        // the world simulation's ticks per second (0..1000; 0 off); version 5: a recording
                                   // of an older version had no simulation and replays with 0
+  double time_of_day = 10.0;      // `sky HOURS DAY_MINUTES CLOUDS` (version 6): the time of day at the start, 0..24,
+  double day_minutes = 0.0;       //   minutes of simulation time a day lasts (0..100000; 0: it stays put),
+  bool clouds = true;             //   the cloud layer (1 on, 0 off); older recordings: 10, 0, 1
   BlockPos start_block;           // the player's feet: integer part (world blocks)
   glm::dvec3 start_frac{0.5, 0.0, 0.5};  // fractional part, each in [0, 1)
   double start_yaw = 0.0, start_pitch = 0.0;

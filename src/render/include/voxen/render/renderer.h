@@ -177,7 +177,13 @@ struct FrameParams {
   double time_of_day = 10.0;  // hours 0..24: the sun rises in the east at 6, is highest at 12, sets at 18
   double fog_end = 192.0;     // horizontal distance (blocks, footprint_distance) where terrain is wholly fog: the render radius
   double fog_start = -1.0;    // where fog begins; < 0: 0.7 * fog_end
-  double anim_seconds = 0.0;  // animation clock (flowing fluids scroll)
+  double anim_seconds = 0.0;  // animation clock (flowing fluids scroll, clouds drift)
+  /// The cloud layer (sky pass, sky_frag.glsl): a flat layer of value-noise clouds at world height cloud_base_y,
+  /// drifting with the wind (cloud_wind, blocks per second of anim_seconds, along x and z). Drawn behind terrain,
+  /// writing no depth.
+  bool clouds = true;
+  double cloud_base_y = 192.0;
+  glm::dvec2 cloud_wind{1.5, 0.5};
   int eye_sky_light = 15;     // sky light 0..15 of the cell the eye is in: below 15 the sky and the fog darken
                               // (1 outdoors ... 0 deep underground, where distance fades to black)
   bool translucent = true;    // draw the translucent pass (tests turn it off to see the ground below water)
@@ -256,6 +262,20 @@ struct FrameStats {
 /// The sun's direction (unit, world space, toward the sun) at a time of day in hours: east (+X) at 6, up at 12
 /// (tilted 20 degrees toward the south, +Z), west at 18, below the horizon at night.
 glm::dvec3 sun_direction(double time_of_day);
+
+/// The colour of sunlight after its path through the air, for the sun's direction `sun` (unit, world, Y up): rgb
+/// scaled so the largest channel is 1. Exactly white while the sun stands 30 degrees or more above the horizon;
+/// below that the transmittance exp(-tau * m) for red, green and blue (680, 550, 440 nm) with tau the Rayleigh
+/// optical depth of Hansen and Travis (1974, eq. 2.29) plus clear-air haze (Angstrom turbidity 0.1, exponent 1.3)
+/// and m the relative air mass of Kasten and Young (1989), blended into white between 15 and 30 degrees: orange
+/// low in the sky, red at the horizon. Below the horizon the horizon's colour (the light itself fades out
+/// elsewhere).
+glm::vec3 sun_color(const glm::dvec3& sun);
+
+/// The rotation taking world directions into the frame of the star sphere at a time of day (hours): the sky
+/// turns about the axis of the sun's daily circle (sun_direction), once a day, so the stars keep their places
+/// relative to the sun and rise and set with the night.
+glm::dmat3 sky_rotation(double time_of_day);
 
 class Renderer {
  public:
