@@ -22,13 +22,12 @@ bool emissive(int layer) {
   return ((bits >> uint(layer & 31)) & 1u) != 0u;
 }
 
-// The colour of a surface point: `texel` (rgb as fetched from texture `layer`, untinted), shading normal `n` (world,
-// unit), `light4` (sky, red, green, blue, 0..1), `ao_level` (0..3, 3 = open), texture `layer`, `rel`
-// (camera-relative position, blocks) and `sun_lit` (1 where the sun reaches the point; 0 in a traced shadow: the
-// sun's diffuse term goes). The layer's tint is multiplied in first, here, so every caller (the raster passes, their
-// far and peel variants, the ray march) applies it to whatever texel it shades, the far pass's cutout fill included.
-vec3 shade_terrain(vec3 texel, vec3 n, vec4 light4, float ao_level, float layer, vec3 rel, float sun_lit) {
-  texel *= layer_tint(layer);
+// The colour of a lit surface point: `texel` (rgb, as it should look in full light), shading normal `n` (world,
+// unit), `light4` (sky, red, green, blue, 0..1), `ao_level` (0..3, 3 = open), `rel` (camera-relative position,
+// blocks), `sun_lit` (1 where the sun reaches the point; 0 in a traced shadow: the sun's diffuse term goes) and
+// `glows` (the surface shows its own colour whatever the light). Terrain (shade_terrain) and the box pass
+// (box_frag.glsl: creatures) both shade through it.
+vec3 shade_surface(vec3 texel, vec3 n, vec4 light4, float ao_level, vec3 rel, float sun_lit, bool glows) {
   // Directional face shading (top 1.0, north/south 0.8, east/west 0.6, bottom 0.5), weighted for slopes.
   float shade = n.x * n.x * 0.6 + n.z * n.z * 0.8 + n.y * n.y * (n.y > 0.0 ? 1.0 : 0.5);
   float sun = max(dot(n, u_sun_dir), 0.0) * smoothstep(-0.05, 0.1, u_sun_dir.y);
@@ -44,10 +43,18 @@ vec3 shade_terrain(vec3 texel, vec3 n, vec4 light4, float ao_level, float layer,
   float ao = 0.45 + 0.55 * (ao_level / 3.0);
   vec3 color = texel * light * ao;
   // Glowing blocks (lava, glowstone, lamps, torches, magma) show their own colour whatever the light.
-  if (emissive(int(layer + 0.5))) color = max(color, texel * (0.85 + 0.15 * ao));
+  if (glows) color = max(color, texel * (0.85 + 0.15 * ao));
 
   float dist = length(rel.xz);
   float fog = smoothstep(u_fog.x, u_fog.y, dist);
   if (fog > 0.0) color = mix(color, sky_color(normalize(rel)), fog);  // the sky colour only where it shows
   return color;
+}
+
+// The colour of a terrain point: `texel` (rgb as fetched from texture `layer`, untinted) and the rest as
+// shade_surface. The layer's tint is multiplied in first, here, so every caller (the raster passes, their far and
+// peel variants, the ray march) applies it to whatever texel it shades, the far pass's cutout fill included; the
+// layer's emissive bit makes it glow.
+vec3 shade_terrain(vec3 texel, vec3 n, vec4 light4, float ao_level, float layer, vec3 rel, float sun_lit) {
+  return shade_surface(texel * layer_tint(layer), n, light4, ao_level, rel, sun_lit, emissive(int(layer + 0.5)));
 }

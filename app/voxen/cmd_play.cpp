@@ -277,6 +277,7 @@ int run_play(const PlayOptions& o) {
   so.game.render_path = o.render.render_path();
   so.game.shadows = o.render.shadow_mode();
   so.game.beam = !o.render.no_beam;
+  so.game.creatures = !o.sky.no_creatures;
   auto session = play::PlaySession::open(h, so, reg);
   if (!session) throw RunError(session.error().to_string());
   play::Game& game = (*session)->game();

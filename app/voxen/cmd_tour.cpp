@@ -86,7 +86,7 @@ int run_tour_cmd(const TourCliOptions& o) {
     while (std::getline(ss, name, ',')) {
       const auto& all = playtest::tour_segment_names();
       if (std::find(all.begin(), all.end(), name) == all.end())
-        throw UsageError("--segments", "unknown segment '" + name + "' (expected spawn, walk, fly_low, jet, dig, place, cave)");
+        throw UsageError("--segments", "unknown segment '" + name + "' (expected spawn, walk, fly_low, jet, dig, place, cave, storm, village, flood)");
       to.only.push_back(name);
     }
   }
@@ -105,6 +105,7 @@ int run_tour_cmd(const TourCliOptions& o) {
   so.game.render_path = o.render.render_path();
   so.game.shadows = o.render.shadow_mode();
   so.game.beam = !o.render.no_beam;
+  so.game.creatures = !o.sky.no_creatures;
   so.game.far.throttle = o.far_throttle == "on";
   so.deterministic = o.stream == "deterministic";
   to.paced = !so.deterministic;  // live streaming runs in real time, as in play
@@ -199,6 +200,9 @@ int run_tour_cmd(const TourCliOptions& o) {
                         {"light_ms", eb.light_ms}, {"remesh_ms", eb.remesh_ms}, {"upload_ms", eb.upload_ms},
                         {"sections_remeshed", eb.sections_remeshed}};
     js["distance_blocks"] = s.distance;
+    js["creatures"] = {{"live", stat_json(s.creatures_live)}, {"ms", stat_json(s.creature_ms)},
+                       {"tick_ms", stat_json(s.creature_tick_ms)}, {"sync_ms", stat_json(s.creature_sync_ms)},
+                       {"pose_ms", stat_json(s.creature_pose_ms)}, {"resting_share", s.creature_resting_share}};
     js["sim"] = {{"ticks", s.sim_ticks}, {"changes", s.sim_changes}, {"tick_ms", stat_json(s.sim_tick_ms)},
                  {"active_sections", stat_json(s.sim_sections)}};
     if (s.sim_changes > 0)
@@ -262,7 +266,7 @@ void add_tour_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--render-distance", o->render_distance, "columns, 1..64 (default 6)")->check(CLI::Range(1, 64));
   add_frame_size_option(*cmd, o->size, "frame size WxH (default 320x180)");
   add_threads_option(*cmd, o->threads, "worker threads (default: cores - 1)");
-  cmd->add_option("--segments", o->segments, "comma-separated subset: spawn,walk,fly_low,jet,dig,place,cave,storm,flood");
+  cmd->add_option("--segments", o->segments, "comma-separated subset: spawn,walk,fly_low,jet,dig,place,cave,storm,village,flood");
   cmd->add_option("--holes-stride", o->holes_stride, "measure holes on every k-th pixel in x and y (default 2)");
   cmd->add_option("--hole-shots", o->hole_shots, "save each segment's first frame with holes near the player (SEGMENT-holes-FRAME.png) its first with far holes (SEGMENT-far-holes-FRAME.png) and each frame with more far holes than any before it (SEGMENT-far-holes-worst-FRAME.png) here, the holes in red");
   cmd->add_option("--stream", o->stream,

@@ -35,6 +35,7 @@ void add_sky_options(CLI::App& cmd, SkyFlags& flags, const std::string& day_minu
                  "minutes of game time a whole day and night last, 0..100000; 0: the time of day stays put (default " +
                      day_minutes_default + ")")
       ->check(finite_range(0.0, 100000.0));
+  cmd.add_flag("--no-creatures", flags.no_creatures, "no animals: none spawn in the drawn columns");
 }
 
 render::RenderPath RenderFlags::render_path() const {

@@ -34,6 +34,7 @@ void add_render_options(CLI::App& cmd, RenderFlags& flags);
 struct SkyFlags {
   double time_of_day = 10.0;
   double day_minutes = 0.0;
+  bool no_creatures = false;  // --no-creatures: no animals spawn (play/creatures.h)
 };
 void add_sky_options(CLI::App& cmd, SkyFlags& flags, const std::string& day_minutes_default);
 

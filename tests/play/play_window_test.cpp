@@ -137,7 +137,9 @@ TEST(PlayWindow, LivePlayRecordsItsScheduleAndReplaysToOneWorldWhateverTheWorker
   play_frames(dir, {"--seed", "5", "--record", rec}, 30);  // render distance 2
   std::ifstream in(rec);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(text.rfind("voxen-input-recording 5\n", 0), 0u) << text.substr(0, 200);  // 5: the world simulates
+  // 6: play's sky clock runs (a 20-minute day from 10 o'clock: the `sky` line); the world simulates (5).
+  EXPECT_EQ(text.rfind("voxen-input-recording 6\n", 0), 0u) << text.substr(0, 200);
+  EXPECT_NE(text.find("\nsky 10 20 1\n"), std::string::npos);
   EXPECT_NE(text.find("\nfar_distance 4096\n"), std::string::npos);
   EXPECT_NE(text.find("\ntick_rate 20\n"), std::string::npos);
   EXPECT_NE(text.find("\nstream live\n"), std::string::npos);
@@ -168,8 +170,14 @@ TEST(PlayWindow, AMinimisedWindowDrawsNothingAndTheRestoredFrameIsTheSame) {
   std::filesystem::create_directories(dir + "/a");
   std::filesystem::create_directories(dir + "/b");
   std::string out_a, out_b;
-  const render::Image a = play_frames(dir + "/a", {"--seed", "3", "--generator", "flat", "--stream", "deterministic"}, 60, &out_a);
-  const render::Image b = play_frames(dir + "/b", {"--seed", "3", "--generator", "flat", "--stream", "deterministic", "--minimised-frames", "10,50"}, 60, &out_b);
+  // Live play times its frames by the wall clock, so what moves by itself (the sky's clock, drifting clouds,
+  // walking animals) would differ between the runs: the sky stands still, clear, and no animals spawn.
+  const std::vector<std::string> still = {"--seed", "3", "--generator", "flat", "--stream", "deterministic",
+                                          "--day-minutes", "0", "--no-clouds", "--no-creatures"};
+  std::vector<std::string> minimised = still;
+  minimised.insert(minimised.end(), {"--minimised-frames", "10,50"});
+  const render::Image a = play_frames(dir + "/a", still, 60, &out_a);
+  const render::Image b = play_frames(dir + "/b", minimised, 60, &out_b);
   EXPECT_NE(out_a.find("played 60 frames: 60 drawn, 0 minimised (not drawn); no GL error"), std::string::npos) << out_a;
   EXPECT_NE(out_b.find("played 60 frames: 20 drawn, 40 minimised (not drawn); no GL error"), std::string::npos) << out_b;
   ASSERT_EQ(a.width, 480);

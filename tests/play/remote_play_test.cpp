@@ -48,11 +48,13 @@ struct RemoteGame {
     h.width = 320;
     h.height = 180;
     h.far_distance = 0;  // the tick rate stays the default 20: the Game must still run no simulation of its own
+    h.clouds = false;    // the frames compared 10 s apart show what the other player changes, not drifting clouds
     SessionOptions so;
     so.window = false;
     so.threads = 1;
     so.source = remote.get();
     so.game.bulk_edits = false;
+    so.game.creatures = false;  // nor walking animals
     auto s = PlaySession::open(h, so, registry());
     if (!s) throw std::runtime_error(s.error().to_string());
     session = std::move(*s);

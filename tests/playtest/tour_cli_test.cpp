@@ -57,6 +57,33 @@ TEST(TourCli, TheStormSegmentBlastsTenThousandBlocksInOneFrame) {
   EXPECT_EQ(s["holes"]["frames_with_near_holes_in_drawn_columns"], 0);
 }
 
+TEST(TourCli, TheVillageSegmentRunsTwoHundredCreatures) {
+  // Issue 22's creature figure: 200 creatures added on open grass, their ticks, bookkeeping and posing per frame.
+  const std::string json = "/tmp/voxen_tour_village_" + std::to_string(::getpid()) + ".json";
+  const auto r = run_voxen({"tour", "--headless", "--segments", "village", "--frames", "40", "--render-distance", "3", "--json", json});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  std::remove(json.c_str());
+  ASSERT_EQ(j["segments"].size(), 1u);
+  const auto& s = j["segments"][0];
+  EXPECT_EQ(s["name"], "village");
+  const auto& c = s["creatures"];
+  EXPECT_GE(c["live"]["p50"].get<double>(), 200.0) << s["note"];
+  EXPECT_GT(c["ms"]["mean"].get<double>(), 0.0);
+  EXPECT_GT(c["pose_ms"]["mean"].get<double>(), 0.0);
+  EXPECT_GT(c["resting_share"].get<double>(), 0.0);
+  EXPECT_LT(c["resting_share"].get<double>(), 1.0);
+  // Without creatures the segment runs with none.
+  const auto off = run_voxen({"tour", "--headless", "--segments", "village", "--frames", "5", "--render-distance", "2",
+                              "--no-creatures", "--json", json});
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  std::ifstream in2(json);
+  const nlohmann::json j2 = nlohmann::json::parse(in2);
+  std::remove(json.c_str());
+  EXPECT_EQ(j2["segments"][0]["creatures"]["live"]["max"].get<double>(), 0.0);
+}
+
 TEST(TourCli, BadStreamingModesAndSpeedsAreUsageErrors) {
   for (const auto& args : {std::vector<std::string>{"tour", "--headless", "--stream", "fast"},
                            std::vector<std::string>{"tour", "--headless", "--jet-speed", "0"},

@@ -125,6 +125,11 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
     g->m_far = std::make_unique<stream::FarView>(generator, registry, pool, *g->m_renderer, fc);
     g->m_far->set_store(source->far_store());  // a saved world keeps the far view's nodes beside its columns
   }
+  if (config.creatures) {
+    g->m_creatures = std::make_unique<Creatures>(generator.seed(), registry);
+    if (Status s = g->m_renderer->set_box_skins(Creatures::skins()); !s.ok())
+      return Error{"creature skins: " + s.error().to_string()};
+  }
   g->m_handler.begin_frame(0, 0.0);
   // The default frame step; kFrameTime events change it.
   InputEvent step;
@@ -259,8 +264,10 @@ int Game::run_edits(std::span<const Edit> edits, FrameReport& rep, bool wake_sim
   const stream::EditReport er = m_streamer->apply_edits(edits, record);
   for (size_t i = 0; i < edits.size(); ++i) {
     if (!er.applied_each[i]) continue;
-    // An edit wakes the simulation around it (its own changes wake their neighbourhood themselves).
+    // An edit wakes the simulation around it (its own changes wake their neighbourhood themselves), and the
+    // creatures resting beside it.
     if (m_sim && wake_sim) m_sim->wake(edits[i].pos);
+    if (m_creatures) m_creatures->cells_changed(std::span<const BlockPos>(&edits[i].pos, 1));
     tell(m_observers, rep.observer_ms, [&](FrameObserver& o) { o.edit_applied(m_frame, edits[i]); });
     // The far view takes the changed columns at the frame's end: those the player edited kept, those whose light
     // changed, or that the source changed (a server's), not kept: else every column a busy server touches would stay.
@@ -512,6 +519,15 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
   }
   tell(m_observers, rep.observer_ms, [&](FrameObserver& o) { o.streamed(m_frame, rep.stream, *m_streamer); });
 
+  // 4b. Creatures: in line with the drawn columns, then their ticks for the frame's time.
+  if (m_creatures) {
+    t = wall_ms();
+    m_creatures->sync_columns(m_world, m_streamer->drawn_columns());
+    rep.creature_sync_ms = wall_ms() - t;
+    rep.creatures = m_creatures->advance(dt, cw);
+    rep.creatures_live = m_creatures->all().size();
+  }
+
   // 5. Drawing, from the eye interpolated between the last two steps; nothing while the window is minimised.
   rep.minimised = m_platform.minimised();
   if (render && !rep.minimised) {
@@ -538,6 +554,13 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
     fp.beam = m_config.beam;
     fp.culling.store = &m_streamer->visibility();
     fp.culling.pool = &m_pool;
+    m_boxes.clear();
+    if (m_creatures) {
+      const double tp = wall_ms();
+      m_creatures->pose(cam, m_world, m_boxes);
+      rep.creature_pose_ms = wall_ms() - tp;
+      fp.boxes = m_boxes;
+    }
     rep.render = m_renderer->render(fp);
     rep.render_ms = wall_ms() - t;
     if (!m_observers.empty()) {

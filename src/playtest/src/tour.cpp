@@ -52,6 +52,8 @@ struct Collector {
   uint64_t edits = 0, refused = 0;
   uint64_t sim_ticks = 0, sim_changes = 0;
   std::vector<double> sim_tick_ms, sim_sections;  // per tick
+  std::vector<double> creature_tick_ms, creature_sync_ms, creature_pose_ms, creature_ms, creatures_live;  // per frame
+  uint64_t creature_steps = 0, creature_rests = 0;
   EditBurst burst;                 // the frame with the most edits so far
   bool burst_next = false;         // the next frame is the one after it
 
@@ -59,6 +61,13 @@ struct Collector {
   void add(const FrameReport& r, const HolesResult& holes, double holes_ms_now, double moved, const Game& g) {
     refused += static_cast<uint64_t>(r.edits_refused);
     frame.push_back(r.frame_ms);
+    creature_tick_ms.push_back(r.creatures.ms);
+    creature_sync_ms.push_back(r.creature_sync_ms);
+    creature_pose_ms.push_back(r.creature_pose_ms);
+    creature_ms.push_back(r.creatures.ms + r.creature_sync_ms + r.creature_pose_ms);
+    creatures_live.push_back(static_cast<double>(r.creatures_live));
+    creature_steps += static_cast<uint64_t>(r.creatures.stepped);
+    creature_rests += static_cast<uint64_t>(r.creatures.rested);
     sim_ticks += static_cast<uint64_t>(r.sim_ticks);
     sim_changes += static_cast<uint64_t>(r.sim_changes);
     for (int t = 0; t < r.sim_ticks; ++t) {  // a frame's ticks share its step time evenly
@@ -198,6 +207,13 @@ struct Collector {
     s.sim_ticks = sim_ticks;
     s.sim_changes = sim_changes;
     s.sim_tick_ms = stat_of(sim_tick_ms);
+    s.creature_tick_ms = stat_of(creature_tick_ms);
+    s.creature_sync_ms = stat_of(creature_sync_ms);
+    s.creature_pose_ms = stat_of(creature_pose_ms);
+    s.creature_ms = stat_of(creature_ms);
+    s.creatures_live = stat_of(creatures_live);
+    s.creature_resting_share =
+        creature_steps + creature_rests ? static_cast<double>(creature_rests) / static_cast<double>(creature_steps + creature_rests) : 0.0;
     s.sim_sections = stat_of(sim_sections);
   }
 };
@@ -257,6 +273,8 @@ std::optional<BlockPos> find_cave(const World& world, const BlockRegistry& reg, 
   }
   return std::nullopt;
 }
+
+constexpr size_t kVillageCreatures = 200;  // the village segment's creatures (issue 22)
 
 class TourRunner {
  public:
@@ -515,6 +533,30 @@ class TourRunner {
                pos_text(m_g.player().block) + ": " + std::to_string(s.edit_burst.edits) + " edits in one frame";
       rep.segments.push_back(s);
     }
+    if (wanted("village")) {
+      begin("village");
+      // 200 creatures on open grass round the player, added after the warm-up; the player turns slowly.
+      const auto spot = find_generated_spawn(m_gen, m_g.registry(), spawn.x + 160, spawn.z - 160);
+      if (!spot) return Error{"tour: no place to stand found for the village segment"};
+      const std::vector<InputEvent> setup = {make(0, EventKind::kTeleport, 0, spot->x + 0.5, static_cast<double>(spot->y), spot->z + 0.5),
+                                             make(0, EventKind::kSetFly, 0), make(0, EventKind::kLook, 0, 0.0, -15.0)};
+      size_t added = 0;
+      SegmentReport s = segment("village", setup, true, n, [&](uint64_t i, const FrameReport*, std::vector<InputEvent>& out) {
+        if (i == 0 && m_g.creatures()) {
+          play::Creatures& cr = *m_g.creatures();
+          const size_t before = cr.all().size();
+          for (uint64_t salt = 1; cr.all().size() < before + kVillageCreatures && salt <= 64; ++salt)
+            cr.spawn_around(m_g.world(), static_cast<play::CreatureKind>(salt % play::kCreatureKinds), spot->x, spot->z,
+                            16, 24, 0x7111A6Eu + salt);
+          added = cr.all().size() - before;
+        }
+        out.push_back(make(m_g.frame_number(), EventKind::kLook, 0, static_cast<double>(i) * 1.5, -15.0));
+        return true;
+      });
+      s.note = std::to_string(added) + " creatures added round " + pos_text(*spot) + "; " +
+               std::to_string(static_cast<int>(s.creature_resting_share * 100.0 + 0.5)) + "% of creature ticks resting";
+      rep.segments.push_back(s);
+    }
     if (wanted("flood")) {
       begin("flood");
       // The world simulation under load: a lake 11 x 11 x 4 whose wall opens, built with one scripted event 24
@@ -559,7 +601,7 @@ class TourRunner {
 }  // namespace
 
 const std::vector<std::string>& tour_segment_names() {
-  static const std::vector<std::string> names = {"spawn", "walk", "fly_low", "jet", "dig", "place", "cave", "storm", "flood"};
+  static const std::vector<std::string> names = {"spawn", "walk", "fly_low", "jet", "dig", "place", "cave", "storm", "village", "flood"};
   return names;
 }
 

@@ -28,6 +28,7 @@ constexpr int kMaskSide = 256;                               // the hand-over ma
 constexpr int64_t kMaskHalf = kMaskSide / 2;                 // texel = column - camera column + 128
 constexpr double kFarNearPlane = 8.0;                        // the far projection's near plane at most, blocks
 constexpr GLint kMaskUnit = 5;                               // texture unit of the hand-over mask
+constexpr GLint kSkinUnit = 6;                               // texture unit of the box pass's skins
 constexpr double kSectionExtent = kSectionSize;              // a section's box is 16 blocks on each side
 constexpr uint64_t kMinArenaBufferBytes = 64 * 1024;         // the least arena buffer limit an override may set
 constexpr uint32_t kMaxPeelLayers = 64;                      // the depth-peeling reference stops here
@@ -177,6 +178,14 @@ struct Renderer::Gpu {
         sky_pixel_angle = -1, sky_clouds = -1;
   gl::Texture textures;          // sampler2DArray, one layer per registry texture
   gl::Texture layer_tint;        // RGBA8 kTintLayers x 1: texel l multiplies layer l's rgb (white: untinted)
+  // The box pass (box_vert.glsl, box_frag.glsl): instances streamed into box_instances each frame, one instanced
+  // draw of 36 vertices; skins a 2D array texture (set_box_skins; a 1 x 1 white layer until then).
+  gl::Program box;
+  GLint box_view_proj = -1, box_fog = -1, box_sun_dir = -1, box_sun_color = -1, box_day = -1, box_sky_seen = -1;
+  gl::VertexArray box_vao;
+  gl::Buffer box_instances;
+  size_t box_capacity = 0;  // instances box_instances holds
+  gl::Texture box_skins;
   // Texture-buffer (R32UI) views of each arena buffer, per-chunk path; re-attached when an arena's generation moves.
   struct Views {
     std::vector<gl::Texture> views;
@@ -355,6 +364,41 @@ Status Renderer::init(const BlockRegistry& registry) {
     g.sky_rotation = glGetUniformLocation(*p, "u_sky_rotation");
     g.sky_pixel_angle = glGetUniformLocation(*p, "u_pixel_angle");
     g.sky_clouds = glGetUniformLocation(*p, "u_clouds");
+  }
+
+  {
+    const std::string header = "#version 330 core\n";
+    auto p = gl::build_program("box", {header, std::string(shaders::kBoxVert)},
+                               {header, std::string(shaders::kSkyCommon), std::string(shaders::kShadeCommon),
+                                std::string(shaders::kBoxFrag)});
+    if (!p) return p.error();
+    g.box.reset(*p);
+    g.box_view_proj = glGetUniformLocation(*p, "u_view_proj");
+    g.box_fog = glGetUniformLocation(*p, "u_fog");
+    g.box_sun_dir = glGetUniformLocation(*p, "u_sun_dir");
+    g.box_sun_color = glGetUniformLocation(*p, "u_sun_color");
+    g.box_day = glGetUniformLocation(*p, "u_day");
+    g.box_sky_seen = glGetUniformLocation(*p, "u_sky_seen");
+    glUseProgram(*p);
+    glUniform1i(glGetUniformLocation(*p, "u_skins"), kSkinUnit);
+    GLuint vao = 0, buf = 0;
+    glGenVertexArrays(1, &vao);
+    glGenBuffers(1, &buf);
+    g.box_vao.reset(vao);
+    g.box_instances.reset(buf);
+    glBindVertexArray(vao);
+    glBindBuffer(GL_ARRAY_BUFFER, buf);
+    constexpr GLsizei kStride = sizeof(BoxInstance);
+    for (GLuint a = 0; a < 4; ++a) {  // rows 0..2, light
+      glEnableVertexAttribArray(a);
+      glVertexAttribPointer(a, 4, GL_FLOAT, GL_FALSE, kStride, reinterpret_cast<const void*>(static_cast<uintptr_t>(a * 16)));
+      glVertexAttribDivisor(a, 1);
+    }
+    glEnableVertexAttribArray(4);
+    glVertexAttribIPointer(4, 2, GL_UNSIGNED_INT, kStride, reinterpret_cast<const void*>(static_cast<uintptr_t>(64)));
+    glVertexAttribDivisor(4, 1);
+    glBindVertexArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
   }
 
   // Textures: every registry texture as one layer of a mipmapped sampler2DArray.
@@ -1274,13 +1318,20 @@ FrameStats Renderer::render(const FrameParams& params) {
     use_terrain(tp);
     draw(tp, g.opaque_batches, *m_opaque, g.opaque_views);
   }
+  // The box pass (creatures): after the opaque terrain, before the translucent, so water blends over a box in it.
+  if (!march_path) draw_boxes(params, vp, fog_start, shade_fog_end, st);
   if (translucent_commands && !params.reference_translucency && !march_path) {
     translucent_state();
     const Gpu::TerrainProgram& tp = terrain_program(true);
     use_terrain(tp);
     draw(tp, g.translucent_batches, *m_translucent, g.translucent_views);
   }
-  if (march_path) march(params, cam, vp, inv_vp, st);
+  if (march_path) {
+    march(params, cam, vp, inv_vp, st);
+    // The box pass after the march's composite (which wrote the opaque depth); its water is composited already, so
+    // a box under water shows over it on this path.
+    draw_boxes(params, vp, fog_start, shade_fog_end, st);
+  }
   if (translucent_commands && params.reference_translucency && !march_path) {
     // The depth-peeling reference, layer by layer from the eye: pass A finds each pixel's nearest translucent
     // depth behind the previous layer (depth test on a fresh copy of the opaque depth, so the opaque terrain hides
@@ -1473,6 +1524,76 @@ bool Renderer::far_on(const FrameParams& params) const {
 double Renderer::shade_fog_end(const FrameParams& params) const { return far_on(params) ? params.far.fog_end : params.fog_end; }
 
 void Renderer::finish() const { glFinish(); }
+
+Status Renderer::set_box_skins(const std::vector<Image>& layers) {
+  if (layers.empty() || layers.size() > 256) return Error{"box skins: 1..256 layers wanted, got " + std::to_string(layers.size())};
+  const int w = layers[0].width, h = layers[0].height;
+  if (w < 1 || h < 1 || w > 256 || h > 256) return Error{"box skins: layers must be 1..256 pixels a side"};
+  std::vector<uint8_t> texels;
+  texels.reserve(static_cast<size_t>(w) * static_cast<size_t>(h) * 4 * layers.size());
+  for (size_t i = 0; i < layers.size(); ++i) {
+    if (layers[i].width != w || layers[i].height != h || layers[i].pixels.size() != static_cast<size_t>(w) * h * 4)
+      return Error{"box skins: layer " + std::to_string(i) + " is not " + std::to_string(w) + "x" + std::to_string(h) + " RGBA"};
+    texels.insert(texels.end(), layers[i].pixels.begin(), layers[i].pixels.end());
+  }
+  m_platform.make_current();
+  Gpu& g = *m_gpu;
+  GLuint tex = 0;
+  glGenTextures(1, &tex);
+  g.box_skins.reset(tex);
+  glActiveTexture(GL_TEXTURE0 + kSkinUnit);
+  glBindTexture(GL_TEXTURE_2D_ARRAY, tex);
+  glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_RGBA8, w, h, static_cast<GLsizei>(layers.size()), 0, GL_RGBA, GL_UNSIGNED_BYTE,
+               texels.data());
+  glGenerateMipmap(GL_TEXTURE_2D_ARRAY);
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_LINEAR);
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  glActiveTexture(GL_TEXTURE0);
+  return Ok{};
+}
+
+void Renderer::draw_boxes(const FrameParams& params, const glm::mat4& view_proj, double fog_start, double fog_end,
+                          FrameStats& st) {
+  Gpu& g = *m_gpu;
+  if (params.boxes.empty()) return;
+  if (!g.box_skins.get()) {
+    Image white;
+    white.width = white.height = 1;
+    white.pixels = {255, 255, 255, 255};
+    if (!set_box_skins({white}).ok()) return;
+  }
+  const size_t n = params.boxes.size();
+  glBindBuffer(GL_ARRAY_BUFFER, g.box_instances.get());
+  if (n > g.box_capacity) {
+    g.box_capacity = std::max<size_t>(n, 2 * g.box_capacity);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(g.box_capacity * sizeof(BoxInstance)), nullptr, GL_STREAM_DRAW);
+  }
+  glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(n * sizeof(BoxInstance)), params.boxes.data());
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+  const ShadeInputs shade = shade_inputs(params);
+  glUseProgram(g.box.get());
+  glUniformMatrix4fv(g.box_view_proj, 1, GL_FALSE, &view_proj[0][0]);
+  glUniform2f(g.box_fog, static_cast<float>(fog_start), static_cast<float>(fog_end));
+  glUniform3f(g.box_sun_dir, static_cast<float>(shade.sun.x), static_cast<float>(shade.sun.y), static_cast<float>(shade.sun.z));
+  glUniform3f(g.box_sun_color, shade.sun_color.x, shade.sun_color.y, shade.sun_color.z);
+  glUniform1f(g.box_day, shade.day);
+  glUniform1f(g.box_sky_seen, shade.sky_seen);
+  glActiveTexture(GL_TEXTURE0 + kSkinUnit);
+  glBindTexture(GL_TEXTURE_2D_ARRAY, g.box_skins.get());
+  glActiveTexture(GL_TEXTURE0);
+  glDisable(GL_BLEND);
+  glDepthMask(GL_TRUE);
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
+  glEnable(GL_CULL_FACE);
+  glCullFace(GL_BACK);
+  glBindVertexArray(g.box_vao.get());
+  glDrawArraysInstanced(GL_TRIANGLES, 0, 36, static_cast<GLsizei>(n));
+  glBindVertexArray(g.vao.get());
+  st.boxes_drawn = static_cast<uint32_t>(n);
+}
 
 Status Renderer::set_layer_tint(uint16_t layer, uint32_t argb) {
   if (layer >= m_tints.size())

@@ -49,6 +49,7 @@
 #include "voxen/gen/generator.h"
 #include "voxen/light/rules.h"
 #include "voxen/mesh/baked.h"
+#include "voxen/play/creatures.h"
 #include "voxen/play/hud.h"
 #include "voxen/play/input.h"
 #include "voxen/play/pick.h"
@@ -75,6 +76,7 @@ struct GameConfig {
   double day_minutes = 0.0;       // a whole day-night cycle takes this many minutes of simulation time (0: the
                                   // time of day stays put): the sun, moon, stars and sky light follow it
   bool clouds = true;             // the drifting cloud layer (render::FrameParams::clouds)
+  bool creatures = true;          // animals spawn in drawn columns, live and are drawn (creatures.h)
   stream::StreamConfig stream;            // render_distance is copied from above
   int far_viewport_width = 0, far_viewport_height = 0;  // the far view selects for this viewport (the recording's
                                                        // size, so a resized window replays the same); 0: the window's
@@ -120,6 +122,10 @@ struct FrameReport {
   double edit_light_ms = 0, edit_remesh_ms = 0, edit_upload_ms = 0;  // the frame's edits
   double stream_ms = 0;     // stream::ColumnStreamer::update (its parts in `stream`)
   double render_ms = 0;     // Renderer::render (its parts in `render`)
+  CreatureTickStats creatures;  // the frame's creature ticks (creatures.h; ms: AI and physics)
+  double creature_sync_ms = 0;  // creatures spawned, stashed and restored for the frame's drawn columns
+  double creature_pose_ms = 0;  // posing every creature into boxes (one batched pass)
+  size_t creatures_live = 0;    // creatures in drawn columns after the frame
   double hud_ms = 0;
   double present_ms = 0;    // Platform::present (glFinish headless: waits for the GPU); with observers attached
                             // also the GPU's finishing the world before they run (Renderer::finish)
@@ -216,6 +222,9 @@ class Game {
 
   uint64_t frame_number() const { return m_frame; }
   double sim_time() const { return m_sim_time; }
+  /// The creatures (null with GameConfig::creatures off).
+  Creatures* creatures() { return m_creatures.get(); }
+  const Creatures* creatures() const { return m_creatures.get(); }
   /// The time of day now, hours in [0, 24): GameConfig::time_of_day advanced by the simulation time over the day's
   /// length (GameConfig::day_minutes; 0: the start's time). What the frame draws (sun, moon, stars, sky light).
   double time_of_day() const;
@@ -320,6 +329,8 @@ class Game {
   uint16_t m_bedrock = 0;
   uint64_t m_frame = 0;
   double m_sim_time = 0.0;
+  std::unique_ptr<Creatures> m_creatures;         // GameConfig::creatures
+  std::vector<render::BoxInstance> m_boxes;        // this frame's posed creatures
   std::deque<double> m_frame_times;  // last frames' wall ms (overlay)
   FrameReport m_last;                // the previous frame's report (overlay)
 };

@@ -86,6 +86,7 @@ struct PlayerState {
   void set_feet(const glm::dvec3& p);
   /// Makes frac lie in [0, 1) again, moving whole blocks into `block`.
   void normalise();
+  friend bool operator==(const PlayerState&, const PlayerState&) = default;
 };
 
 /// Unit horizontal forward (toward yaw) and right vectors in world space: yaw 0 looks -Z, 90 looks +X.

@@ -19,6 +19,9 @@
 //              under the ground 20 blocks east (a kBlast event: about 12,000 blocks removed in one frame, the
 //              crater open to the sky),
 //              then watch the crater (the "the frame after it is under 250 ms")
+//   village    stand on open grass and add 200 creatures round the player (play/creatures.h: 50 of each kind
+//              within 24 blocks), then turn slowly for the segment: their ticks (AI and physics at 20 a second, the
+//              resting ones skipped), their column bookkeeping and their posing into boxes, per frame
 //   flood      hover 10 blocks over the ground and build the dam-break scenario (sim/scenario.h: an 11 x 11 lake
 //              on a platform, its east wall open) 24 blocks east with one kScenario event, then watch it flow: the
 //              world simulation's ticks (GameConfig::tick_rate) and their edits in the frame time
@@ -126,6 +129,10 @@ struct SegmentReport {
   // (sim::Simulator::step, main thread and pool) and active sections.
   uint64_t sim_ticks = 0, sim_changes = 0;
   Stat sim_tick_ms, sim_sections;
+  // Creatures (zero when they are off): per frame, their ticks' ms (FrameReport::creatures.ms), the column
+  // bookkeeping and posing ms, all three together, the live creatures, and per tick the share resting.
+  Stat creature_tick_ms, creature_sync_ms, creature_pose_ms, creature_ms, creatures_live;
+  double creature_resting_share = 0;
   std::vector<Spike> spikes;         // frames over the threshold
   std::string note;                  // where it ran, what it did
 };

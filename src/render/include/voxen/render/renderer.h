@@ -103,6 +103,19 @@ struct HitId {
 /// One pixel of the shadow probe (Renderer::read_shadow_probes): the sun ray traced from the pixel's nearest opaque
 /// surface: its origin in blocks from the eye's block (float, as the GPU used it) and state -1 (no ray: faces away
 /// from the sun, sun below the horizon, or nothing there), 0 (it met a shadow cell), 1 (it reached the sky).
+/// One box of the box pass (creatures and other things made of boxes; shaders/box_vert.glsl): the unit cube
+/// [-0.5, 0.5]^3 mapped by `rows` (a 3 x 4 affine map, row-major: rows[r * 4 + c], column 3 the translation) into
+/// camera-relative blocks (the frame's Camera::relative), so a box far from the origin is exact; textured with skin
+/// layer `skin` (Renderer::set_box_skins) on every face but its local -z one, which takes layer `front` (a face);
+/// lit like terrain by `light` (sky, red, green, blue, 0..1: the light of the cell it stands in). Drawn with one
+/// instanced draw after the opaque terrain, depth-tested and written.
+struct BoxInstance {
+  float rows[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+  float light[4] = {1, 0, 0, 0};
+  uint32_t skin = 0, front = 0;
+};
+static_assert(sizeof(BoxInstance) == 72, "the box pass's instance attributes assume 72-byte instances");
+
 struct ShadowProbe {
   float x = 0, y = 0, z = 0, state = -1;
 };
@@ -209,6 +222,8 @@ struct FrameParams {
   bool hit_ids = false;
   /// Count the ray march's steps per primary ray (FrameStats::steps_*): a histogram read back after the frame.
   bool step_stats = false;
+  /// The box pass's boxes this frame (BoxInstance; empty: none drawn). Read during render() only.
+  std::span<const BoxInstance> boxes;
 };
 
 /// What a frame drew and what it cost on the CPU.
@@ -235,6 +250,7 @@ struct FrameStats {
   uint32_t sections_sort_pending = 0;  // visible sections left with a stale order by the sort budget
   uint32_t arena_spans_moved = 0;  // spans moved by this frame's arena trim
   uint32_t peel_layers = 0;        // layers peeled (reference_translucency only)
+  uint32_t boxes_drawn = 0;        // the box pass's instances (FrameParams::boxes), in one instanced draw
   double cull_ms = 0;              // the arena trim (mostly nothing to do), frustum + fog culling and sorting
   double sort_ms = 0;              // re-sorting translucent quads and rewriting them (included in no other field)
   double build_ms = 0;             // per-draw data and indirect commands
@@ -368,6 +384,10 @@ class Renderer {
   /// on every path; no mesh changes. Any layer may be tinted (a tint multiplies a patterned texture too).
   /// Error (nothing written): `layer` is not one of this renderer's layers (0 .. min(registry textures, 1024) - 1).
   Status set_layer_tint(uint16_t layer, uint32_t argb);
+  /// The box pass's skins: each image one layer (all the same size, 1..256 pixels a side, RGBA8, row 0 at the top),
+  /// replacing any before; BoxInstance::skin and front index them. Mipmapped, sampled nearest within a level.
+  /// Error (nothing changed): no images, mixed sizes, or more than 256 layers.
+  Status set_box_skins(const std::vector<Image>& layers);
   /// A layer's tint as last set (0xFFRRGGBB; white for untinted layers and for layers past the renderer's).
   uint32_t layer_tint(uint16_t layer) const;
   /// Section meshes set so far (set_section calls with any quads): a caller tells by it that nothing was remeshed
@@ -414,6 +434,8 @@ class Renderer {
   glm::dmat4 build_far(const FrameParams& params, const Camera& cam, FrameStats& st);
   glm::dvec3 eye_in_section(size_t index) const;  // the last frame's eye, section-local, 1/64 block
   // The ray-march pass (raymarch_comp.glsl): beam, march, composite over the sky and far passes.
+  // The box pass (FrameParams::boxes) with the frame's view-projection and fog.
+  void draw_boxes(const FrameParams& params, const glm::mat4& view_proj, double fog_start, double fog_end, FrameStats& st);
   void march(const FrameParams& params, const Camera& cam, const glm::mat4& view_proj, const glm::mat4& inv_view_proj,
              FrameStats& st);
   // The raster id pass (id_frag.glsl) into the id target, after the frame.
