@@ -36,6 +36,7 @@ const char* kind_name(store::RecordKind k) {
     case store::RecordKind::kLod: return "lod";
     case store::RecordKind::kSimulation: return "simulation";
     case store::RecordKind::kEditLog: return "edit_log";
+    case store::RecordKind::kCreatures: return "creatures";
   }
   return "?";
 }

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "play_test_util.h"
+#include "saved_world_util.h"
 #include "voxen/play/creatures.h"
 
 namespace voxen::play::testing {
@@ -239,6 +241,109 @@ TEST(Creatures, DrawnByTheBoxPassInOneInstancedDraw) {
   std::printf("%zu of %zu pixels show creatures\n", differ, a.pixels.size() / 4);
   EXPECT_GT(differ, 20u);
   EXPECT_LT(differ, a.pixels.size() / 4 / 2);
+}
+
+TEST(Creatures, SaveAndLoadRoundTripBitForBit) {
+  auto s = flat_session(3);
+  ASSERT_TRUE(s);
+  settle(*s);
+  const std::vector<ColumnPos> cols = drawn(*s);
+  Creatures a(7, registry());
+  a.sync_columns(s->game().world(), cols);
+  a.spawn_around(s->game().world(), CreatureKind::kSheep, 40, 8, 8, 10, 3);
+  const CollisionWorld cw(s->game().world(), registry());
+  for (int i = 0; i < 37; ++i) a.advance(Creatures::kTick, cw);
+  const std::string bytes = a.save_state();
+  Creatures b(7, registry());
+  ASSERT_TRUE(b.load_state(bytes).ok());
+  EXPECT_EQ(b.save_state(), bytes);
+  EXPECT_EQ(b.all().size(), 0u) << "loaded creatures wait in their columns' stash";
+  EXPECT_EQ(b.stashed(), a.all().size());
+  EXPECT_EQ(b.state_hash(), a.state_hash());
+  b.sync_columns(s->game().world(), cols);
+  EXPECT_EQ(b.all().size(), a.all().size()) << "a spawned column spawned again, or a stash was not given back";
+  // Both run on alike.
+  for (int i = 0; i < 40; ++i) {
+    a.advance(Creatures::kTick, cw);
+    b.advance(Creatures::kTick, cw);
+  }
+  EXPECT_EQ(a.state_hash(), b.state_hash());
+}
+
+TEST(Creatures, DamagedBytesAreRefusedNamingTheByteAndChangeNothing) {
+  auto s = flat_session(2);
+  ASSERT_TRUE(s);
+  settle(*s);
+  Creatures a(7, registry());
+  a.sync_columns(s->game().world(), drawn(*s));
+  ASSERT_EQ(a.spawn_around(s->game().world(), CreatureKind::kPig, 40, 8, 1, 0, 3), 1);
+  const std::string good = a.save_state();
+  const size_t rec = 24;  // the first creature's record
+  auto patched = [&](size_t at, uint8_t v) {
+    std::string b = good;
+    b[at] = static_cast<char>(v);
+    return b;
+  };
+  std::string nan_frac = good;
+  const double nan = std::nan("");
+  std::memcpy(&nan_frac[rec + 44], &nan, 8);
+  const struct {
+    std::string bytes;
+    const char* says;
+    int64_t offset;
+  } cases[] = {
+      {good.substr(0, 10), "truncated header", 10},
+      {patched(0, 'W'), "bad magic", 0},
+      {patched(4, 9), "version 9", 4},
+      {good + "x", "do not fill", 8},
+      {patched(rec + 8, 4), "kind 4", static_cast<int64_t>(rec + 8)},
+      {patched(rec + 9, 0x80), "unknown flags", static_cast<int64_t>(rec + 9)},
+      {nan_frac, "fraction outside", static_cast<int64_t>(rec + 44)},
+  };
+  for (const auto& c : cases) {
+    Creatures b(7, registry());
+    b.sync_columns(s->game().world(), drawn(*s));
+    const uint64_t before = b.state_hash();
+    const Status st = b.load_state(c.bytes);
+    ASSERT_FALSE(st.ok()) << c.says;
+    EXPECT_NE(st.error().message.find(c.says), std::string::npos) << st.error().message;
+    EXPECT_EQ(st.error().offset, c.offset) << c.says;
+    EXPECT_EQ(b.state_hash(), before) << c.says << ": a refused record changed the creatures";
+  }
+}
+
+TEST(Creatures, ASavedWorldKeepsThemAcrossSessions) {
+  const std::string dir = temp_dir("creatures_saved");
+  RecordingHeader h = flat_header(40.5, 1.0, 8.5, 0.0, 0.0, 4);
+  std::string handed_over;
+  size_t live = 0;
+  {
+    auto ws = open_world(dir + "/world", h.seed, h.generator);
+    ASSERT_TRUE(ws);
+    auto s = open_saved_session(h, *ws, /*hud=*/false);
+    ASSERT_TRUE(s);
+    // 60 frames of 1/60 s: 20 creature ticks, handed to the world at the 60th.
+    const RunResult r = run_events(s->game(), {}, 60, 0, true);
+    ASSERT_TRUE(r.failures.empty()) << r.failures.front();
+    ASSERT_NE(s->game().creatures(), nullptr);
+    live = s->game().creatures()->all().size();
+    handed_over = s->game().creatures()->save_state();
+    s.reset();
+    ASSERT_TRUE(ws->close().ok());
+  }
+  ASSERT_GT(live, 0u) << "nothing spawned in the flat world's 81 columns";
+  {
+    auto ws = open_world(dir + "/world", std::nullopt, h.generator);
+    ASSERT_TRUE(ws);
+    auto s = open_saved_session(h, *ws, /*hud=*/false);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->game().creatures()->save_state(), handed_over) << "the creatures were not saved with the world";
+    const RunResult r = run_events(s->game(), {}, 30, 0, true);
+    ASSERT_TRUE(r.failures.empty()) << r.failures.front();
+    EXPECT_EQ(s->game().creatures()->all().size(), live) << "restored creatures plus none spawned twice";
+    s.reset();
+    ASSERT_TRUE(ws->close().ok());
+  }
 }
 
 }  // namespace

@@ -414,4 +414,152 @@ uint64_t Creatures::state_hash() const {
   return h;
 }
 
+namespace {
+
+constexpr char kStateMagic[4] = {'V', 'X', 'C', 'R'};
+constexpr uint8_t kStateVersion = 1;
+constexpr size_t kStateHeader = 4 + 1 + 3 + 8 + 8;  // magic, version, 3 zero bytes, creature count, column count
+constexpr size_t kCreatureBytes = 124;
+constexpr size_t kColumnBytes = 16;
+
+void put_u64(std::string& out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+}
+void put_u32(std::string& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+}
+void put_f64(std::string& out, double v) {
+  uint64_t b = 0;
+  std::memcpy(&b, &v, 8);
+  put_u64(out, b);
+}
+uint64_t get_u64(std::string_view in, size_t at) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(in[at + static_cast<size_t>(i)])) << (8 * i);
+  return v;
+}
+uint32_t get_u32(std::string_view in, size_t at) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(static_cast<uint8_t>(in[at + static_cast<size_t>(i)])) << (8 * i);
+  return v;
+}
+double get_f64(std::string_view in, size_t at) {
+  const uint64_t b = get_u64(in, at);
+  double v = 0;
+  std::memcpy(&v, &b, 8);
+  return v;
+}
+Error state_error(std::string message, size_t offset) {
+  Error e{"creatures: " + std::move(message)};
+  e.offset = static_cast<int64_t>(offset);
+  return e;
+}
+
+}  // namespace
+
+std::string Creatures::save_state() const {
+  std::vector<const Creature*> all;
+  for (const Creature& c : m_live) all.push_back(&c);
+  for (const auto& [cp, v] : m_stash)
+    for (const Creature& c : v) all.push_back(&c);
+  std::sort(all.begin(), all.end(), [](const Creature* a, const Creature* b) { return a->id < b->id; });
+  std::string out(kStateMagic, sizeof kStateMagic);
+  out.push_back(static_cast<char>(kStateVersion));
+  out.append(3, '\0');
+  put_u64(out, all.size());
+  put_u64(out, m_spawned.size());
+  for (const Creature* c : all) {
+    put_u64(out, c->id);
+    out.push_back(static_cast<char>(c->kind));
+    out.push_back(static_cast<char>((c->walking ? 1 : 0) | (c->resting ? 2 : 0) | (c->body.on_ground ? 4 : 0)));
+    out.push_back(static_cast<char>(c->blocked_ticks));
+    out.push_back('\0');
+    put_u32(out, c->tick);
+    put_u32(out, c->mode_until);
+    put_u64(out, static_cast<uint64_t>(c->body.block.x));
+    put_u64(out, static_cast<uint64_t>(c->body.block.y));
+    put_u64(out, static_cast<uint64_t>(c->body.block.z));
+    for (int a = 0; a < 3; ++a) put_f64(out, c->body.frac[a]);
+    for (int a = 0; a < 3; ++a) put_f64(out, c->body.velocity[a]);
+    put_f64(out, c->body.yaw);
+    put_f64(out, c->target_yaw);
+    put_f64(out, c->walk_phase);
+    put_f64(out, c->walk_amount);
+  }
+  for (const ColumnPos& cp : m_spawned) {
+    put_u64(out, static_cast<uint64_t>(cp.x));
+    put_u64(out, static_cast<uint64_t>(cp.z));
+  }
+  return out;
+}
+
+Status Creatures::load_state(std::string_view in) {
+  if (in.size() < kStateHeader)
+    return state_error("truncated header (" + std::to_string(in.size()) + " of " + std::to_string(kStateHeader) + " bytes)", in.size());
+  if (std::memcmp(in.data(), kStateMagic, sizeof kStateMagic) != 0) return state_error("bad magic (expected VXCR)", 0);
+  if (static_cast<uint8_t>(in[4]) != kStateVersion)
+    return state_error("version " + std::to_string(static_cast<uint8_t>(in[4])) + " is not 1 (written by a newer voxen?)", 4);
+  for (size_t i = 5; i < 8; ++i)
+    if (in[i] != '\0') return state_error("reserved byte is not 0", i);
+  const uint64_t n = get_u64(in, 8), m = get_u64(in, 16);
+  const uint64_t max_n = (in.size() - kStateHeader) / kCreatureBytes, max_m = (in.size() - kStateHeader) / kColumnBytes;
+  if (n > max_n || m > max_m || kStateHeader + n * kCreatureBytes + m * kColumnBytes != in.size())
+    return state_error(std::to_string(n) + " creatures and " + std::to_string(m) + " columns do not fill the record's " +
+                           std::to_string(in.size()) + " bytes",
+                       std::min<uint64_t>(in.size(), 8));
+  std::vector<Creature> all;
+  all.reserve(static_cast<size_t>(n));
+  for (uint64_t i = 0; i < n; ++i) {
+    const size_t at = kStateHeader + static_cast<size_t>(i) * kCreatureBytes;
+    Creature c;
+    c.id = get_u64(in, at);
+    if (i > 0 && c.id <= all.back().id) return state_error("creature " + std::to_string(i) + ": ids not ascending", at);
+    const uint8_t kind = static_cast<uint8_t>(in[at + 8]), flags = static_cast<uint8_t>(in[at + 9]);
+    if (kind >= kCreatureKinds) return state_error("creature " + std::to_string(i) + ": kind " + std::to_string(kind) + " is not 0..3", at + 8);
+    if (flags > 7) return state_error("creature " + std::to_string(i) + ": unknown flags", at + 9);
+    if (in[at + 11] != '\0') return state_error("creature " + std::to_string(i) + ": reserved byte is not 0", at + 11);
+    c.kind = static_cast<CreatureKind>(kind);
+    c.walking = flags & 1;
+    c.resting = flags & 2;
+    c.body.on_ground = flags & 4;
+    c.blocked_ticks = static_cast<uint8_t>(in[at + 10]);
+    c.tick = get_u32(in, at + 12);
+    c.mode_until = get_u32(in, at + 16);
+    c.body.block = {static_cast<int64_t>(get_u64(in, at + 20)), static_cast<int64_t>(get_u64(in, at + 28)),
+                    static_cast<int64_t>(get_u64(in, at + 36))};
+    if (c.body.block.y < kMinY - 64 || c.body.block.y > kMaxY + 1024)
+      return state_error("creature " + std::to_string(i) + ": y " + std::to_string(c.body.block.y) + " is outside the world", at + 28);
+    for (int a = 0; a < 3; ++a) {
+      c.body.frac[a] = get_f64(in, at + 44 + 8 * static_cast<size_t>(a));
+      if (!(c.body.frac[a] >= 0.0 && c.body.frac[a] < 1.0))
+        return state_error("creature " + std::to_string(i) + ": position fraction outside [0, 1)", at + 44 + 8 * static_cast<size_t>(a));
+      c.body.velocity[a] = get_f64(in, at + 68 + 8 * static_cast<size_t>(a));
+      if (!std::isfinite(c.body.velocity[a]))
+        return state_error("creature " + std::to_string(i) + ": velocity not finite", at + 68 + 8 * static_cast<size_t>(a));
+    }
+    const double values[4] = {get_f64(in, at + 92), get_f64(in, at + 100), get_f64(in, at + 108), get_f64(in, at + 116)};
+    for (int k = 0; k < 4; ++k)
+      if (!std::isfinite(values[k])) return state_error("creature " + std::to_string(i) + ": a heading or swing not finite", at + 92 + 8 * static_cast<size_t>(k));
+    c.body.yaw = values[0];
+    c.target_yaw = values[1];
+    c.walk_phase = values[2];
+    c.walk_amount = values[3];
+    c.before = c.body;
+    all.push_back(c);
+  }
+  std::set<ColumnPos> spawned;
+  for (uint64_t i = 0; i < m; ++i) {
+    const size_t at = kStateHeader + static_cast<size_t>(n) * kCreatureBytes + static_cast<size_t>(i) * kColumnBytes;
+    const ColumnPos cp{static_cast<int64_t>(get_u64(in, at)), static_cast<int64_t>(get_u64(in, at + 8))};
+    if (!spawned.empty() && !(*spawned.rbegin() < cp)) return state_error("spawned columns not ascending", at);
+    spawned.insert(spawned.end(), cp);
+  }
+  m_live.clear();
+  m_stash.clear();
+  m_active.clear();
+  for (const Creature& c : all) m_stash[column_pos_of(c.body.block)].push_back(c);
+  m_spawned = std::move(spawned);
+  return Ok{};
+}
+
 }  // namespace voxen::play

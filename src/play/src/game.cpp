@@ -129,6 +129,12 @@ Result<std::unique_ptr<Game>> Game::create(const GameConfig& config, render::Pla
     g->m_creatures = std::make_unique<Creatures>(generator.seed(), registry);
     if (Status s = g->m_renderer->set_box_skins(Creatures::skins()); !s.ok())
       return Error{"creature skins: " + s.error().to_string()};
+    // A saved world's creatures, as its last session left them. A damaged record does not stop the game: the
+    // store has kept its bytes aside, the HUD says so, and the creatures spawn afresh from the seed.
+    auto saved = source->creature_state();
+    Status loaded = saved ? Status(Ok{}) : Status(saved.error());
+    if (saved && *saved) loaded = g->m_creatures->load_state(**saved);
+    if (!loaded.ok()) g->show_message("creatures not loaded: " + loaded.error().to_string());
   }
   g->m_handler.begin_frame(0, 0.0);
   // The default frame step; kFrameTime events change it.
@@ -526,6 +532,13 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
     rep.creature_sync_ms = wall_ms() - t;
     rep.creatures = m_creatures->advance(dt, cw);
     rep.creatures_live = m_creatures->all().size();
+    // A saved world keeps them with its edits: handed over once a second of their time (20 ticks), so what a
+    // commit writes is at most that old.
+    m_creature_ticks_unsaved += rep.creatures.ticks;
+    if (m_creature_ticks_unsaved >= 20) {
+      m_source->set_creature_state(m_creatures->save_state());
+      m_creature_ticks_unsaved = 0;
+    }
   }
 
   // 5. Drawing, from the eye interpolated between the last two steps; nothing while the window is minimised.

@@ -15,8 +15,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::array<RecordKind, 5> kKinds = {RecordKind::kJournal, RecordKind::kSection, RecordKind::kLod, RecordKind::kSimulation,
-                                              RecordKind::kEditLog};
+constexpr std::array<RecordKind, 6> kKinds = {RecordKind::kJournal, RecordKind::kSection, RecordKind::kLod, RecordKind::kSimulation,
+                                              RecordKind::kEditLog, RecordKind::kCreatures};
 constexpr size_t kColumnsPerBatch = 256;
 
 /// An open world for the copy: its home, the name it was given, and how to remove it again (new worlds).

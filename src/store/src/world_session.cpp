@@ -63,6 +63,7 @@ namespace {
 
 /// The key of the world's one simulation-state record: kind 'p', column (0, 0), section 0.
 RecordKey sim_state_key() { return RecordKey{RecordKind::kSimulation, SectionPos{0, 0, 0}}; }
+RecordKey creature_state_key() { return RecordKey{RecordKind::kCreatures, SectionPos{0, 0, 0}}; }
 
 /// The sealed metadata copy of `meta` (payload 6), as the store keeps it.
 std::string seal_meta(const WorldMeta& meta) { return seal(PayloadKind::kMeta, encode_meta_record(meta)); }
@@ -660,6 +661,13 @@ Result<uint64_t> WorldSession::commit_locked() {
     batch.push_back(std::move(r));
     m_sim_dirty = false;
   }
+  if (m_creatures_dirty) {
+    PendingRecord r;
+    r.key = creature_state_key();
+    r.raw = m_creature_state.value_or(std::string());
+    batch.push_back(std::move(r));
+    m_creatures_dirty = false;
+  }
   for (auto& [encoded, rec] : m_log_records) {
     PendingRecord r;
     r.key = rec.first;
@@ -726,6 +734,31 @@ void WorldSession::set_sim_state(std::string bytes) {
   if (m_sim_state && *m_sim_state == bytes) return;
   m_sim_state = std::move(bytes);
   m_sim_dirty = true;
+}
+
+Result<std::optional<std::string>> WorldSession::creature_state() {
+  {
+    std::lock_guard lock(m_mu);
+    if (m_creature_state) return m_creature_state->empty() ? std::optional<std::string>() : m_creature_state;
+  }
+  const RecordKey key = creature_state_key();
+  auto got = m_store->get(key);
+  if (!got) return got.error();
+  if (!*got) return std::optional<std::string>();
+  auto payload = unseal(**got, PayloadKind::kCreatures);
+  if (!payload) {
+    auto aside = m_store->keep_aside(key, **got);
+    return Error{"the creatures (record 'c') cannot be read: " + payload.error().to_string() +
+                 (aside ? "; its bytes are kept at " + *aside : std::string())};
+  }
+  return std::optional<std::string>(std::move(*payload));
+}
+
+void WorldSession::set_creature_state(std::string bytes) {
+  std::lock_guard lock(m_mu);
+  if (m_creature_state && *m_creature_state == bytes) return;
+  m_creature_state = std::move(bytes);
+  m_creatures_dirty = true;
 }
 
 Status WorldSession::put_log_record(const RecordKey& key, std::string bytes) {

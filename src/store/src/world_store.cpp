@@ -35,7 +35,7 @@ std::optional<RecordKey> decode_key(std::string_view key) {
   const char kind = key[0];
   if (kind != static_cast<char>(RecordKind::kJournal) && kind != static_cast<char>(RecordKind::kSection) &&
       kind != static_cast<char>(RecordKind::kLod) && kind != static_cast<char>(RecordKind::kSimulation) &&
-      kind != static_cast<char>(RecordKind::kEditLog))
+      kind != static_cast<char>(RecordKind::kEditLog) && kind != static_cast<char>(RecordKind::kCreatures))
     return std::nullopt;
   const int s = static_cast<uint8_t>(key[17]);
   if (s >= kSectionsPerColumn) return std::nullopt;

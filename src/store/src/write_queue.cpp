@@ -7,10 +7,13 @@ namespace voxen::store {
 WriteOp encode_record(const PendingRecord& record, const SealOptions& seal_options) {
   WriteOp op{record.key, std::nullopt};
   std::string payload;
-  if (record.key.kind == RecordKind::kSimulation || record.key.kind == RecordKind::kEditLog) {
+  if (record.key.kind == RecordKind::kSimulation || record.key.kind == RecordKind::kEditLog ||
+      record.key.kind == RecordKind::kCreatures) {
     if (record.raw.empty()) return op;
-    op.value = seal(record.key.kind == RecordKind::kSimulation ? PayloadKind::kSimState : PayloadKind::kEditLog, record.raw,
-                    seal_options);
+    const PayloadKind kind = record.key.kind == RecordKind::kSimulation ? PayloadKind::kSimState
+                             : record.key.kind == RecordKind::kEditLog  ? PayloadKind::kEditLog
+                                                                        : PayloadKind::kCreatures;
+    op.value = seal(kind, record.raw, seal_options);
   } else if (record.key.kind == RecordKind::kJournal) {
     if (record.journal.empty()) return op;
     encode_journal(record.journal, payload);
@@ -104,7 +107,8 @@ std::vector<ColumnPos> WriteBehindQueue::unsaved_columns() const {
     std::lock_guard lock(m_mu);
     for (const Batch& b : m_queue)
       for (const PendingRecord& r : b.records)
-        if (r.key.kind != RecordKind::kSimulation && r.key.kind != RecordKind::kEditLog) out.push_back(r.key.pos.column());
+        if (r.key.kind != RecordKind::kSimulation && r.key.kind != RecordKind::kEditLog && r.key.kind != RecordKind::kCreatures)
+          out.push_back(r.key.pos.column());
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "voxen/core/coords.h"
+#include "voxen/core/error.h"
 #include "voxen/play/collision.h"
 #include "voxen/play/player.h"
 #include "voxen/render/camera.h"
@@ -107,6 +108,17 @@ class Creatures {
   uint64_t state_hash() const;
   /// Boxes a creature of `kind` poses into.
   static int boxes_of(CreatureKind kind);
+
+  /// Every creature (live and stashed) and the columns that have spawned, as bytes for a saved world (record 'c';
+  /// layout in docs/formats/world_store_v1.md, payload 10): little-endian, "VXCR", version 1, then the creatures
+  /// sorted by id (124 bytes each) and the spawned columns sorted (16 bytes each). Drawing's interpolation is not
+  /// kept (a loaded creature starts from where it stands). One spelling: load_state then save_state gives the bytes.
+  std::string save_state() const;
+  /// Replaces everything with saved bytes: every creature goes to its column's stash (sync_columns gives them back
+  /// as their columns are drawn) and the spawned columns are remembered. Errors (nothing changed): bad magic or
+  /// version, a size that does not match the counts, a kind past 3, a position fraction outside [0, 1), a value not
+  /// finite, creatures not sorted by id, spawned columns not sorted; each names the byte offset.
+  Status load_state(std::string_view bytes);
 
  private:
   void spawn_column(const World& world, const ColumnPos& c);

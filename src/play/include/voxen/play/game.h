@@ -331,6 +331,7 @@ class Game {
   double m_sim_time = 0.0;
   std::unique_ptr<Creatures> m_creatures;         // GameConfig::creatures
   std::vector<render::BoxInstance> m_boxes;        // this frame's posed creatures
+  int m_creature_ticks_unsaved = 0;                // creature ticks since their state went to the source
   std::deque<double> m_frame_times;  // last frames' wall ms (overlay)
   FrameReport m_last;                // the previous frame's report (overlay)
 };

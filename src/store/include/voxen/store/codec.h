@@ -41,6 +41,7 @@ enum class PayloadKind : uint8_t {
   kLodNode = 7,       // a far view node's quads (stream/lod_record.h)
   kSimState = 8,      // the simulation's pending updates (Simulator::save_state's bytes)
   kEditLog = 9,       // a page of a multiplayer server's edit log (net/edit_log.h)
+  kCreatures = 10,    // the game's creatures (play::Creatures::save_state's bytes)
 };
 
 /// One journal entry: a section-local cell index (0..4095) and the cell stored there.

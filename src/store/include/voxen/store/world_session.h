@@ -189,6 +189,11 @@ class WorldSession {
   /// recorded before this call, so after a crash the pending updates on disk belong to the cells on disk. Empty
   /// bytes delete the record.
   void set_sim_state(std::string bytes);
+  /// The game's creatures as last committed or set (record 'c', play::Creatures::save_state's bytes), as
+  /// sim_state: nullopt when none are saved; a damaged record is kept aside and named in the error.
+  Result<std::optional<std::string>> creature_state();
+  /// Replaces the creatures' state, written by the next commit with the edits recorded before it; empty deletes it.
+  void set_creature_state(std::string bytes);
 
   /// Queues a record of the multiplayer server's edit log (kind 'e', net/edit_log.h: the page's bytes, sealed as
   /// PayloadKind::kEditLog when written) for the next commit, in the same atomic batch as the edits recorded before
@@ -229,6 +234,8 @@ class WorldSession {
   bool m_meta_dirty = false;
   bool m_sim_dirty = false;            // m_sim_state goes out with the next commit
   std::optional<std::string> m_sim_state;  // set_sim_state's bytes (nullopt: read the store's)
+  bool m_creatures_dirty = false;
+  std::optional<std::string> m_creature_state;  // set_creature_state's bytes (nullopt: read the store's)
   std::map<std::string, std::pair<RecordKey, std::string>> m_log_records;  // put_log_record's, by encoded key
   bool m_sync = false;
   bool m_closed = false;

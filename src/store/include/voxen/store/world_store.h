@@ -36,7 +36,10 @@
 namespace voxen::store {
 
 /// What a record holds; the value is the key's first byte.
-enum class RecordKind : uint8_t { kJournal = 'j', kSection = 's', kLod = 'l', kSimulation = 'p', kEditLog = 'e' };
+enum class RecordKind : uint8_t {
+  kJournal = 'j', kSection = 's', kLod = 'l', kSimulation = 'p', kEditLog = 'e',
+  kCreatures = 'c',  // the game's creatures (play/creatures.h save_state's bytes), one record at section (0, 0, 0)
+};
 
 /// Where a record belongs: its kind, column and section index (SectionPos::y is the section index 0..23).
 struct RecordKey {

@@ -38,6 +38,8 @@ namespace voxen::store {
 ///   kSection: `section` is the whole section; uniform air deletes the record (a missing section reads as air).
 ///   kSimulation: `raw` holds the simulation's state bytes, sealed as PayloadKind::kSimState; empty deletes it.
 ///   kEditLog: `raw` holds a page of a server's edit log, sealed as PayloadKind::kEditLog; empty deletes it.
+///   kCreatures: `raw` holds the game's creatures (play::Creatures::save_state), sealed as PayloadKind::kCreatures;
+///              empty deletes it.
 struct PendingRecord {
   RecordKey key;
   std::vector<JournalCell> journal;

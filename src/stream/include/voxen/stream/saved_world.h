@@ -42,6 +42,8 @@ class SavedWorld final : public ColumnSource {
   bool edited(ColumnPos pos) const override { return m_session->edited(pos); }
   Result<std::optional<std::string>> sim_state() override { return m_session->sim_state(); }
   void set_sim_state(std::string bytes) override { m_session->set_sim_state(std::move(bytes)); }
+  Result<std::optional<std::string>> creature_state() override { return m_session->creature_state(); }
+  void set_creature_state(std::string bytes) override { m_session->set_creature_state(std::move(bytes)); }
 
   /// Puts the column's changes in the write-behind queue and lets the session forget it (a column edited since
   /// the last commit() is committed first, so its edits go out in a batch whose ticket the save indicator knows).

@@ -84,6 +84,12 @@ class ColumnSource {
   /// Keeps the simulation's pending updates with the edits recorded so far (a saved world writes them in the same
   /// batch as those edits' journals: WorldSession::set_sim_state). The default drops them.
   virtual void set_sim_state(std::string bytes) { (void)bytes; }
+  /// The game's saved creatures (play::Creatures::save_state's bytes), or nullopt (the default: never saved).
+  /// Errors: the saved world's (store I/O, a damaged record).
+  virtual Result<std::optional<std::string>> creature_state() { return std::optional<std::string>(); }
+  /// Keeps the creatures with the edits recorded so far (written by the saved world's next commit). The default
+  /// drops them.
+  virtual void set_creature_state(std::string bytes) { (void)bytes; }
   /// The database the columns are kept in, where the far view keeps its nodes beside them (FarView::set_store);
   /// null (the default) for a world that is never saved.
   virtual store::WorldStore* far_store() { return nullptr; }
