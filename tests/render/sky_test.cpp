@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <string>
 #include <vector>
@@ -144,6 +145,29 @@ TEST(SkyShot, CloudsShowDriftAndRepeatEvery4096BlocksWhereverTheEyeIs) {
   EXPECT_LT(differ, 320u * 180u) << "an overcast sky checks nothing";
   EXPECT_NE(plain.image.pixels, drifted.image.pixels) << "a minute of wind moved nothing";
   EXPECT_EQ(plain.image.pixels, far_out.image.pixels);
+}
+
+TEST(SkyShot, CloudsPunchNoHoleInTheTerrainsDepth) {
+  // Terrain and sky in one view (the default world's meadow, clouds overhead): the terrain mask, read from the depth
+  // buffer, is the same bytes with the cloud layer and without it.
+  std::vector<std::string> args = {"--seed", "1", "--pos", "-700,surface,-768", "--look", "90,10", "--size", "320x180",
+                                   "--render-distance", "3", "--time-of-day", "12"};
+  const std::string with_mask = voxen::testing::temp_path("mask_clouds"), without_mask = voxen::testing::temp_path("mask_clear");
+  auto a = args;
+  a.insert(a.end(), {"--terrain-mask", with_mask});
+  auto b = args;
+  b.insert(b.end(), {"--terrain-mask", without_mask, "--no-clouds"});
+  const auto with = run_shot(a), without = run_shot(b);
+  ASSERT_EQ(with.run.exit_code, 0) << with.run.err;
+  ASSERT_EQ(without.run.exit_code, 0) << without.run.err;
+  EXPECT_NE(with.image.pixels, without.image.pixels) << "no cloud in view: the check checks nothing";
+  auto ma = render::load_png(with_mask), mb = render::load_png(without_mask);
+  ASSERT_TRUE(ma.ok() && mb.ok());
+  EXPECT_EQ(ma->pixels, mb->pixels);
+  EXPECT_EQ(with.json["terrain_pixels"], without.json["terrain_pixels"]);
+  EXPECT_GT(with.json["terrain_pixels"].get<uint64_t>(), 320u * 180u / 4);
+  std::remove(with_mask.c_str());
+  std::remove(without_mask.c_str());
 }
 
 TEST(SkyShot, SunsetReddensTheTerrainAndTheSkyTowardTheSun) {
