@@ -85,6 +85,11 @@ struct VCol {
   int top = 0;
   int64_t top_x = 0, top_z = 0;
   gen::StripeSurface st_top;
+  // Structures (gen/structures.h): the highest structure block of the patch, as sampled (y < kMinY: none), the
+  // block column it lies in and the structure (index into Scratch::structures).
+  int s_top = kMinY - 1;
+  int64_t s_x = 0, s_z = 0;
+  int s_index = -1;
 };
 
 struct Scratch {
@@ -92,6 +97,7 @@ struct Scratch {
   std::vector<VCol> cols;
   std::vector<uint16_t> slots;  // kSlots per virtual column, block id (0 = empty)
   std::vector<int> hmin, top;   // per cell column -1..32 (34 x 34, z major): lowest ground, highest block
+  std::vector<gen::Structure> structures;  // those meeting the stack's virtual columns
 };
 
 // What prepare() worked out for one (level, x, z) stack; the virtual columns themselves are in the thread's Scratch.
@@ -458,6 +464,36 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
     if (gz == gz1) break;
   }
 
+  // 2b. Structures, from their own cells: per virtual column the highest structure block over its patch, sampled
+  // at every block column of the patch at s <= 4 and on a 4 x 4 grid of them above (stride s / 4), each
+  // with the virtual column's ground as the terrain height there.
+  sc.structures.clear();
+  if (span > 0 && sx <= wrap_add(sx, span - 1) && sz <= wrap_add(sz, span - 1))
+    m.structures().find(sx, sz, sx + span - 1, sz + span - 1, sc.structures);
+  for (VCol& c : sc.cols) c.s_top = kMinY - 1;
+  if (!sc.structures.empty()) {
+    const gen::StructurePlanner& planner = m.structures();
+    const int stride = std::max(1, s / 4);
+    for (int j = 0; j < G; ++j)
+      for (int i = 0; i < G; ++i) {
+        VCol& c = sc.cols[idx(i, j)];
+        const int64_t px0 = wrap_add(c.x, -off), pz0 = wrap_add(c.z, -off);  // the patch's first block
+        for (size_t k = 0; k < sc.structures.size(); ++k) {
+          const gen::Structure& st = sc.structures[k];
+          if (!st.box.intersects_xz(px0, pz0, px0 + s - 1, pz0 + s - 1)) continue;
+          for (int qz = s - 1; qz >= 0; qz -= stride)
+            for (int qx = s - 1; qx >= 0; qx -= stride) {
+              const gen::StructureTop t = planner.top_at(st, px0 + qx, pz0 + qz, c.ground);
+              if (t.y <= c.s_top) continue;
+              c.s_top = t.y;
+              c.s_x = px0 + qx;
+              c.s_z = pz0 + qz;
+              c.s_index = static_cast<int>(k);
+            }
+        }
+      }
+  }
+
   // Per cell column (-1..32 in x and z): the lowest ground and the highest block of its virtual columns.
   sc.hmin.assign(34 * 34, kMaxY + 1);
   sc.top.assign(34 * 34, kMinY - 1);
@@ -472,7 +508,7 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
         for (int bi = 0; bi < n; ++bi) {
           const VCol& c = sc.cols[idx(i0 + bi, j0 + bj)];
           hmin = std::min(hmin, c.ground);
-          top = std::max({top, c.top, c.st.height + c.feature_top + 1, c.st.height < kSeaLevel ? kSeaLevel : kMinY});
+          top = std::max({top, c.top, c.st.height + c.feature_top + 1, c.st.height < kSeaLevel ? kSeaLevel : kMinY, c.s_top});
         }
       sc.hmin[static_cast<size_t>((cz + 1) * 34 + cx + 1)] = hmin;
       sc.top[static_cast<size_t>((cz + 1) * 34 + cx + 1)] = top;
@@ -547,6 +583,19 @@ PaddedLodSection CoarseTerrain::Impl::cells(const LodSectionPos& pos, const Prep
               if (id == kAirId && h < kSeaLevel && y0 <= kSeaLevel && y1 > h) {
                 y = std::min<int64_t>(kSeaLevel, y1);
                 id = (y == kSeaLevel && c.st.frozen) ? ice : water;
+              }
+              if (c.s_index >= 0 && c.s_top >= y0) {
+                // The structure's own highest non-air cell of this cell's y range in its sampled block column
+                // (it is written over the terrain: at the same y it wins).
+                const gen::Structure& st = sc.structures[static_cast<size_t>(c.s_index)];
+                for (int64_t sy = std::min<int64_t>(c.s_top, y1); sy >= (id == kAirId ? y0 : std::max(y0, y)); --sy) {
+                  Cell sc_cell;
+                  if (m.structures().cell_at(st, c.s_x, sy, c.s_z, c.ground, sc_cell) && sc_cell.id != kAirId) {
+                    id = sc_cell.id;
+                    y = sy;
+                    break;
+                  }
+                }
               }
               if (id == kAirId) continue;
               const uint64_t key = (uint64_t{mipper.opacity(id)} << (3 * L)) |
