@@ -98,6 +98,7 @@ struct Scratch {
   std::vector<uint16_t> slots;  // kSlots per virtual column, block id (0 = empty)
   std::vector<int> hmin, top;   // per cell column -1..32 (34 x 34, z major): lowest ground, highest block
   std::vector<gen::Structure> structures;  // those meeting the stack's virtual columns
+  std::vector<uint8_t> has_structure;      // per cell column -1..32 (34 x 34): a virtual column holds a structure
 };
 
 // What prepare() worked out for one (level, x, z) stack; the virtual columns themselves are in the thread's Scratch.
@@ -496,6 +497,7 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
 
   // Per cell column (-1..32 in x and z): the lowest ground and the highest block of its virtual columns.
   sc.hmin.assign(34 * 34, kMaxY + 1);
+  sc.has_structure.assign(34 * 34, 0);
   sc.top.assign(34 * 34, kMinY - 1);
   pr.hmin_all = kMaxY + 1;
   pr.top_all = kMinY - 1;
@@ -508,6 +510,7 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
         for (int bi = 0; bi < n; ++bi) {
           const VCol& c = sc.cols[idx(i0 + bi, j0 + bj)];
           hmin = std::min(hmin, c.ground);
+          if (c.s_index >= 0) sc.has_structure[static_cast<size_t>((cz + 1) * 34 + cx + 1)] = 1;
           top = std::max({top, c.top, c.st.height + c.feature_top + 1, c.st.height < kSeaLevel ? kSeaLevel : kMinY, c.s_top});
         }
       sc.hmin[static_cast<size_t>((cz + 1) * 34 + cx + 1)] = hmin;
@@ -549,7 +552,9 @@ PaddedLodSection CoarseTerrain::Impl::cells(const LodSectionPos& pos, const Prep
         uint64_t best_key = 0;
         uint16_t best_id = kAirId;
         int64_t best_y = 0;
-        if (y1 <= hmin) {
+        // (Where a structure stands the cells at the ground go through the virtual columns: paths and
+        // foundations replace the top block.)
+        if (y1 <= hmin && (sc.has_structure[static_cast<size_t>((cz + 1) * 34 + cx + 1)] == 0 || y1 < hmin - cell)) {
           // Wholly in the ground: the block at the top of the last virtual column (highest key) wins.
           const VCol& c = sc.cols[idx(i0 + n - 1, j0 + n - 1)];
           best_id = m.block(wrap_add(c.x, s - 1 - off), y1, wrap_add(c.z, s - 1 - off), c.st);  // the patch's last
