@@ -46,7 +46,8 @@ TEST(StructuresCli, AVillagesColumnsHashTheSameOnEveryThreadCount) {
   auto list = run_voxen({"structures", "--seed", "1", "--near", "-600,-400", "--radius", "600", "--json"});
   ASSERT_EQ(list.exit_code, 0) << list.err;
   nlohmann::json village;
-  for (const auto& s : parse_json(list.out)["structures"])
+  const nlohmann::json listed = parse_json(list.out);
+  for (const auto& s : listed["structures"])
     if (s["kind"] == "village") {
       village = s;
       break;
