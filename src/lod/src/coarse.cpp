@@ -22,6 +22,10 @@
 //     slot or a plant, a log also over leaves), the origin's sample being its virtual column's; at s >= 8 a tree
 //     is its trunk's virtual column only, logs up to 3 below the top log and leaves from there to one above it (a
 //     canopy narrower than a virtual column).
+//  2b. Structures (gen/structures.h), from their own cells: per virtual column the highest structure cell of its
+//     patch (StructurePlanner::top_at on every block column of the patch at s <= 4, a 4 x 4 grid of them above),
+//     and in step 3, per cell and virtual column, the structure's highest non-air cell within the cell's y range
+//     in that block column (cell_at), kept when it is at or above the terrain's candidate.
 //  3. The Mipper, evaluated directly: a level-L cell of full columns keeps, among its non-air blocks, the one of
 //     highest opacity, ties going to the highest Morton key of its local (y, z, x) with y most significant (the
 //     child index dx | dz << 1 | dy << 2 applied level by level). Within one column a higher y always has the

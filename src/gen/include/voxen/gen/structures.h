@@ -80,7 +80,7 @@ struct Structure {
   int radius = 0, height = 0, step = 0;
 };
 
-/// The highest cell a structure puts in one block column: world y and cell; y = kMinY - 1 when it puts none.
+/// The highest non-air cell a structure puts in one block column: world y and cell; y below kMinY when none.
 struct StructureTop {
   int y = -1000;
   Cell cell{};
