@@ -8,10 +8,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "voxen/core/job_pool.h"
 #include "voxen/gen/generator.h"
+#include "voxen/gen/structures.h"
+#include "voxen/gen/terrain_model.h"
 
 namespace {
 
@@ -71,6 +74,76 @@ void BM_GenerateColumnDefault(benchmark::State& state) { generate_single_thread(
 void BM_GenerateColumnFlat(benchmark::State& state) { generate_single_thread(state, "flat"); }
 BENCHMARK(BM_GenerateColumnDefault)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_GenerateColumnFlat)->Unit(benchmark::kMicrosecond);
+
+// Structures (docs/PERFORMANCE.md, "Structures"): the columns under the nearest village and the nearest ziggurat of
+// seed 1 to the origin (range(0): 0 village, 1 ziggurat), whole columns, and the structure part of those columns
+// alone (what the generator's place_structures does: find, span, cell_at per cell, with the terrain heights), so a
+// column's cost without structures is the first less the second.
+std::vector<ColumnPos> structure_columns(int which, std::string* label = nullptr) {
+  const gen::StructurePlanner planner(1, registry());
+  std::vector<gen::Structure> found;
+  planner.find(-4096, -4096, 4096, 4096, found);
+  for (const gen::Structure& s : found)
+    if ((which == 0 && s.kind == gen::StructureKind::kVillage) || (which == 1 && s.kind == gen::StructureKind::kZiggurat)) {
+      std::vector<ColumnPos> out;
+      if (label != nullptr)
+        *label = std::string(gen::structure_kind_name(s.kind)) + " box " + std::to_string(s.box.x0) + "," +
+                 std::to_string(s.box.z0) + ".." + std::to_string(s.box.x1) + "," + std::to_string(s.box.z1);
+      for (int64_t cz = s.box.z0 >> 4; cz <= s.box.z1 >> 4; ++cz)
+        for (int64_t cx = s.box.x0 >> 4; cx <= s.box.x1 >> 4; ++cx) out.push_back({cx, cz});
+      return out;
+    }
+  std::fprintf(stderr, "no structure of kind %d near the origin\n", which);
+  std::exit(1);
+}
+
+void BM_GenerateColumnUnderStructure(benchmark::State& state) {
+  const auto g = make("default", 1);
+  std::string label;
+  const std::vector<ColumnPos> positions = structure_columns(static_cast<int>(state.range(0)), &label);
+  state.SetLabel(label);
+  size_t i = 0;
+  for (auto _ : state) {
+    Column col(positions[i]);
+    g->generate(col);
+    benchmark::DoNotOptimize(col.section(12).palette().data());
+    i = (i + 1) % positions.size();
+  }
+  state.counters["columns"] = static_cast<double>(positions.size());
+}
+BENCHMARK(BM_GenerateColumnUnderStructure)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+void BM_StructureCellsOfColumn(benchmark::State& state) {
+  const gen::StructurePlanner planner(1, registry());
+  const gen::TerrainModel model(1);
+  const std::vector<ColumnPos> positions = structure_columns(static_cast<int>(state.range(0)));
+  std::vector<gen::TerrainSample> samples(256);
+  std::vector<gen::Structure> found;
+  size_t i = 0;
+  uint64_t written = 0;
+  for (auto _ : state) {
+    const ColumnPos p = positions[i];
+    state.PauseTiming();  // the generator has the terrain heights already
+    model.sample_area(p.min_x(), p.min_z(), 16, 16, samples.data());
+    state.ResumeTiming();
+    found.clear();
+    planner.find(p.min_x(), p.min_z(), p.min_x() + 15, p.min_z() + 15, found);
+    for (const gen::Structure& s : found)
+      for (int lz = 0; lz < 16; ++lz)
+        for (int lx = 0; lx < 16; ++lx) {
+          const int ground = samples[static_cast<size_t>(lz * 16 + lx)].height;
+          int lo = 0, hi = -1;
+          planner.span(s, p.min_x() + lx, p.min_z() + lz, ground, lo, hi);
+          for (int y = lo; y <= hi; ++y) {
+            Cell c;
+            written += planner.cell_at(s, p.min_x() + lx, y, p.min_z() + lz, ground, c);
+          }
+        }
+    benchmark::DoNotOptimize(written);
+    i = (i + 1) % positions.size();
+  }
+}
+BENCHMARK(BM_StructureCellsOfColumn)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 // Average Column::cell_bytes() over the radius-8 area (289 columns) around one of kCentres (range(0) picks it).
 void BM_CellBytesRadius8(benchmark::State& state) {

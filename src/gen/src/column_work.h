@@ -10,6 +10,7 @@
 
 #include "caves.h"
 #include "voxen/core/coords.h"
+#include "voxen/gen/structures.h"
 #include "voxen/gen/terrain_model.h"
 
 namespace voxen::gen {
@@ -55,6 +56,8 @@ struct ColumnWork {
   int top_y = 0;                        // no cell above this world y is anything but air
   std::vector<uint32_t> cells = std::vector<uint32_t>(static_cast<size_t>(kColumnHeight) * 256);
   std::vector<CaveNode> cave_nodes;
+  /// The structures whose boxes meet this column (StructurePlanner::find), in the planner's order.
+  std::vector<Structure> structures;
   /// What the buffer holds: the serial number of the generator instance that built it (0: nothing yet) and the
   /// column, so repeated surface_y() calls in one column reuse the build.
   uint64_t built_by = 0;

@@ -27,10 +27,12 @@ inline bool in_column(int lx, int lz) { return lx >= 0 && lx < kColumnWidth && l
 
 }  // namespace
 
-FeaturePlacer::FeaturePlacer(uint64_t seed, const BlockIds& ids, const CaveModel& caves, const SurfaceRules& surface)
+FeaturePlacer::FeaturePlacer(uint64_t seed, const BlockIds& ids, const CaveModel& caves, const SurfaceRules& surface,
+                             const StructurePlanner* structures)
     : m_ids(ids),
       m_caves(caves),
       m_surface(surface),
+      m_structures(structures),
       m_ore_seed(derive_seed(seed, 0x61)),
       m_plant_seed(derive_seed(seed, 0x62)),
       m_tree_seed(derive_seed(seed, 0x63)) {}
@@ -144,6 +146,8 @@ bool FeaturePlacer::decide_tree(int64_t gx, int64_t gz, const TerrainSample& s, 
   // Soil at the origin, decided from pure functions of (x, z): the surface rules and the cave shape.
   const SurfaceLayers L = m_surface.layers(x, z, s, slope);
   if (L.top != m_ids.grass && L.top != m_ids.dirt && L.top != m_ids.snow) return false;
+  // No tree next to a structure (its region's plan, a pure function of seed and region).
+  if (m_structures != nullptr && m_structures->tree_blocked(x, z)) return false;
   if (check_caves) {
     if (m_caves.carved_point(x, s.height, z, s.height) || m_caves.carved_point(x, s.height - 1, z, s.height))
       return false;

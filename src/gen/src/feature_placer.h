@@ -19,6 +19,7 @@
 #include "column_work.h"
 #include "gen_blocks.h"
 #include "surface.h"
+#include "voxen/gen/structures.h"
 
 namespace voxen::gen {
 
@@ -58,7 +59,10 @@ class FeaturePlacer {
   /// its height (cacti 1..3, others 1). Shared by place_plants and gen::SurfaceModel.
   void decide_plant(int64_t x, int64_t z, const TerrainSample& s, uint16_t ground, uint16_t& id, int& tall) const;
 
-  FeaturePlacer(uint64_t seed, const BlockIds& ids, const CaveModel& caves, const SurfaceRules& surface);
+  /// `structures` (may be null: no structures) suppresses trees near structures (StructurePlanner::tree_blocked);
+  /// it must outlive the placer.
+  FeaturePlacer(uint64_t seed, const BlockIds& ids, const CaveModel& caves, const SurfaceRules& surface,
+                const StructurePlanner* structures = nullptr);
 
   /// Ore veins: random walks of 3..16 cells from origins hashed per (column, ore, attempt), replacing stone and
   /// deepslate inside the ore's band. Reads the carved cells (ore never fills a cave).
@@ -75,6 +79,7 @@ class FeaturePlacer {
   const BlockIds& m_ids;
   const CaveModel& m_caves;
   const SurfaceRules& m_surface;
+  const StructurePlanner* m_structures;
   uint64_t m_ore_seed, m_plant_seed, m_tree_seed;
 };
 

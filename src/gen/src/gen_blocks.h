@@ -16,6 +16,12 @@ inline constexpr std::string_view kTerrainBlockNames[] = {
     "oak_log",     "oak_leaves",  "birch_log",     "birch_leaves", "spruce_log", "spruce_leaves", "cactus",
     "tall_grass",  "poppy",       "dandelion",     "coal_ore",   "iron_ore",     "gold_ore",    "diamond_ore"};
 
+/// Names of the blocks structures place (structures.h).
+inline constexpr std::string_view kStructureBlockNames[] = {
+    "planks", "glass", "oak_stairs", "oak_slab", "oak_log", "cobblestone", "mossy_cobblestone", "gravel",
+    "stone_bricks", "mossy_stone_bricks", "stone_brick_stairs", "sandstone", "red_sandstone", "glowstone",
+    "red_lamp", "green_lamp", "blue_lamp"};
+
 /// Registry ids of the generator's blocks, and their packed cells (Cell::packed(), state 0: logs stand along y,
 /// fluids are full sources).
 struct BlockIds {

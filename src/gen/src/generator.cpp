@@ -25,6 +25,8 @@ Result<std::unique_ptr<Generator>> make_generator(std::string_view name, uint64_
   if (name == "default") {
     for (auto n : kTerrainBlockNames)
       if (!registry.find(n)) return Error{"generator 'default' needs block '" + std::string(n) + "', missing from the registry"};
+    for (auto n : kStructureBlockNames)
+      if (!registry.find(n)) return Error{"generator 'default' needs block '" + std::string(n) + "', missing from the registry"};
     return make_terrain_generator(seed, registry);
   }
   return Error{"unknown generator '" + std::string(name) + "' (expected default or flat)"};

@@ -16,6 +16,7 @@ struct SurfaceModel::Impl {
   TerrainModel model;
   CaveModel caves;
   SurfaceRules surface;
+  StructurePlanner structures;
   FeaturePlacer features;
   uint64_t bedrock_seed;
   Impl(uint64_t seed, const BlockRegistry& r)
@@ -23,7 +24,8 @@ struct SurfaceModel::Impl {
         model(seed),
         caves(seed),
         surface(seed, ids),
-        features(seed, ids, caves, surface),
+        structures(seed, r),
+        features(seed, ids, caves, surface, &structures),
         bedrock_seed(derive_seed(seed, 0x71)) {}
 };
 
@@ -32,6 +34,8 @@ SurfaceModel::SurfaceModel(uint64_t seed, const BlockRegistry& registry)
 SurfaceModel::~SurfaceModel() = default;
 
 const TerrainModel& SurfaceModel::terrain() const { return m_impl->model; }
+
+const StructurePlanner& SurfaceModel::structures() const { return m_impl->structures; }
 
 StripeSurface SurfaceModel::stripe(int64_t x, int64_t z, const TerrainSample& s, int slope) const {
   const SurfaceLayers L = m_impl->surface.layers(x, z, s, slope);

@@ -5,7 +5,8 @@
 //   4. caves on a coarse 4 x 8 x 4 lattice with trilinear interpolation, then ravines; lava below kLavaLevel
 //      with magma under it;
 //   5. ore veins, plants and cacti, trees (feature_placer.h: decided at their origins, so borders agree);
-//   6. each section packed from the buffer (Section::pack), or filled with air when wholly above all content.
+//   6. structures (structures.h: villages, towers, ruins, ziggurats; cells from their own pure functions);
+//   7. each section packed from the buffer (Section::pack), or filled with air when wholly above all content.
 #include "terrain_generator.h"
 
 #include <algorithm>
@@ -34,7 +35,8 @@ class TerrainGenerator final : public Generator {
         m_model(seed),
         m_caves(seed),
         m_surface(seed, m_ids),
-        m_features(seed, m_ids, m_caves, m_surface),
+        m_structures(seed, r),
+        m_features(seed, m_ids, m_caves, m_surface, &m_structures),
         m_bedrock_seed(derive_seed(seed, 0x71)),
         m_magma_seed(derive_seed(seed, 0x72)),
         m_serial(next_serial()) {
@@ -99,6 +101,7 @@ class TerrainGenerator final : public Generator {
     m_features.place_ores(w);
     m_features.place_plants(w);
     m_features.place_trees(w);
+    place_structures(w);
     w.built_by = m_serial;
     w.built_pos = pos;
   }
@@ -107,6 +110,10 @@ class TerrainGenerator final : public Generator {
     int top = kSeaLevel;
     for (const TerrainSample& s : w.map) top = std::max(top, s.height);
     w.top_y = std::min(kMaxY, top + kFeatureHeadroom);
+    // Structures meeting the column raise its top to their boxes' (the buffer is cleared up to there).
+    w.structures.clear();
+    m_structures.find(w.x0, w.z0, w.x0 + kColumnWidth - 1, w.z0 + kColumnWidth - 1, w.structures);
+    for (const Structure& s : w.structures) w.top_y = static_cast<int>(std::clamp<int64_t>(s.box.y1, w.top_y, kMaxY));
     for (int lz = 0; lz < kColumnWidth; ++lz)
       for (int lx = 0; lx < kColumnWidth; ++lx) {
         StripeInfo& st = w.stripes[static_cast<size_t>((lz << 4) | lx)];
@@ -251,6 +258,24 @@ class TerrainGenerator final : public Generator {
       }
   }
 
+  // Step 6: every structure meeting the column writes its cells into it (StructurePlanner::cell_at, with the
+  // stripe's terrain height as the ground), in the planner's fixed order, over everything generated before.
+  // A pure function of (seed, position): the same cells whichever column of a structure is built first.
+  void place_structures(ColumnWork& w) const {
+    for (const Structure& s : w.structures)
+      for (int lz = 0; lz < kColumnWidth; ++lz)
+        for (int lx = 0; lx < kColumnWidth; ++lx) {
+          const int64_t x = w.x0 + lx, z = w.z0 + lz;
+          const int ground = w.stripes[static_cast<size_t>((lz << 4) | lx)].height;
+          int lo = 0, hi = -1;
+          m_structures.span(s, x, z, ground, lo, hi);
+          for (int y = lo; y <= hi; ++y) {
+            Cell c;
+            if (m_structures.cell_at(s, x, y, z, ground, c)) w.at(lx, y, lz) = c.packed();
+          }
+        }
+  }
+
   void carve_ravines(ColumnWork& w) const {
     for (int lz = 0; lz < kColumnWidth; ++lz)
       for (int lx = 0; lx < kColumnWidth; ++lx) {
@@ -265,6 +290,7 @@ class TerrainGenerator final : public Generator {
   TerrainModel m_model;
   CaveModel m_caves;
   SurfaceRules m_surface;
+  StructurePlanner m_structures;
   FeaturePlacer m_features;
   uint64_t m_bedrock_seed, m_magma_seed;
   uint64_t m_serial;

@@ -22,6 +22,10 @@
 //     slot or a plant, a log also over leaves), the origin's sample being its virtual column's; at s >= 8 a tree
 //     is its trunk's virtual column only, logs up to 3 below the top log and leaves from there to one above it (a
 //     canopy narrower than a virtual column).
+//  2b. Structures (gen/structures.h), from their own cells: per virtual column the highest structure cell of its
+//     patch (StructurePlanner::top_at on every block column of the patch at s <= 4, a 4 x 4 grid of them above),
+//     and in step 3, per cell and virtual column, the structure's highest non-air cell within the cell's y range
+//     in that block column (cell_at), kept when it is at or above the terrain's candidate.
 //  3. The Mipper, evaluated directly: a level-L cell of full columns keeps, among its non-air blocks, the one of
 //     highest opacity, ties going to the highest Morton key of its local (y, z, x) with y most significant (the
 //     child index dx | dz << 1 | dy << 2 applied level by level). Within one column a higher y always has the
@@ -85,6 +89,11 @@ struct VCol {
   int top = 0;
   int64_t top_x = 0, top_z = 0;
   gen::StripeSurface st_top;
+  // Structures (gen/structures.h): the highest structure block of the patch, as sampled (y < kMinY: none), the
+  // block column it lies in and the structure (index into Scratch::structures).
+  int s_top = kMinY - 1;
+  int64_t s_x = 0, s_z = 0;
+  int s_index = -1;
 };
 
 struct Scratch {
@@ -92,6 +101,8 @@ struct Scratch {
   std::vector<VCol> cols;
   std::vector<uint16_t> slots;  // kSlots per virtual column, block id (0 = empty)
   std::vector<int> hmin, top;   // per cell column -1..32 (34 x 34, z major): lowest ground, highest block
+  std::vector<gen::Structure> structures;  // those meeting the stack's virtual columns
+  std::vector<uint8_t> has_structure;      // per cell column -1..32 (34 x 34): a virtual column holds a structure
 };
 
 // What prepare() worked out for one (level, x, z) stack; the virtual columns themselves are in the thread's Scratch.
@@ -458,8 +469,39 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
     if (gz == gz1) break;
   }
 
+  // 2b. Structures, from their own cells: per virtual column the highest structure block over its patch, sampled
+  // at every block column of the patch at s <= 4 and on a 4 x 4 grid of them above (stride s / 4), each
+  // with the virtual column's ground as the terrain height there.
+  sc.structures.clear();
+  if (span > 0 && sx <= wrap_add(sx, span - 1) && sz <= wrap_add(sz, span - 1))
+    m.structures().find(sx, sz, sx + span - 1, sz + span - 1, sc.structures);
+  for (VCol& c : sc.cols) c.s_top = kMinY - 1;
+  if (!sc.structures.empty()) {
+    const gen::StructurePlanner& planner = m.structures();
+    const int stride = std::max(1, s / 4);
+    for (int j = 0; j < G; ++j)
+      for (int i = 0; i < G; ++i) {
+        VCol& c = sc.cols[idx(i, j)];
+        const int64_t px0 = wrap_add(c.x, -off), pz0 = wrap_add(c.z, -off);  // the patch's first block
+        for (size_t k = 0; k < sc.structures.size(); ++k) {
+          const gen::Structure& st = sc.structures[k];
+          if (!st.box.intersects_xz(px0, pz0, px0 + s - 1, pz0 + s - 1)) continue;
+          for (int qz = s - 1; qz >= 0; qz -= stride)
+            for (int qx = s - 1; qx >= 0; qx -= stride) {
+              const gen::StructureTop t = planner.top_at(st, px0 + qx, pz0 + qz, c.ground);
+              if (t.y <= c.s_top) continue;
+              c.s_top = t.y;
+              c.s_x = px0 + qx;
+              c.s_z = pz0 + qz;
+              c.s_index = static_cast<int>(k);
+            }
+        }
+      }
+  }
+
   // Per cell column (-1..32 in x and z): the lowest ground and the highest block of its virtual columns.
   sc.hmin.assign(34 * 34, kMaxY + 1);
+  sc.has_structure.assign(34 * 34, 0);
   sc.top.assign(34 * 34, kMinY - 1);
   pr.hmin_all = kMaxY + 1;
   pr.top_all = kMinY - 1;
@@ -472,7 +514,8 @@ void CoarseTerrain::Impl::prepare(const LodSectionPos& pos, Prepared& pr) const 
         for (int bi = 0; bi < n; ++bi) {
           const VCol& c = sc.cols[idx(i0 + bi, j0 + bj)];
           hmin = std::min(hmin, c.ground);
-          top = std::max({top, c.top, c.st.height + c.feature_top + 1, c.st.height < kSeaLevel ? kSeaLevel : kMinY});
+          if (c.s_index >= 0) sc.has_structure[static_cast<size_t>((cz + 1) * 34 + cx + 1)] = 1;
+          top = std::max({top, c.top, c.st.height + c.feature_top + 1, c.st.height < kSeaLevel ? kSeaLevel : kMinY, c.s_top});
         }
       sc.hmin[static_cast<size_t>((cz + 1) * 34 + cx + 1)] = hmin;
       sc.top[static_cast<size_t>((cz + 1) * 34 + cx + 1)] = top;
@@ -513,7 +556,9 @@ PaddedLodSection CoarseTerrain::Impl::cells(const LodSectionPos& pos, const Prep
         uint64_t best_key = 0;
         uint16_t best_id = kAirId;
         int64_t best_y = 0;
-        if (y1 <= hmin) {
+        // (Where a structure stands the cells at the ground go through the virtual columns: paths and
+        // foundations replace the top block.)
+        if (y1 <= hmin && (sc.has_structure[static_cast<size_t>((cz + 1) * 34 + cx + 1)] == 0 || y1 < hmin - cell)) {
           // Wholly in the ground: the block at the top of the last virtual column (highest key) wins.
           const VCol& c = sc.cols[idx(i0 + n - 1, j0 + n - 1)];
           best_id = m.block(wrap_add(c.x, s - 1 - off), y1, wrap_add(c.z, s - 1 - off), c.st);  // the patch's last
@@ -547,6 +592,19 @@ PaddedLodSection CoarseTerrain::Impl::cells(const LodSectionPos& pos, const Prep
               if (id == kAirId && h < kSeaLevel && y0 <= kSeaLevel && y1 > h) {
                 y = std::min<int64_t>(kSeaLevel, y1);
                 id = (y == kSeaLevel && c.st.frozen) ? ice : water;
+              }
+              if (c.s_index >= 0 && c.s_top >= y0) {
+                // The structure's own highest non-air cell of this cell's y range in its sampled block column
+                // (it is written over the terrain: at the same y it wins).
+                const gen::Structure& st = sc.structures[static_cast<size_t>(c.s_index)];
+                for (int64_t sy = std::min<int64_t>(c.s_top, y1); sy >= (id == kAirId ? y0 : std::max(y0, y)); --sy) {
+                  Cell sc_cell;
+                  if (m.structures().cell_at(st, c.s_x, sy, c.s_z, c.ground, sc_cell) && sc_cell.id != kAirId) {
+                    id = sc_cell.id;
+                    y = sy;
+                    break;
+                  }
+                }
               }
               if (id == kAirId) continue;
               const uint64_t key = (uint64_t{mipper.opacity(id)} << (3 * L)) |

@@ -12,7 +12,7 @@ namespace voxen::stream {
 
 namespace {
 
-constexpr uint64_t kRecordVersion = 6;  // bumps the signature when the quads' meaning or the coarse path's output changes (3: the deep skirts; 4: skirts down a stack and under fluids; 5: their depth by level; 6: level 5 sampled every 4 blocks)
+constexpr uint64_t kRecordVersion = 7;  // bumps the signature when the quads' meaning or the coarse path's output changes (3: the deep skirts; 4: skirts down a stack and under fluids; 5: their depth by level; 6: level 5 sampled every 4 blocks; 7: structures in the coarse cells)
 constexpr size_t kHeader = 27;
 constexpr uint32_t kMaxQuads = 32 * 32 * 32 * 6;
 

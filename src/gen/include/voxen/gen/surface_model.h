@@ -12,6 +12,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "voxen/gen/structures.h"
 #include "voxen/gen/terrain_model.h"
 #include "voxen/world/block_registry.h"
 
@@ -48,6 +49,8 @@ class SurfaceModel {
   ~SurfaceModel();
 
   const TerrainModel& terrain() const;
+  /// The generator's structure planner (the far view draws structures from their own cells through it).
+  const StructurePlanner& structures() const;
 
   /// The stripe at world (x, z) whose terrain sample is `s` and whose slope (largest height step to a
   /// 4-neighbour, blocks) is `slope`: exactly the generator's surface layers and freezing.
