@@ -28,5 +28,6 @@ int main(int argc, char** argv) {
   add_world_command(app, run);
   add_serve_command(app, run);
   add_bots_command(app, run);
+  add_sound_command(app, run);
   return cli_main(app, run, argc, argv);
 }
