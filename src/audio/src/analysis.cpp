@@ -77,7 +77,7 @@ double spectral_centroid(std::span<const float> x, int sample_rate) {
   fft(a);
   double num = 0, den = 0;
   for (size_t k = 0; k <= n / 2; ++k) {
-    const double mag = std::abs(a[k]);
+    const double mag = std::norm(a[k]);  // |X_k|^2
     num += mag * static_cast<double>(k) * sample_rate / static_cast<double>(n);
     den += mag;
   }

@@ -200,7 +200,7 @@ Buffer strike(Material m, const Noise& n, double bright, double length) {
     case Material::kDirt: {  // a dull thud with a little rustle
       add_at(out, 0, noise_burst(n, {B(B::kLowPass, 500 * bright, 0.7), B(B::kHighPass, 40, 0.7)}, 0.003, 0.045 * length, 0.25 * length), 1.0);
       add_at(out, 0, mode(80, 0.03 * length, 0.2 * length), 0.5);
-      add_at(out, 0, noise_burst(n.sub(1), {B(B::kHighPass, 1500, 0.7)}, 0.002, 0.03 * length, 0.15 * length), 0.12);
+      add_at(out, 0, noise_burst(n.sub(1), {B(B::kHighPass, 1500, 0.7), B(B::kLowPass, 4000, 0.7)}, 0.002, 0.03 * length, 0.15 * length), 0.05);
       break;
     }
     case Material::kSand: {  // soft granular hiss, low-passed: many small grains over a slow swell

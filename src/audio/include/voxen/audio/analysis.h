@@ -28,9 +28,12 @@ double seam_step(std::span<const float> x);
 /// Cormen et al., Introduction to Algorithms, 3rd ed., section 30.3).
 void fft(std::vector<std::complex<double>>& a);
 
-/// The spectral centroid in Hz: sum_k f_k |X_k| / sum_k |X_k| over the bins k = 0 .. N/2 of the magnitude
-/// spectrum of the whole sound, zero-padded to a power of two (Peeters, "A large set of audio features for sound
-/// description", IRCAM 2004, section 6.1.1). `sample_rate` in Hz; 0 for silence. Brighter sounds score higher.
+/// The spectral centroid in Hz: sum_k f_k |X_k|^2 / sum_k |X_k|^2 over the bins k = 0 .. N/2 of the whole sound,
+/// zero-padded to a power of two N: the centre of gravity of its power spectrum (Peeters, "A large set of audio
+/// features for sound description", IRCAM 2004, section 6.1.1, weighted by power as MPEG-7's AudioSpectrumCentroid
+/// is, ISO/IEC 15938-4, on a linear frequency scale; magnitude weighting would let the skirts of filtered noise,
+/// thousands of bins of them, outweigh its pass band). `sample_rate` in Hz; 0 for silence. Brighter sounds score
+/// higher.
 double spectral_centroid(std::span<const float> x, int sample_rate);
 
 /// 16-bit samples as floats in full scale: s / 32767 (so -32768 reads as just below -1).
