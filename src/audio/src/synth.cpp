@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "voxen/core/error.h"
 #include "voxen/core/hash.h"
 
 namespace voxen::audio {
@@ -281,17 +282,9 @@ std::vector<float> finish(Buffer b, double target, bool loop) {
   return out;
 }
 
-/// A loop of `seconds` from `x`, which must be `seconds` plus the crossfade long: its tail past the loop's length
-/// is faded into its head with equal power (sin / cos), so the last sample leads into the first as any sample
-/// into the next.
-Buffer crossfade_loop(const Buffer& x, double seconds, double fade_seconds) {
-  const size_t len = samples_of(seconds), fade = samples_of(fade_seconds);
-  Buffer out(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(len));
-  for (size_t i = 0; i < fade; ++i) {
-    const double a = 0.5 * kPi * static_cast<double>(i) / static_cast<double>(fade);
-    out[i] = x[i] * std::sin(a) + x[len + i] * std::cos(a);
-  }
-  return out;
+/// The ambience loops: `seconds` long from `x`, `seconds` + `fade_seconds` long (crossfade_loop).
+Buffer loop_of(const Buffer& x, double seconds, double fade_seconds) {
+  return crossfade_loop(x, samples_of(seconds), samples_of(fade_seconds));
 }
 
 constexpr double kFade = 0.25;  // ambience crossfade, seconds
@@ -313,7 +306,7 @@ Buffer water_loop(const Noise& n) {
     add_bubble(b, at, 300 + 900 * bn.unit(1), 0.15 + 0.35 * bn.unit(2));
   }
   b.resize(len);
-  return crossfade_loop(b, kWaterLoopSeconds, kFade);
+  return loop_of(b, kWaterLoopSeconds, kFade);
 }
 
 Buffer lava_loop(const Noise& n) {
@@ -350,7 +343,7 @@ Buffer lava_loop(const Noise& n) {
     add_at(b, at, s, 0.5);
   }
   b.resize(len);
-  return crossfade_loop(b, kLavaLoopSeconds, kFade);
+  return loop_of(b, kLavaLoopSeconds, kFade);
 }
 
 Buffer wind_loop(const Noise& n) {
@@ -371,7 +364,7 @@ Buffer wind_loop(const Noise& n) {
     const double gain = 0.65 + 0.25 * std::sin(u + ph[3]) + 0.1 * std::sin(2 * u + ph[4]);
     b[i] = gain * band(n(static_cast<int64_t>(i))) + 0.25 * floor_(n2(static_cast<int64_t>(i)));
   }
-  return crossfade_loop(b, kWindLoopSeconds, kFade);
+  return loop_of(b, kWindLoopSeconds, kFade);
 }
 
 /// The music loop: 8 bars of 4/4 at kMusicBpm in a major key chosen by the seed, a four-chord progression chosen
@@ -457,6 +450,16 @@ Buffer music_loop(const Noise& n) {
 }
 
 }  // namespace
+
+std::vector<double> crossfade_loop(std::span<const double> x, size_t length, size_t fade) {
+  VOXEN_ASSERT(x.size() >= length + fade && fade <= length);
+  std::vector<double> out(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(length));
+  for (size_t i = 0; i < fade; ++i) {
+    const double a = 0.5 * kPi * static_cast<double>(i) / static_cast<double>(fade);
+    out[i] = x[i] * std::sin(a) + x[length + i] * std::cos(a);
+  }
+  return out;
+}
 
 // Appended piece by piece: GCC 12 reports a false -Wrestrict for `"literal" + std::string`.
 std::string footstep_name(Material m) { return std::string("footstep_").append(material_name(m)); }

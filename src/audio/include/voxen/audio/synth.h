@@ -65,6 +65,12 @@ inline constexpr double kMusicBpm = 96.0;
 inline constexpr int kMusicBars = 8;  // 4/4: 8 * 4 * 60 / 96 = 20 s
 inline constexpr double kMusicLoopSeconds = kMusicBars * 4 * 60.0 / kMusicBpm;
 
+/// A seamless loop of `length` samples from `x`, which holds `length + fade` (asserted): its first `fade` samples
+/// are faded in (sin) while the `fade` past `length` are faded out (cos) over them, an equal-power crossfade (for
+/// uncorrelated noise the level stays put), so the loop's last sample x[length - 1] leads into its first (x[length]
+/// there) as any sample into the next. How the ambience loops are joined.
+std::vector<double> crossfade_loop(std::span<const double> x, size_t length, size_t fade);
+
 /// Every sound of the game, synthesised from `seed`; sorted by name.
 class SoundBank {
  public:
