@@ -54,6 +54,7 @@ TEST(AudioAnalysis, LevelsOfKnownSignals) {
   EXPECT_DOUBLE_EQ(seam_step(square), 1.0);
   EXPECT_DOUBLE_EQ(dc_offset(std::vector<float>{0.25f, 0.75f}), 0.5);
   EXPECT_EQ(clipped_count(std::vector<float>{1.0f, -1.0f, 0.999f, 0.5f, -2.0f}), 3u);
+  EXPECT_EQ(clipped_count(std::vector<float>{0.99999f, -0.99999f}), 2u);  // both round to full scale in 16 bits
   EXPECT_EQ(peak({}), 0.0);
   EXPECT_EQ(rms({}), 0.0);
   // 16-bit conversion: full scale maps to +-32767, beyond it is clamped, and back.
