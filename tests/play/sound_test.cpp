@@ -112,6 +112,24 @@ TEST(PlaySound, WalkingOnStoneStepsOnStoneEveryStride) {
   }
 }
 
+TEST(PlaySound, LongStepsKeepWhatIsWalkedPastAStride) {
+  // Ten steps of a whole block each (a fast walker, or a long frame): 10 blocks are 6 strides of 1.6, the
+  // remainder of each carried to the next.
+  World w = floor_world("stone");
+  RecordingSink sink;
+  SoundDirector director(sink, registry());
+  PlayerState p;
+  p.set_feet({0.5, 1.0, 0.5});
+  p.on_ground = true;
+  for (int i = 0; i < 10; ++i) {
+    const PlayerState before = p;
+    p.set_feet(p.feet() + glm::dvec3(0.6, 0.0, 0.8));  // a block along (0.6, 0.8)
+    director.stepped(before, p, w);
+  }
+  EXPECT_EQ(sink.steps.size(), 6u);
+  EXPECT_NEAR(director.walked(), 10.0 - 6 * 1.6, 1e-9);
+}
+
 TEST(PlaySound, TheFootstepIsTheMaterialUnderTheFeet) {
   for (auto [block, material] : {std::pair{"sand", Material::kSand}, {"gravel", Material::kGravel},
                                  {"planks", Material::kWood}, {"grass_block", Material::kDirt}, {"snow", Material::kSnow},
@@ -138,6 +156,15 @@ TEST(PlaySound, NoFootstepsFlyingOrInTheAir) {
   director.stepped(before, after, w);
   EXPECT_TRUE(sink.steps.empty());
   EXPECT_EQ(director.walked(), 0.0);
+  // Landing from a jump: the step that ends on the ground began in the air, its 3 blocks are not walked.
+  after.on_ground = true;
+  director.stepped(before, after, w);
+  // Flying low, touching the ground: not walking either.
+  before.on_ground = true;
+  before.flying = after.flying = true;
+  director.stepped(before, after, w);
+  EXPECT_TRUE(sink.steps.empty());
+  EXPECT_EQ(director.walked(), 0.0);
 }
 
 TEST(PlaySound, DigAndPlaceCarryTheBlocksMaterial) {
@@ -161,6 +188,7 @@ TEST(PlaySound, DigAndPlaceCarryTheBlocksMaterial) {
 TEST(PlaySound, AmbienceIsTheNearestWaterAndLavaWithinTheRadius) {
   World w = floor_world("stone");
   for (int i = 1; i <= 6; ++i) set(w, {i, 1, 0}, "water");  // 1..6 blocks east of the feet at x = 0
+  set(w, {-7, 1, 0}, "water");  // within the radius, but farther than those (and first in the scan's order)
   set(w, {0, 1, 5}, "lava");
   set(w, {0, 1, 30}, "lava");  // beyond the radius (8)
   RecordingSink sink;
