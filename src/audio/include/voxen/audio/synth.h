@@ -74,7 +74,7 @@ std::vector<double> crossfade_loop(std::span<const double> x, size_t length, siz
 /// Every sound of the game, synthesised from `seed`; sorted by name.
 class SoundBank {
  public:
-  /// Synthesises the whole bank (about 30 sounds, some 60 s of audio). Deterministic: the same seed gives the
+  /// Synthesises the whole bank (31 sounds, about 44 s of audio). Deterministic: the same seed gives the
   /// same samples bit for bit.
   static SoundBank generate(uint64_t seed);
   std::span<const Sound> sounds() const { return m_sounds; }
