@@ -30,10 +30,11 @@ class RecordingSink final : public SoundSink {
     Material material;
     BlockPos cell;
   };
-  void listener(const audio::WorldPoint& eye, const glm::dvec3& forward, const glm::dvec3&) override {
+  void listener(const audio::WorldPoint& eye, const glm::dvec3& forward, const glm::dvec3& up) override {
     ++listeners;
     last_eye = eye;
     last_forward = forward;
+    last_up = up;
   }
   void footstep(Material m, const audio::WorldPoint& feet) override { steps.push_back({m, feet}); }
   void dig(Material m, const BlockPos& cell) override { digs.push_back({m, cell}); }
@@ -46,7 +47,7 @@ class RecordingSink final : public SoundSink {
 
   int listeners = 0;
   audio::WorldPoint last_eye;
-  glm::dvec3 last_forward{0};
+  glm::dvec3 last_forward{0}, last_up{0};
   std::vector<Step> steps;
   std::vector<Block> digs, places;
   std::vector<BlockPos> water, lava;
@@ -203,6 +204,28 @@ TEST(PlaySound, AmbienceIsTheNearestWaterAndLavaWithinTheRadius) {
   ASSERT_EQ(sink.lava.size(), 1u);
   EXPECT_EQ(sink.lava[0], (BlockPos{0, 1, 5}));
   EXPECT_EQ(sink.wind_level, 0.0);
+}
+
+TEST(PlaySound, TheListenerIsTheEyeLookingAlongTheView) {
+  World w = floor_world("stone");
+  RecordingSink sink;
+  SoundDirector director(sink, registry());
+  PlayerState p;
+  p.set_feet({-3.25, 1.0, 7.5});
+  for (auto [yaw, pitch] : {std::pair{0.0, 0.0}, {90.0, 30.0}, {200.0, -90.0}, {45.0, 90.0}}) {
+    p.yaw = yaw;
+    p.pitch = pitch;
+    director.frame(p, 1.62, w);
+    EXPECT_EQ(sink.last_eye.block, (BlockPos{-4, 2, 7}));
+    EXPECT_NEAR(sink.last_eye.frac.y, 0.62, 1e-12);
+    EXPECT_NEAR(glm::length(sink.last_forward - look_direction(yaw, pitch)), 0.0, 1e-12);
+    // Up is a unit vector at right angles to the look, upward, also looking straight up or down.
+    EXPECT_NEAR(glm::length(sink.last_up), 1.0, 1e-9) << yaw << " " << pitch;
+    EXPECT_NEAR(glm::dot(sink.last_up, sink.last_forward), 0.0, 1e-9);
+    if (std::abs(pitch) < 90) {
+      EXPECT_GT(sink.last_up.y, 0.0);
+    }
+  }
 }
 
 TEST(PlaySound, WindRisesWithHeight) {

@@ -89,7 +89,7 @@ void SoundDirector::frame(const PlayerState& player, double eye_height, const Wo
   eye.frac.y += eye_height;
   eye.normalise();
   const glm::dvec3 forward = look_direction(player.yaw, player.pitch);
-  const glm::dvec3 right = glm::normalize(glm::cross(forward, glm::dvec3(0, 1, 0)));
+  const glm::dvec3 right = horizontal_right(player.yaw);  // defined looking straight up or down too
   m_sink.listener(audio::WorldPoint{eye.block, eye.frac}, forward, glm::cross(right, forward));
   if (!m_scanned_at || *m_scanned_at != eye.block || m_frames - m_scanned_frame >= static_cast<uint64_t>(m_config.rescan_frames)) {
     scan(eye.block, world);
