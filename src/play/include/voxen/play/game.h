@@ -15,7 +15,9 @@
 //      simulation never reads the wall clock) goes into a StepClock, and the player takes every fixed step of
 //      kPhysicsStep (1/240 s) now due (player.h), with the frame's controls; a step holds the player still while
 //      its own column or one of the 8 around it is not loaded; then the target is picked again for the HUD;
-//   4. streaming: stream::ColumnStreamer::update around the simulated eye (integrate, unload, schedule);
+//   4. streaming: stream::ColumnStreamer::update around the simulated eye (integrate, unload, schedule); then, with a
+//      sound sink (set_sound_sink), the frame's sounds: the listener, ambience and wind (play/sound.h; footsteps are
+//      told after each physics step of 3, digs and places after each click of 2 that applied);
 //   5. drawing (not while the platform's window is minimised): Renderer::render from the eye interpolated
 //      between the last two steps by the clock's remainder, the observers (FrameObserver), the HUD, present.
 // Observers: tools that watch the loop without the game knowing them (the holes measurement, src/playtest) attach a
