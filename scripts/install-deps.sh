@@ -13,6 +13,7 @@ pkgs=(
   libpq-dev postgresql-15
   libasio-dev
   libepoxy-dev libglfw3-dev libglm-dev libstb-dev
+  libopenal-dev
   libegl-dev libegl-mesa0 libgl1-mesa-dri libgles-dev libopengl-dev
   xvfb xauth
 )

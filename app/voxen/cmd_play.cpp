@@ -45,11 +45,14 @@
 #include "culling_cli.h"
 #include "commands.h"
 #include "play_cli.h"
+#include "voxen/audio/mixer.h"
+#include "voxen/audio/synth.h"
 #include "voxen/net/client.h"
 #include "voxen/net/transport.h"
 #include "voxen/play/recording.h"
 #include "voxen/play/remote.h"
 #include "voxen/play/session.h"
+#include "voxen/play/sound.h"
 #include "voxen/play/spawn.h"
 #include "voxen/play/window_input.h"
 #include "world_open.h"
@@ -82,6 +85,7 @@ struct PlayOptions {
   SkyFlags sky{10.0, 20.0};      // --time-of-day, --day-minutes: a day lasts 20 minutes, as in Minecraft
   std::string connect;           // HOST:PORT of a server (voxen serve); empty: play alone
   std::string name;              // the player's name on the server
+  bool no_audio = false;         // --no-audio: the silent mixer whatever the machine has
 };
 
 /// A connection to a server and the world as it arrives (--connect).
@@ -281,6 +285,13 @@ int run_play(const PlayOptions& o) {
   auto session = play::PlaySession::open(h, so, reg);
   if (!session) throw RunError(session.error().to_string());
   play::Game& game = (*session)->game();
+  // Sound (docs/ARCHITECTURE.md, Sound): the bank is synthesised now (about 0.2 s) and played through OpenAL Soft
+  // when a device opens; else the silent mixer, and one line says audio is off and why.
+  const audio::SoundBank sound_bank = audio::SoundBank::generate(h.seed);
+  const std::unique_ptr<audio::Mixer> mixer = audio::open_mixer(sound_bank, audio::MixerOptions{!o.no_audio});
+  play::MixerSoundSink sound_sink(*mixer);
+  game.set_sound_sink(&sound_sink);
+  std::printf("voxen play: %s\n", mixer->description().c_str());
   play::WindowInput input;
   if (!input.attach()) throw RunError("play: the window has no GLFW context");
   input.set_captured(true);
@@ -430,6 +441,7 @@ void add_play_command(CLI::App& app, RunFn& run) {
   cmd->add_option("--name", o->name, "your name on the server (with --connect; 1..32 of A-Z a-z 0-9 _ -)");
   cmd->add_option("--minimised-frames", o->minimised_frames,
                   "A,B: frames A to B - 1 run as if the window were minimised (0 x 0; a test hook)");
+  cmd->add_flag("--no-audio", o->no_audio, "no sound, even where an audio device exists (VOXEN_AUDIO=off does the same)");
   cmd->callback([o, &run] { run = [o] { return run_play(*o); }; });
 }
 

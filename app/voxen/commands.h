@@ -30,5 +30,6 @@ void add_world_command(CLI::App& app, RunFn& run);
 void add_serve_command(CLI::App& app, RunFn& run);  // cmd_serve.cpp (also in voxen-server)
 void add_bots_command(CLI::App& app, RunFn& run);   // cmd_bots.cpp (also in voxen-server)
 void add_structures_command(CLI::App& app, RunFn& run);
+void add_sound_command(CLI::App& app, RunFn& run);
 
 }  // namespace voxen::app

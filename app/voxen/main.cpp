@@ -29,5 +29,6 @@ int main(int argc, char** argv) {
   add_serve_command(app, run);
   add_bots_command(app, run);
   add_structures_command(app, run);
+  add_sound_command(app, run);
   return cli_main(app, run, argc, argv);
 }

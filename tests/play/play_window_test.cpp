@@ -5,7 +5,8 @@
 // --minimised-frames hook) are not drawn and the frame after the restore is the one of a run never minimised; live
 // play records its job schedule and replays to one world whatever the worker count; with --connect it plays a
 // `voxen serve` process's world (the status line names the server and counts its players, the server saw it join
-// and leave), and its bad arguments exit 2 before any window opens.
+// and leave), and its bad arguments exit 2 before any window opens; one line says whether there is sound
+// (--no-audio, VOXEN_AUDIO=off, no device).
 // Skipped where xvfb-run is not installed.
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -60,6 +62,40 @@ double ground_share(const render::Image& img) {
       ground += !(p[2] > p[0] + 30 && p[2] > p[1]);  // the sky is clearly bluer than red and at least as blue as green
     }
   return total ? static_cast<double>(ground) / static_cast<double>(total) : 0.0;
+}
+
+/// The lines of `out` that start with `prefix`.
+std::vector<std::string> lines_starting(const std::string& out, const std::string& prefix) {
+  std::vector<std::string> lines;
+  size_t at = 0;
+  while (at < out.size()) {
+    const size_t end = out.find('\n', at);
+    const std::string line = out.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    if (line.rfind(prefix, 0) == 0) lines.push_back(line);
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return lines;
+}
+
+TEST(PlayWindow, OneLineSaysWhetherThereIsSound) {
+  if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (scripts/install-deps.sh installs xvfb)";
+  const std::vector<std::string> args = {"play", "--size", "480x200", "--render-distance", "1", "--frames", "3",
+                                         "--threads", "1", "--far-distance", "0", "--generator", "flat"};
+  auto no_audio = args;
+  no_audio.push_back("--no-audio");
+  const auto asked = run_voxen(no_audio, kXvfb);
+  ASSERT_EQ(asked.exit_code, 0) << asked.out << asked.err;
+  EXPECT_EQ(lines_starting(asked.out, "voxen play: audio"), std::vector<std::string>{"voxen play: audio off (--no-audio)"}) << asked.out;
+  const auto env = run_voxen(args, std::string("VOXEN_AUDIO=off ") + kXvfb);
+  ASSERT_EQ(env.exit_code, 0) << env.out << env.err;
+  EXPECT_EQ(lines_starting(env.out, "voxen play: audio"), std::vector<std::string>{"voxen play: audio off (VOXEN_AUDIO=off)"}) << env.out;
+  // Whatever this machine has: one line, naming the OpenAL device or saying no device was found; play goes on.
+  const auto plain = run_voxen(args, kXvfb);
+  ASSERT_EQ(plain.exit_code, 0) << plain.out << plain.err;
+  const auto said = lines_starting(plain.out, "voxen play: audio");
+  ASSERT_EQ(said.size(), 1u) << plain.out;
+  EXPECT_TRUE(said[0] == "voxen play: audio off: no audio device found" || said[0].rfind("voxen play: audio: OpenAL Soft on '", 0) == 0) << said[0];
 }
 
 TEST(PlayWindow, WithoutAWorldTheHudSaysEditsAreNotSaved) {

@@ -256,6 +256,10 @@ void Game::update_target() {
   m_target = pick(m_world, m_registry, eb, ef, look_direction(m_player.yaw, m_player.pitch), m_config.reach);
 }
 
+void Game::set_sound_sink(SoundSink* sink, SoundConfig config) {
+  m_sound = sink ? std::make_unique<SoundDirector>(*sink, m_registry, config) : nullptr;
+}
+
 void Game::show_message(std::string line) {
   m_messages.emplace_back(m_sim_time, std::move(line));
   while (m_messages.size() > kMaxMessages) m_messages.pop_front();
@@ -382,7 +386,7 @@ void Game::do_break(FrameReport& rep) {
     ++rep.edits_refused;
     return;
   }
-  run_edits(std::span<const Edit>(&*edit, 1), rep);
+  if (run_edits(std::span<const Edit>(&*edit, 1), rep) > 0 && m_sound) m_sound->dug(*edit);
 }
 
 void Game::do_place(FrameReport& rep) {
@@ -406,7 +410,7 @@ void Game::do_place(FrameReport& rep) {
     ++rep.edits_refused;
     return;
   }
-  run_edits(std::span<const Edit>(&*edit, 1), rep);
+  if (run_edits(std::span<const Edit>(&*edit, 1), rep) > 0 && m_sound) m_sound->placed(*edit);
 }
 
 FrameReport Game::frame(std::span<const InputEvent> events, bool render, const stream::FrameSchedule* schedule) {
@@ -487,8 +491,12 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
   rep.steps = m_clock.advance(dt);
   for (int i = 0; i < rep.steps; ++i) {
     m_drawn_from = m_player;
-    if (player_columns_loaded()) step_player(m_player, intent, m_clock.step(), cw, m_config.player);
-    else rep.frozen = true;
+    if (player_columns_loaded()) {
+      step_player(m_player, intent, m_clock.step(), cw, m_config.player);
+      if (m_sound) m_sound->stepped(m_drawn_from, m_player, m_world);
+    } else {
+      rep.frozen = true;
+    }
     ++m_steps;
     if (m_step_observer) m_step_observer(m_steps, m_player);
   }
@@ -524,6 +532,12 @@ FrameReport Game::frame(std::span<const InputEvent> events, bool render, const s
     rep.far_ms = wall_ms() - t;
   }
   tell(m_observers, rep.observer_ms, [&](FrameObserver& o) { o.streamed(m_frame, rep.stream, *m_streamer); });
+  if (m_sound) {
+    // The sounds of the frame's state: the listener at the simulated eye, what is near it.
+    t = wall_ms();
+    m_sound->frame(m_player, m_config.player.eye_height, m_world);
+    rep.sound_ms = wall_ms() - t;
+  }
 
   // 4b. Creatures: in line with the drawn columns, then their ticks for the frame's time.
   if (m_creatures) {

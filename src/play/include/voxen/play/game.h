@@ -15,7 +15,9 @@
 //      simulation never reads the wall clock) goes into a StepClock, and the player takes every fixed step of
 //      kPhysicsStep (1/240 s) now due (player.h), with the frame's controls; a step holds the player still while
 //      its own column or one of the 8 around it is not loaded; then the target is picked again for the HUD;
-//   4. streaming: stream::ColumnStreamer::update around the simulated eye (integrate, unload, schedule);
+//   4. streaming: stream::ColumnStreamer::update around the simulated eye (integrate, unload, schedule); then, with a
+//      sound sink (set_sound_sink), the frame's sounds: the listener, ambience and wind (play/sound.h; footsteps are
+//      told after each physics step of 3, digs and places after each click of 2 that applied);
 //   5. drawing (not while the platform's window is minimised): Renderer::render from the eye interpolated
 //      between the last two steps by the clock's remainder, the observers (FrameObserver), the HUD, present.
 // Observers: tools that watch the loop without the game knowing them (the holes measurement, src/playtest) attach a
@@ -54,6 +56,7 @@
 #include "voxen/play/input.h"
 #include "voxen/play/pick.h"
 #include "voxen/play/player.h"
+#include "voxen/play/sound.h"
 #include "voxen/sim/scenario.h"
 #include "voxen/sim/simulator.h"
 #include "voxen/stream/far_view.h"
@@ -130,6 +133,8 @@ struct FrameReport {
   double present_ms = 0;    // Platform::present (glFinish headless: waits for the GPU); with observers attached
                             // also the GPU's finishing the world before they run (Renderer::finish)
   double observer_ms = 0;   // the FrameObservers' callbacks (not part of frame_ms)
+  double sound_ms = 0;      // the sound sink's frame update (SoundDirector::frame: listener, ambience scan, wind;
+                            // 0 without a sink)
   stream::StreamFrameStats stream;
   double far_ms = 0;        // stream::FarView::update (its parts in `far`)
   stream::FarFrameStats far;
@@ -240,6 +245,12 @@ class Game {
   /// Attaches a frame observer, called after those attached before it. The game does not own it: it must stay
   /// alive while frames run until it is removed. Attaching one twice calls it twice.
   void add_observer(FrameObserver& observer) { m_observers.push_back(&observer); }
+  /// Sends the game's sounds to `sink` from now on (play/sound.h: footsteps, digging and placing, ambience,
+  /// wind, the listener), or to nothing when null (the default: replays, tours and the fuzzer are silent). The
+  /// game does not own the sink: it must stay alive while frames run until it is replaced.
+  void set_sound_sink(SoundSink* sink, SoundConfig config = {});
+  /// The sound director, or null without a sink.
+  const SoundDirector* sound() const { return m_sound.get(); }
   /// Detaches an observer (every attachment of it; nothing when it is not attached).
   void remove_observer(const FrameObserver& observer) { std::erase(m_observers, &observer); }
   const Controls& controls() const { return m_handler.controls(); }
@@ -321,6 +332,7 @@ class Game {
   uint64_t m_steps = 0;
   StepObserver m_step_observer;
   std::vector<FrameObserver*> m_observers;  // in the order added
+  std::unique_ptr<SoundDirector> m_sound;   // null: no sound sink
   std::optional<PickHit> m_target;
   std::vector<stream::CellEdit> m_source_edits;  // queue_source_edits, applied next frame
   std::vector<Figure> m_figures;
