@@ -132,7 +132,7 @@ TEST(Structures, ZigguratColumnsAreIdenticalInAnyOrderAndThreadCount) {
   // The 3 x 3 columns around its summit's column (its whole footprint is some 200 columns), and 3 x 3 across its
   // north-west corner, where it meets the terrain.
   std::vector<ColumnPos> positions;
-  for (const auto [x, zz] : {std::pair{z.x, z.z}, std::pair{z.box.x0, z.box.z0}})
+  for (const auto& [x, zz] : {std::pair{z.x, z.z}, std::pair{z.box.x0, z.box.z0}})
     for (int64_t dz = -1; dz <= 1; ++dz)
       for (int64_t dx = -1; dx <= 1; ++dx) positions.push_back({column_of(x) + dx, column_of(zz) + dz});
   check_order_independence(z, positions);
