@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "voxen/gen/structures.h"
 #include "voxen/play/spawn.h"
 #include "voxen/play/window_input.h"
 
@@ -535,8 +536,27 @@ class TourRunner {
     }
     if (wanted("village")) {
       begin("village");
-      // 200 creatures on open grass round the player, added after the warm-up; the player turns slowly.
-      const auto spot = find_generated_spawn(m_gen, m_g.registry(), spawn.x + 160, spawn.z - 160);
+      // In the nearest village within 2,048 blocks of the spawn (gen/structures.h; open grass 160 blocks out when
+      // there is none), 200 creatures round the player, added after the warm-up; the player turns slowly.
+      int64_t vx = spawn.x + 160, vz = spawn.z - 160;
+      std::string where = "open grass";
+      {
+        const gen::StructurePlanner planner(m_gen.seed(), m_g.registry());
+        std::vector<gen::Structure> found;
+        planner.find(spawn.x - 2048, spawn.z - 2048, spawn.x + 2048, spawn.z + 2048, found);
+        int64_t best = INT64_MAX;
+        for (const gen::Structure& st : found) {
+          if (st.kind != gen::StructureKind::kVillage) continue;
+          const int64_t d = std::abs(st.x - spawn.x) + std::abs(st.z - spawn.z);
+          if (d < best) {
+            best = d;
+            vx = st.x;
+            vz = st.z;
+            where = "the village at " + std::to_string(st.x) + "," + std::to_string(st.z);
+          }
+        }
+      }
+      const auto spot = find_generated_spawn(m_gen, m_g.registry(), vx, vz);
       if (!spot) return Error{"tour: no place to stand found for the village segment"};
       const std::vector<InputEvent> setup = {make(0, EventKind::kTeleport, 0, spot->x + 0.5, static_cast<double>(spot->y), spot->z + 0.5),
                                              make(0, EventKind::kSetFly, 0), make(0, EventKind::kLook, 0, 0.0, -15.0)};
@@ -545,15 +565,15 @@ class TourRunner {
         if (i == 0 && m_g.creatures()) {
           play::Creatures& cr = *m_g.creatures();
           const size_t before = cr.all().size();
-          for (uint64_t salt = 1; cr.all().size() < before + kVillageCreatures && salt <= 64; ++salt)
+          for (uint64_t salt = 1; cr.all().size() < before + kVillageCreatures && salt <= 512; ++salt)
             cr.spawn_around(m_g.world(), static_cast<play::CreatureKind>(salt % play::kCreatureKinds), spot->x, spot->z,
-                            16, 24, 0x7111A6Eu + salt);
+                            16, 32, 0x7111A6Eu + salt);
           added = cr.all().size() - before;
         }
         out.push_back(make(m_g.frame_number(), EventKind::kLook, 0, static_cast<double>(i) * 1.5, -15.0));
         return true;
       });
-      s.note = std::to_string(added) + " creatures added round " + pos_text(*spot) + "; " +
+      s.note = std::to_string(added) + " creatures added round " + pos_text(*spot) + " (" + where + "); " +
                std::to_string(static_cast<int>(s.creature_resting_share * 100.0 + 0.5)) + "% of creature ticks resting";
       rep.segments.push_back(s);
     }

@@ -19,8 +19,9 @@
 //              under the ground 20 blocks east (a kBlast event: about 12,000 blocks removed in one frame, the
 //              crater open to the sky),
 //              then watch the crater (the "the frame after it is under 250 ms")
-//   village    stand on open grass and add 200 creatures round the player (play/creatures.h: 50 of each kind
-//              within 24 blocks), then turn slowly for the segment: their ticks (AI and physics at 20 a second, the
+//   village    stand in the nearest village (gen/structures.h; open grass when none is within 2,048 blocks) and
+//              add 200 creatures round the player (play/creatures.h: about 50 of each kind
+//              within 32 blocks, on its grass), then turn slowly for the segment: their ticks (AI and physics at 20 a second, the
 //              resting ones skipped), their column bookkeeping and their posing into boxes, per frame
 //   flood      hover 10 blocks over the ground and build the dam-break scenario (sim/scenario.h: an 11 x 11 lake
 //              on a platform, its east wall open) 24 blocks east with one kScenario event, then watch it flow: the
