@@ -1,12 +1,13 @@
 // voxen tour's streaming and jet options through the real binary: --stream live runs the live scheduler (paced to
 // the step) and says so in the report, --jet-speed sets the jet's speed, and both refuse bad values with exit 2;
-// the storm segment's edit storm reaches the report.
+// the storm segment's edit storm reaches the report; the village segment runs 200 creatures.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -16,6 +17,20 @@ namespace voxen {
 namespace {
 
 using testing::run_voxen;
+
+// Runs `voxen tour <args> --json FILE` (headless) and returns the report; a failed run fails the test (null json).
+nlohmann::json tour_report(std::vector<std::string> args) {
+  const std::string json = "/tmp/voxen_tour_report_" + std::to_string(::getpid()) + ".json";
+  args.insert(args.begin(), {"tour", "--headless"});
+  args.insert(args.end(), {"--json", json});
+  const auto r = run_voxen(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  if (r.exit_code != 0) return nullptr;
+  std::ifstream in(json);
+  nlohmann::json j = nlohmann::json::parse(in);
+  std::remove(json.c_str());
+  return j;
+}
 
 TEST(TourCli, LiveStreamingAndTheJetsSpeedReachTheReport) {
   const std::string json = "/tmp/voxen_tour_cli_" + std::to_string(::getpid()) + ".json";
@@ -58,13 +73,8 @@ TEST(TourCli, TheStormSegmentBlastsTenThousandBlocksInOneFrame) {
 }
 
 TEST(TourCli, TheVillageSegmentRunsTwoHundredCreatures) {
-  // Issue 22's creature figure: 200 creatures added on open grass, their ticks, bookkeeping and posing per frame.
-  const std::string json = "/tmp/voxen_tour_village_" + std::to_string(::getpid()) + ".json";
-  const auto r = run_voxen({"tour", "--headless", "--segments", "village", "--frames", "40", "--render-distance", "3", "--json", json});
-  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  std::ifstream in(json);
-  const nlohmann::json j = nlohmann::json::parse(in);
-  std::remove(json.c_str());
+  // Issue 22's creature figure: 200 creatures added in a village, their ticks, bookkeeping and posing per frame.
+  const nlohmann::json j = tour_report({"--segments", "village", "--frames", "40", "--render-distance", "3"});
   ASSERT_EQ(j["segments"].size(), 1u);
   const auto& s = j["segments"][0];
   EXPECT_EQ(s["name"], "village");
@@ -75,13 +85,9 @@ TEST(TourCli, TheVillageSegmentRunsTwoHundredCreatures) {
   EXPECT_GT(c["resting_share"].get<double>(), 0.0);
   EXPECT_LT(c["resting_share"].get<double>(), 1.0);
   // Without creatures the segment runs with none.
-  const auto off = run_voxen({"tour", "--headless", "--segments", "village", "--frames", "5", "--render-distance", "2",
-                              "--no-creatures", "--json", json});
-  ASSERT_EQ(off.exit_code, 0) << off.err;
-  std::ifstream in2(json);
-  const nlohmann::json j2 = nlohmann::json::parse(in2);
-  std::remove(json.c_str());
-  EXPECT_EQ(j2["segments"][0]["creatures"]["live"]["max"].get<double>(), 0.0);
+  const nlohmann::json off = tour_report({"--segments", "village", "--frames", "5", "--render-distance", "2", "--no-creatures"});
+  ASSERT_EQ(off["segments"].size(), 1u);
+  EXPECT_EQ(off["segments"][0]["creatures"]["live"]["max"].get<double>(), 0.0);
 }
 
 TEST(TourCli, BadStreamingModesAndSpeedsAreUsageErrors) {
