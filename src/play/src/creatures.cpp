@@ -249,18 +249,19 @@ void Creatures::sync_columns(const World& world, const std::vector<ColumnPos>& d
     else m_stash[cp].push_back(c);
   }
   m_live.swap(keep);
-  // New columns: their stash back, or their first spawn.
+  // New columns: their stash back, then (m_live sorted again: spawn_at inserts in id order) their first spawn.
+  std::vector<ColumnPos> to_spawn;
   for (const ColumnPos& cp : now) {
     if (m_active.count(cp)) continue;
     if (auto it = m_stash.find(cp); it != m_stash.end()) {
       for (const Creature& c : it->second) m_live.push_back(c);
       m_stash.erase(it);
     } else if (m_spawned.insert(cp).second) {
-      std::sort(m_live.begin(), m_live.end(), [](const Creature& a, const Creature& b) { return a.id < b.id; });
-      spawn_column(world, cp);
+      to_spawn.push_back(cp);
     }
   }
   std::sort(m_live.begin(), m_live.end(), [](const Creature& a, const Creature& b) { return a.id < b.id; });
+  for (const ColumnPos& cp : to_spawn) spawn_column(world, cp);
   m_active.swap(now);
 }
 
@@ -384,35 +385,7 @@ size_t Creatures::stashed() const {
   return n;
 }
 
-uint64_t Creatures::state_hash() const {
-  uint64_t h = 0x5EEDu;
-  auto mix_double = [&](double v) {
-    uint64_t bits = 0;
-    static_assert(sizeof bits == sizeof v);
-    std::memcpy(&bits, &v, sizeof v);
-    h = mix64(h ^ bits);
-  };
-  auto add = [&](const Creature& c) {
-    h = mix64(h ^ c.id);
-    h = mix64(h ^ static_cast<uint64_t>(c.body.block.x));
-    h = mix64(h ^ static_cast<uint64_t>(c.body.block.y));
-    h = mix64(h ^ static_cast<uint64_t>(c.body.block.z));
-    for (int a = 0; a < 3; ++a) {
-      mix_double(c.body.frac[a]);
-      mix_double(c.body.velocity[a]);
-    }
-    mix_double(c.body.yaw);
-    h = mix64(h ^ (static_cast<uint64_t>(c.tick) << 8 | static_cast<uint64_t>(c.walking) << 1 | c.resting));
-  };
-  // In id order whether live or stashed: stashing moves nothing.
-  std::vector<const Creature*> all;
-  for (const Creature& c : m_live) all.push_back(&c);
-  for (const auto& [cp, v] : m_stash)
-    for (const Creature& c : v) all.push_back(&c);
-  std::sort(all.begin(), all.end(), [](const Creature* a, const Creature* b) { return a->id < b->id; });
-  for (const Creature* c : all) add(*c);
-  return h;
-}
+uint64_t Creatures::state_hash() const { return fnv1a(kFnv1aOffset, save_state()); }
 
 namespace {
 

@@ -104,7 +104,8 @@ class Creatures {
   std::vector<Creature>& all_mutable() { return m_live; }
   /// Creatures stashed with their columns.
   size_t stashed() const;
-  /// A hash of every live and stashed creature's state, bit for bit (replays compare it).
+  /// A hash of every live and stashed creature's state and the spawned columns, bit for bit: FNV-1a of
+  /// save_state()'s bytes (replays compare it).
   uint64_t state_hash() const;
   /// Boxes a creature of `kind` poses into.
   static int boxes_of(CreatureKind kind);
