@@ -216,7 +216,7 @@ RasterComparison compare_with_raster(render::Renderer& renderer, render::FramePa
   const std::vector<render::HitId> ids = renderer.read_hit_ids();
   const std::vector<render::ShadowProbe> probes = renderer.read_shadow_probes();
   renderer.set_path(render::RenderPath::kRayMarch);
-  const double pixel_angle = 2.0 * std::tan(glm::radians(fp.camera.fov_y_deg) * 0.5) / static_cast<double>(march.height);
+  const double pixel_angle = fp.camera.pixel_angle(march.height);
   c.hits = render::match_frames(ids, probes, march_ids, march_probes, fp.camera.frac, pixel_angle);
   const render::LookRule rule;
   render::Image pic = march;
@@ -226,9 +226,7 @@ RasterComparison compare_with_raster(render::Renderer& renderer, render::FramePa
       const render::HitMatch m = i < c.hits.per_pixel.size() ? c.hits.per_pixel[i] : render::HitMatch::kDiffer;
       uint8_t* p = pic.at(x, y);
       const uint8_t* q = raster.at(x, y);
-      bool look_fails = false;
-      for (int ch = 0; ch < 3; ++ch) look_fails = look_fails || std::abs(int(p[ch]) - int(q[ch])) > rule.channel_tolerance;
-      c.look_failing_on_edge_ties += look_fails && m == render::HitMatch::kEdgeTie;
+      c.look_failing_on_edge_ties += rule.fails(p, q) && m == render::HitMatch::kEdgeTie;
       const uint8_t grey = static_cast<uint8_t>((p[0] + p[1] + p[2]) / 6);
       p[0] = m == render::HitMatch::kSame ? grey : 255;
       p[1] = m == render::HitMatch::kEdgeTie ? 255 : grey * (m == render::HitMatch::kSame);

@@ -83,9 +83,7 @@ Breakdown breakdown(const Frame& a, const Frame& b) {
   for (int y = 0; y < a.image.height; ++y)
     for (int x = 0; x < a.image.width; ++x) {
       const uint8_t *p = a.image.at(x, y), *q = b.image.at(x, y);
-      bool fail = false;
-      for (int c = 0; c < 3; ++c) fail = fail || std::abs(int(p[c]) - int(q[c])) > rule.channel_tolerance;
-      if (!fail) continue;
+      if (!rule.fails(p, q)) continue;
       ++out.failing;
       const size_t i = static_cast<size_t>(a.image.height - 1 - y) * static_cast<size_t>(a.image.width) + static_cast<size_t>(x);
       if (a.ids[i] == b.ids[i]) {
@@ -124,7 +122,7 @@ std::vector<Frame> expect_paths_agree(RayMarch& t, const std::vector<View>& view
     const Frame raster = t.draw(c, RenderPath::kMultiDrawIndirect);
     Frame march = t.draw(c, RenderPath::kRayMarch, Shadows::kNone, 10.0, beam);
     EXPECT_EQ(raster.ids.size(), march.ids.size());
-    const double pixel_angle = 2.0 * std::tan(glm::radians(c.fov_y_deg) * 0.5) / kHeight;
+    const double pixel_angle = c.pixel_angle(kHeight);
     const HitAgreement a = match_frames(raster.ids, raster.probes, march.ids, march.probes, c.frac, pixel_angle);
     const DiffResult d = compare_images(raster.image, march.image, DiffMode::kLook);
     const Breakdown b = breakdown(raster, march);

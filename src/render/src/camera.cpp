@@ -22,6 +22,10 @@ Camera Camera::at(const BlockPos& block, glm::dvec3 frac) {
   return c;
 }
 
+double Camera::pixel_angle(int height) const {
+  return 2.0 * std::tan(fov_y_deg * 3.14159265358979323846 / 360.0) / std::max(height, 1);
+}
+
 glm::dvec3 Camera::forward() const {
   const double yaw = radians(yaw_deg), pitch = radians(clamped_pitch(pitch_deg));
   return {std::sin(yaw) * std::cos(pitch), std::sin(pitch), -std::cos(yaw) * std::cos(pitch)};

@@ -71,6 +71,8 @@ DiffResult compare_images(const Image& a, const Image& b, DiffMode mode, const L
   return r;
 }
 
+bool LookRule::fails(const uint8_t* p, const uint8_t* q) const { return pixel_delta(p, q) > channel_tolerance; }
+
 Image diff_image(const Image& a, const Image& b, const LookRule& rule) {
   Image out(a.width, a.height, 0xFFFF0000u);
   if (a.width != b.width || a.height != b.height) return out;

@@ -1153,8 +1153,7 @@ FrameStats Renderer::render(const FrameParams& params) {
   glUniform3f(g.sky_sun_color, shade.sun_color.x, shade.sun_color.y, shade.sun_color.z);
   const glm::mat3 sky_rot = glm::mat3(sky_rotation(params.time_of_day));
   glUniformMatrix3fv(g.sky_rotation, 1, GL_FALSE, &sky_rot[0][0]);
-  glUniform1f(g.sky_pixel_angle,
-              static_cast<float>(2.0 * std::tan(cam.fov_y_deg * 3.14159265358979323846 / 360.0) / std::max(height, 1)));
+  glUniform1f(g.sky_pixel_angle, static_cast<float>(cam.pixel_angle(height)));
   {
     // The eye's place in the cloud field, in double and wrapped before it becomes a float (the field repeats every
     // 4096 blocks), so clouds stay put 30,000,000 blocks out.
@@ -1176,7 +1175,7 @@ FrameStats Renderer::render(const FrameParams& params) {
 
   // Seams: opaque axis quads grow by kSeamPixels of a pixel along their plane (terrain_vert.glsl), in blocks per
   // block of distance from the eye.
-  const double seam = kSeamPixels * 2.0 * std::tan(cam.fov_y_deg * 3.14159265358979323846 / 360.0) / std::max(height, 1);
+  const double seam = kSeamPixels * cam.pixel_angle(height);
   auto use = [&](const Gpu::TerrainProgram& tp) {
     glUseProgram(tp.program.get());
     glUniformMatrix4fv(tp.view_proj, 1, GL_FALSE, &vp[0][0]);

@@ -39,6 +39,9 @@ struct Camera {
 
   /// Unit view direction (world space).
   glm::dvec3 forward() const;
+  /// A pixel's size in radians at the picture's centre, vertically, for a picture `height` pixels tall (at least
+  /// 1): 2 tan(fov_y / 2) / height. Blocks per pixel at distance d are d times this.
+  double pixel_angle(int height) const;
   /// The eye-relative position of a world point given as int64 block + fraction: exact to double precision.
   glm::dvec3 relative(const BlockPos& p, glm::dvec3 p_frac = {0.0, 0.0, 0.0}) const {
     return glm::dvec3(static_cast<double>(coord_delta(p.x, block.x)), static_cast<double>(coord_delta(p.y, block.y)),

@@ -24,6 +24,8 @@ struct LookRule {
   int channel_tolerance = 6;       // a channel difference above this (out of 255) makes the pixel fail
   double max_failing_fraction = 0.0005;  // 0.05% of the pixels
   int max_blob_pixels = 32;        // the largest allowed 4-connected blob of failing pixels
+  /// Whether the pixel pair (RGBA8 each) fails: some channel, alpha included, differs by more than the tolerance.
+  bool fails(const uint8_t* p, const uint8_t* q) const;
 };
 
 struct DiffResult {
